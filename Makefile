@@ -1,0 +1,45 @@
+# twentyone: every set-up step a fresh machine needs (Python 3.11, gcc and make are enough).
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+CC     ?= gcc
+MYCODES ?= c_src/mycodes.c
+STAMP  := $(VENV)/.installed
+
+.PHONY: all install demo test test-fast bench c-program typecheck clean
+
+all: install
+
+$(STAMP): setup.py pyproject.toml twentyone/_core_build.py c_src/tw_rng.c c_src/tw_rng.h
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -e '.[test,reports]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install c-program
+	$(VENV)/bin/twentyone match --seed 2026 --decks 6 --player basic --player hilo --player stand --player c_src/mycodes.c --player mycodes/mycodes.py:5
+
+test: install c-program
+	$(PY) -m pytest -q
+
+test-fast: install
+	$(PY) -m pytest -q -m "not slow"
+
+bench: install c-program
+	$(PIP) install --quiet -e '.[bench]'
+	$(PY) -m tests.bench
+
+c-program: twentyone-c
+
+twentyone-c: c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/twentyone.h c_src/mycodes.h $(MYCODES)
+	$(CC) -O2 -std=gnu99 -Ic_src -Ic_src/compat c_src/main.c c_src/twentyone.c c_src/tw_rng.c $(MYCODES) -o $@
+
+typecheck: install
+	$(PIP) install --quiet mypy
+	$(PY) -m mypy
+
+clean:
+	rm -rf $(VENV) build *.egg-info twentyone/_core*.so twentyone-c .pytest_cache .hypothesis

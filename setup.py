@@ -1,0 +1,25 @@
+"""Build and install twentyone: the 21点 course engine, its strategies and the C bridge."""
+
+from setuptools import find_packages, setup
+
+setup(
+    name="twentyone",
+    version="0.1.0",
+    description="Tournament and grading engine for the 21 (blackjack) course project",
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    python_requires=">=3.11",
+    packages=find_packages(include=["twentyone", "twentyone.*", "mycodes", "mycodes.*"]),
+    package_data={"twentyone": ["py.typed", "RULES.md"], "mycodes": ["py.typed"]},
+    setup_requires=["cffi>=1.16"],
+    cffi_modules=["twentyone/_core_build.py:ffi"],
+    install_requires=["cffi>=1.16", "rich>=13"],
+    extras_require={
+        "test": ["pytest>=8", "hypothesis>=6"],
+        "reports": ["matplotlib>=3.8"],
+        "dask": ["dask[distributed]>=2024.1"],
+        "bench": ["gymnasium>=1.0"],
+    },
+    entry_points={"console_scripts": ["twentyone = twentyone.cli:main"]},
+    zip_safe=False,
+)

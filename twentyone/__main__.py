@@ -1,0 +1,7 @@
+"""``python -m twentyone``: the same as the ``twentyone`` command."""
+
+import sys
+
+from twentyone.cli import main
+
+sys.exit(main())

@@ -1,0 +1,219 @@
+"""The ``twentyone`` command line: ``match``, ``play``, ``rules``.
+
+Every error a user can cause prints one line, ``twentyone: error: ...``, and exits with status 2;
+nothing prints a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any, NoReturn
+
+from twentyone.core import MAX_SEED
+from twentyone.errors import TwentyOneError
+from twentyone.match import MatchInterrupted, MatchResult, Seating, play_match
+from twentyone.roundlog import RoundLog
+from twentyone.rules import PRESETS, get_rules
+
+__all__ = ["main"]
+
+PLAYER_HELP = (
+    "a player: stand, basic, hilo, human, path/to/file.py[:K] or path/to/mycodes.c[:K] "
+    "(K = function set, default 1); repeat for each seat, 1 to 5 seats"
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"twentyone: error: {message} (see '{self.prog} --help')\n")
+
+
+def _int_range(lo: int, hi: int, what: str) -> Any:
+    def parse(text: str) -> int:
+        try:
+            v = int(text, 0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a whole number, not {text!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{what} out of range: {v} ({lo} .. {hi})")
+        return v
+    return parse
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="twentyone", description="The 21 (blackjack) course game: matches, play, grading.")
+    p.add_argument("--version", action="version", version="twentyone 0.1.0")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    m = sub.add_parser("match", help="play one match between players and print the ranking",
+                       description="Play one match between 1 to 5 players and print the final ranking.")
+    m.add_argument("--player", "-p", action="append", default=[], metavar="SPEC", help=PLAYER_HELP)
+    m.add_argument("--decks", "-n", type=_int_range(1, 8, "decks"), default=6, help="decks in the shoe, 1 to 8 (6)")
+    m.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED, "seed"), default=1, help="match seed (1)")
+    m.add_argument("--rules", choices=sorted(PRESETS), default="course", help="rule set (course)")
+    m.add_argument("--name", action="append", default=[], metavar="NAME",
+                   help="seat names in seat order (default player1, player2, ...)")
+    m.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
+    m.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    m.add_argument("--lang", choices=("en", "zh"), default="en", help="language for a human player (en)")
+
+    pl = sub.add_parser("play", help="play at the terminal against the dealer",
+                        description="Sit at seat 1 and play against the dealer; Ctrl-C ends with the standings.")
+    pl.add_argument("--decks", "-n", type=_int_range(1, 8, "decks"), default=6, help="decks, 1 to 8 (6)")
+    pl.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED, "seed"), default=None,
+                    help="match seed (random if not given)")
+    pl.add_argument("--with", dest="others", action="append", default=[], metavar="SPEC",
+                    help="another player at the next seat (up to 4): " + PLAYER_HELP)
+    pl.add_argument("--lang", choices=("en", "zh"), default="en", help="prompt language (en)")
+    pl.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
+
+    r = sub.add_parser("rules", help="print the rules document (RULES.md)")
+    r.add_argument("--presets", action="store_true", help="list the rule presets instead")
+    return p
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"twentyone: error: {message}", file=sys.stderr)
+    return code
+
+
+def _seatings(specs: Sequence[str], names: Sequence[str], lang: str) -> list[Seating]:
+    from twentyone.players import make_strategy
+
+    if not specs:
+        raise TwentyOneError("no players: give --player SPEC for each seat (1 to 5)")
+    if len(specs) > 5:
+        raise TwentyOneError(f"too many players: {len(specs)} (at most 5 seats)")
+    if len(names) > len(specs):
+        raise TwentyOneError(f"more --name ({len(names)}) than --player ({len(specs)})")
+    out = []
+    for i, spec in enumerate(specs):
+        name = names[i] if i < len(names) else f"player{i + 1}"
+        out.append(Seating(name, spec, make_strategy(spec, lang=lang)))
+    return out
+
+
+def _open_log(path: Path | None) -> IO[str] | None:
+    if path is None:
+        return None
+    try:
+        return path.open("w", encoding="utf-8")
+    except OSError as e:
+        raise TwentyOneError(f"cannot write log {str(path)!r}: {e.strerror or e}") from None
+
+
+def result_json(result: MatchResult) -> dict[str, Any]:
+    """The match result as a JSON-ready dict."""
+    return {
+        "seed": result.seed, "decks": result.decks, "rules": result.rules, "reason": result.reason,
+        "rounds": result.rounds, "shuffles": result.shuffles,
+        "ranking": [
+            {"rank": s.rank, "seat": s.seat, "name": s.name, "player": s.spec, "account": s.account,
+             "rounds": s.rounds, "fouls": s.fouls, "fault": s.fault}
+            for s in result.ranking
+        ],
+    }
+
+
+def print_ranking(result: MatchResult, out: IO[str] | None = None) -> None:
+    """The final ranking as a table (the course's show_result)."""
+    from rich.console import Console
+    from rich.table import Table as RichTable
+
+    console = Console(file=out or sys.stdout, highlight=False)
+    t = RichTable(title=f"seed {result.seed}, {result.decks} decks: ended by {result.reason} after "
+                        f"{result.rounds} rounds, {result.shuffles} shoes")
+    for col, just in (("rank", "right"), ("seat", "right"), ("name", "left"), ("player", "left"),
+                      ("money", "right"), ("rounds", "right"), ("fouls", "right"), ("fault", "left")):
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    for s in result.ranking:
+        fault = f"{s.fault}: {s.fault_detail}" if s.fault else ""
+        t.add_row(str(s.rank), str(s.seat), s.name, s.spec, str(s.account), str(s.rounds), str(s.fouls), fault)
+    console.print(t)
+
+
+def _run_match(args: argparse.Namespace) -> int:
+    seatings = _seatings(args.player, args.name, args.lang)
+    stream = _open_log(args.log)
+    try:
+        log = RoundLog(stream) if stream is not None else None
+        try:
+            result = play_match(seatings, args.decks, args.seed, get_rules(args.rules), log=log)
+        except MatchInterrupted as e:
+            print_ranking(e.result)
+            return 130
+    finally:
+        if stream is not None:
+            stream.close()
+        for s in seatings:
+            s.strategy.close()
+    if args.json:
+        print(json.dumps(result_json(result), ensure_ascii=False))
+    else:
+        print_ranking(result)
+    return 0
+
+
+def _run_play(args: argparse.Namespace) -> int:
+    import random
+
+    from twentyone.terminal import Human
+
+    if len(args.others) > 4:
+        raise TwentyOneError(f"too many other players: {len(args.others)} (at most 4 with you)")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(MAX_SEED)
+    others = _seatings(args.others, [], args.lang) if args.others else []
+    me = Seating("you" if args.lang == "en" else "你", "human", Human(lang=args.lang))
+    seatings = [me] + [Seating(f"player{i + 2}", s.spec, s.strategy) for i, s in enumerate(others)]
+    stream = _open_log(args.log)
+    try:
+        result = play_match(seatings, args.decks, seed, log=RoundLog(stream) if stream else None)
+    except (MatchInterrupted, EOFError) as e:
+        print()
+        if isinstance(e, MatchInterrupted):
+            print_ranking(e.result)
+        return 130 if isinstance(e, MatchInterrupted) else 1
+    finally:
+        if stream is not None:
+            stream.close()
+    print_ranking(result)
+    return 0
+
+
+def _run_rules(args: argparse.Namespace) -> int:
+    if args.presets:
+        for name, r in PRESETS.items():
+            print(f"{name}: Black Jack pays {r.blackjack_pays}:1, dealer {'hits' if r.dealer_hits_soft_17 else 'stands on'}"
+                  f" soft 17, surrender {'yes' if r.surrender else 'no'}")
+        return 0
+    print((Path(__file__).parent / "RULES.md").read_text(encoding="utf-8"))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``twentyone`` console script."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        if args.command == "match":
+            return _run_match(args)
+        if args.command == "play":
+            return _run_play(args)
+        return _run_rules(args)
+    except TwentyOneError as e:
+        return _fail(str(e))
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""The only importer of the compiled ``twentyone._core``: the generator and shuffle shared with C.
+
+``c_src/tw_rng.c`` is one implementation of SplitMix64, Lemire's bounded draw and a
+Fisher-Yates shuffle; the C program links the same file, so one seed gives the same shoes
+on both sides.
+"""
+
+from __future__ import annotations
+
+from twentyone._core import ffi, lib
+
+__all__ = ["Generator", "new_shoe", "MAX_SEED"]
+
+MAX_SEED = 2**64 - 1
+
+
+class Generator:
+    """A seeded SplitMix64 stream; every shoe of a match is drawn from one of these."""
+
+    __slots__ = ("_state", "_buf", "_size")
+
+    def __init__(self, seed: int) -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+            raise ValueError(f"seed out of range: {seed!r} (0 .. 2**64-1)")
+        self._state = ffi.new("tw_rng *")
+        lib.tw_rng_seed(self._state, seed)
+        self._buf = ffi.new("char[]", 8 * 52)
+        self._size = 0
+
+    def next64(self) -> int:
+        """Return the next 64 random bits."""
+        return int(lib.tw_rng_next(self._state))
+
+    def below(self, bound: int) -> int:
+        """Return a uniform integer in ``[0, bound)``."""
+        if not 1 <= bound <= 2**32 - 1:
+            raise ValueError(f"bound out of range: {bound!r}")
+        return int(lib.tw_rng_below(self._state, bound))
+
+    def shoe(self, decks: int) -> bytes:
+        """Return a freshly shuffled shoe of ``decks`` decks as card-code bytes, dealing order."""
+        n = decks * 52
+        lib.tw_init_cards(self._buf, decks)
+        lib.tw_shuffle(self._state, self._buf, n)
+        return ffi.unpack(self._buf, n)
+
+
+def new_shoe(decks: int) -> bytes:
+    """Return an unshuffled shoe: deck by deck, suit by suit, ``A23456789TJQK``."""
+    buf = ffi.new("char[]", decks * 52)
+    lib.tw_init_cards(buf, decks)
+    return ffi.unpack(buf, decks * 52)

@@ -1,0 +1,43 @@
+"""The project's exceptions: one base class, one subclass per cause.
+
+Each also derives from the builtin exception a caller would naturally catch, so
+``except ValueError`` keeps working.  Messages are lower-case and name the bad input.
+"""
+
+from __future__ import annotations
+
+
+class TwentyOneError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class RulesError(TwentyOneError, ValueError):
+    """A rule set or table configuration is out of range (decks, seats, money)."""
+
+
+class BadCardsError(TwentyOneError, ValueError):
+    """A card code, stacked shoe or hand is not valid."""
+
+
+class IllegalActionError(TwentyOneError, ValueError):
+    """An action character is not allowed at this point of the hand."""
+
+
+class PlayerSpecError(TwentyOneError, ValueError):
+    """A ``--player`` SPEC cannot be turned into a player (unknown name, unreadable file, missing functions)."""
+
+
+class StrategyError(TwentyOneError, RuntimeError):
+    """A strategy failed: it raised, crashed, timed out or returned garbage."""
+
+
+class CompileError(TwentyOneError, RuntimeError):
+    """A student's C file did not compile; ``messages`` holds the compiler's file:line output."""
+
+    def __init__(self, message: str, messages: str = "") -> None:
+        super().__init__(message)
+        self.messages = messages
+
+
+class ConfigError(TwentyOneError, ValueError):
+    """A grading configuration has an unknown key or an out-of-range value."""

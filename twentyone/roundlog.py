@@ -1,0 +1,36 @@
+"""The JSONL round log: one compact JSON object per line, as RULES.md specifies.
+
+The C program writes the same bytes for the same match, so the two can be compared line for line.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any
+
+__all__ = ["RoundLog", "dumps"]
+
+
+def dumps(record: dict[str, Any]) -> str:
+    """One record as the log writes it: compact separators, UTF-8 text, keys in insertion order."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+class RoundLog:
+    """Write records to a text stream, one per line; keeps them in memory too if asked."""
+
+    def __init__(self, stream: IO[str] | None = None, keep: bool = False) -> None:
+        self.stream = stream
+        self.records: list[dict[str, Any]] | None = [] if keep else None
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Append ``record``."""
+        if self.stream is not None:
+            self.stream.write(dumps(record))
+            self.stream.write("\n")
+        if self.records is not None:
+            self.records.append(record)
+
+    def lines(self) -> list[str]:
+        """The kept records as log lines."""
+        return [dumps(r) for r in self.records or []]
