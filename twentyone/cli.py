@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from twentyone.core import MAX_SEED
-from twentyone.errors import TwentyOneError
+from twentyone.errors import CompileError, TwentyOneError
 from twentyone.match import MatchInterrupted, MatchResult, Seating, play_match
 from twentyone.roundlog import RoundLog
 from twentyone.rules import PRESETS, get_rules
@@ -207,6 +207,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "play":
             return _run_play(args)
         return _run_rules(args)
+    except CompileError as e:
+        _fail(str(e))
+        if e.messages:
+            print(e.messages, file=sys.stderr)
+        return 2
     except TwentyOneError as e:
         return _fail(str(e))
     except KeyboardInterrupt:

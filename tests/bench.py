@@ -1,0 +1,96 @@
+"""``make bench``: the speed figures the issues ask for, each the median of several runs.
+
+Run as ``python -m tests.bench [--quick]``.  Prints one line per figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from mycodes.builtin import Basic, Stand
+from twentyone.match import Seating, play_match
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _rounds_per_second(make_seats: Callable[[], list[Seating]], seconds: float) -> float:
+    start = time.perf_counter()
+    rounds = 0
+    seed = 0
+    while time.perf_counter() - start < seconds:
+        rounds += play_match(make_seats(), 6, seed).rounds
+        seed += 1
+    return rounds / (time.perf_counter() - start)
+
+
+def median_of(runs: int, f: Callable[[], float]) -> float:
+    """The median of ``runs`` calls of ``f``."""
+    return statistics.median(f() for _ in range(runs))
+
+
+def bench_engine(runs: int, seconds: float) -> tuple[float, float]:
+    """Rounds/s for a 2-seat (basic vs stand) and a 5-seat table, 6 decks."""
+    two = median_of(runs, lambda: _rounds_per_second(
+        lambda: [Seating("p1", "basic", Basic()), Seating("p2", "stand", Stand())], seconds))
+    five = median_of(runs, lambda: _rounds_per_second(
+        lambda: [Seating(f"p{i}", "basic", Basic() if i % 2 else Stand()) for i in range(5)], seconds))
+    return two, five
+
+
+def bench_gymnasium(runs: int, seconds: float) -> float | None:
+    """Hands/s of gymnasium's Blackjack-v1 with a stand-on-17 policy, or None if not installed."""
+    try:
+        import gymnasium
+    except ImportError:
+        return None
+    env = gymnasium.make("Blackjack-v1")
+
+    def once() -> float:
+        env.reset(seed=1)
+        hands = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            obs, _ = env.reset()
+            done = False
+            while not done:
+                obs, _, term, trunc, _ = env.step(1 if obs[0] < 17 else 0)
+                done = term or trunc
+            hands += 1
+        return hands / (time.perf_counter() - start)
+
+    return median_of(runs, once)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--quick", action="store_true", help="shorter runs")
+    args = p.parse_args(argv)
+    runs, seconds = (3, 0.5) if args.quick else (5, 2.0)
+    print(f"machine: {platform.machine()} {platform.processor() or ''}, {platform.python_implementation()} "
+          f"{platform.python_version()}, date {time.strftime('%Y-%m-%d')}")
+    two, five = bench_engine(runs, seconds)
+    print(f"engine 2 seats (basic vs stand, 6 decks): {two:,.0f} rounds/s (target >= 50,000)")
+    print(f"engine 5 seats (6 decks): {five:,.0f} rounds/s")
+    gym = bench_gymnasium(runs, seconds)
+    if gym is None:
+        print("gymnasium Blackjack-v1: not installed (pip install -e '.[bench]')")
+    else:
+        print(f"gymnasium Blackjack-v1 (1 seat, hit/stand): {gym:,.0f} hands/s; engine 2-seat / gymnasium = {two / gym:.2f}x")
+    for extra in _EXTRA:
+        extra(runs, seconds)
+    return 0
+
+
+#: Further benchmarks (the C loader, the sandbox, grading) register here.
+_EXTRA: list[Callable[[int, float], None]] = []
+
+
+if __name__ == "__main__":
+    sys.exit(main())
