@@ -60,6 +60,7 @@ def _build_parser() -> argparse.ArgumentParser:
     m.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     m.add_argument("--json", action="store_true", help="print the result as one JSON object")
     m.add_argument("--lang", choices=("en", "zh"), default="en", help="language for a human player (en)")
+    _sandbox_options(m, default_sandbox=False)
 
     pl = sub.add_parser("play", help="play at the terminal against the dealer",
                         description="Sit at seat 1 and play against the dealer; Ctrl-C ends with the standings.")
@@ -76,12 +77,45 @@ def _build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _sandbox_options(p: argparse.ArgumentParser, default_sandbox: bool) -> None:
+    """The isolation options shared by every command that seats players from files."""
+    g = p.add_argument_group("isolation of players from files (.py and .c)")
+    if default_sandbox:
+        g.add_argument("--trusted", action="store_true",
+                       help="run them in this process, for speed, when you vouch for the code")
+    else:
+        g.add_argument("--sandbox", action="store_true",
+                       help="run each in a worker process with limits and a system-call filter")
+    g.add_argument("--decision-timeout", type=float, default=1.0, metavar="SECONDS",
+                   help="wall-clock limit per decision in the sandbox (1.0)")
+    g.add_argument("--match-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="wall-clock limit per match in the sandbox (60)")
+    g.add_argument("--output-dir", type=Path, default=None, metavar="DIR",
+                   help="keep what each file's strategy prints, one capped file per match")
+
+
+def _limits(args: argparse.Namespace) -> Any:
+    """The sandbox limits the options ask for, or None for in-process play."""
+    sandboxed = getattr(args, "sandbox", False) or not getattr(args, "trusted", True)
+    if not sandboxed:
+        return None
+    from twentyone.sandbox import Limits
+
+    for name in ("decision_timeout", "match_timeout"):
+        v = getattr(args, name)
+        if not 0 < v <= 3600:
+            raise TwentyOneError(f"--{name.replace('_', '-')} out of range: {v:g} (0 .. 3600 seconds)")
+    return Limits(decision_timeout=args.decision_timeout, match_timeout=args.match_timeout,
+                  cpu_seconds=max(1, int(args.match_timeout) + 1))
+
+
 def _fail(message: str, code: int = 2) -> int:
     print(f"twentyone: error: {message}", file=sys.stderr)
     return code
 
 
-def _seatings(specs: Sequence[str], names: Sequence[str], lang: str) -> list[Seating]:
+def _seatings(specs: Sequence[str], names: Sequence[str], lang: str, sandbox: Any = None,
+              capture_dir: Path | None = None) -> list[Seating]:
     from twentyone.players import make_strategy
 
     if not specs:
@@ -93,7 +127,12 @@ def _seatings(specs: Sequence[str], names: Sequence[str], lang: str) -> list[Sea
     out = []
     for i, spec in enumerate(specs):
         name = names[i] if i < len(names) else f"player{i + 1}"
-        out.append(Seating(name, spec, make_strategy(spec, lang=lang)))
+        try:
+            out.append(Seating(name, spec, make_strategy(spec, lang=lang, sandbox=sandbox, capture_dir=capture_dir)))
+        except BaseException:
+            for s in out:
+                s.strategy.close()
+            raise
     return out
 
 
@@ -129,15 +168,17 @@ def print_ranking(result: MatchResult, out: IO[str] | None = None) -> None:
                         f"{result.rounds} rounds, {result.shuffles} shoes")
     for col, just in (("rank", "right"), ("seat", "right"), ("name", "left"), ("player", "left"),
                       ("money", "right"), ("rounds", "right"), ("fouls", "right"), ("fault", "left")):
-        t.add_column(col, justify=just)  # type: ignore[arg-type]
+        t.add_column(col, justify=just, overflow="fold")  # type: ignore[arg-type]
     for s in result.ranking:
-        fault = f"{s.fault}: {s.fault_detail}" if s.fault else ""
-        t.add_row(str(s.rank), str(s.seat), s.name, s.spec, str(s.account), str(s.rounds), str(s.fouls), fault)
+        t.add_row(str(s.rank), str(s.seat), s.name, s.spec, str(s.account), str(s.rounds), str(s.fouls), s.fault or "")
     console.print(t)
+    for s in result.ranking:
+        if s.fault:
+            console.print(f"seat {s.seat} ({s.spec}) left the match: {s.fault}: {s.fault_detail}", markup=False)
 
 
 def _run_match(args: argparse.Namespace) -> int:
-    seatings = _seatings(args.player, args.name, args.lang)
+    seatings = _seatings(args.player, args.name, args.lang, _limits(args), args.output_dir)
     stream = _open_log(args.log)
     try:
         log = RoundLog(stream) if stream is not None else None

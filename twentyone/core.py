@@ -42,11 +42,11 @@ class Generator:
         n = decks * 52
         lib.tw_init_cards(self._buf, decks)
         lib.tw_shuffle(self._state, self._buf, n)
-        return ffi.unpack(self._buf, n)
+        return bytes(ffi.unpack(self._buf, n))
 
 
 def new_shoe(decks: int) -> bytes:
     """Return an unshuffled shoe: deck by deck, suit by suit, ``A23456789TJQK``."""
     buf = ffi.new("char[]", decks * 52)
     lib.tw_init_cards(buf, decks)
-    return ffi.unpack(buf, decks * 52)
+    return bytes(ffi.unpack(buf, decks * 52))

@@ -338,13 +338,12 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None,
             raise CompileError(f"{path}: compiling took longer than {timeout:g} s") from None
         if proc.returncode != 0:
             raise CompileError(f"{path} does not compile", _compiler_messages(proc, copy, path))
-        built = next(tmpdir.glob(f"{name}*.so"), None)
-        if built is None:
+        product = next(tmpdir.glob(f"{name}*.so"), None)
+        if product is None:
             raise CompileError(f"{path}: the compiler produced no module")
         final_dir = tmpdir / "final"
         final_dir.mkdir()
-        target = final_dir / built.name
-        built.replace(target)
+        product.replace(final_dir / product.name)
         try:
             final_dir.rename(out_dir)
         except OSError:
@@ -390,8 +389,8 @@ class _ModuleState:
     """A loaded student module and the snapshot of its static variables, taken right after loading."""
 
     def __init__(self, module: ModuleType) -> None:
-        self.ffi: Any = module.ffi  # type: ignore[attr-defined]
-        self.lib: Any = module.lib  # type: ignore[attr-defined]
+        self.ffi: Any = getattr(module, "ffi")
+        self.lib: Any = getattr(module, "lib")
         ffi = self.ffi
         addr = ffi.new("uintptr_t[]", 8)
         size = ffi.new("size_t[]", 8)
@@ -470,15 +469,29 @@ class CFunctionSet:
         self._lib.tw_capture_close()
 
 
-def c_strategy(path: Path, k: int, warn: Callable[[str], None] | None = None,
-               capture_dir: Path | None = None, **_: Any) -> Strategy:
-    """Compile (or reuse) ``path`` and return its function set ``k`` as a seated strategy."""
+def c_strategy(path: Path, k: int, warn: Callable[[str], None] | None = None, sandbox: Any = None,
+               capture_dir: Path | None = None) -> Strategy:
+    """Compile (or reuse) ``path`` and return its function set ``k`` as a seated strategy.
+
+    With ``sandbox`` (a ``twentyone.sandbox.Limits``) the module is loaded only in a worker process.
+    """
     built = compile_student(path, warn)
-    state = load_student(built)
-    missing = state.lib.tw_missing(k)
+    missing = missing_functions(built, k)
     if missing:
-        names = [f"{n}{k}" for i, n in enumerate(NAMES) if missing & (1 << i)]
-        raise PlayerSpecError(f"{path} has no function set {k} (missing: {', '.join(names)})")
-    fs = CFunctionSet(state, k, path)
+        raise PlayerSpecError(f"{path} has no function set {k} (missing: {', '.join(missing)})")
+    if sandbox is not None:
+        from twentyone.sandbox import SandboxFunctionSet
+
+        return FunctionSetStrategy(SandboxFunctionSet("c", built, k, sandbox, capture_dir=capture_dir, warn=warn),
+                                   k, name=f"{path.name}:{k}")
+    fs = CFunctionSet(load_student(built), k, path)
     fs.capture_dir = capture_dir
     return FunctionSetStrategy(fs, k, name=f"{path.name}:{k}")
+
+
+def missing_functions(built: Path, k: int) -> list[str]:
+    """The functions of set ``k`` that the built module lacks, read from its symbol table (no loading)."""
+    proc = subprocess.run(["nm", str(built)], capture_output=True, text=True, errors="replace")
+    defined = {parts[-1] for parts in (ln.split() for ln in proc.stdout.splitlines())
+               if len(parts) == 3 and parts[1] in "Tt"}
+    return [f"{n}{k}" for n in NAMES if f"{n}{k}" not in defined]

@@ -50,7 +50,9 @@ def _read_source(path: Path, spec: str) -> bytes:
 class ModuleFunctionSet:
     """A course function set K from a Python file; ``reset`` re-runs the file for fresh globals."""
 
-    def __init__(self, path: Path, k: int, warn: Callable[[str], None] = _stderr_warn) -> None:
+    def __init__(self, path: Path, k: int, warn: Callable[[str], None] = _stderr_warn,
+                 execute: bool = True) -> None:
+        """Read and compile the file; run it now unless ``execute`` is False (the sandbox runs it later)."""
         self.path = path
         self.k = k
         raw = _read_source(path, str(path))
@@ -64,7 +66,15 @@ class ModuleFunctionSet:
             raise PlayerSpecError(f"{path}:{e.lineno}: syntax error: {e.msg}") from None
         self._warned = False
         self._warn = warn
-        self.reset()
+        if execute:
+            self.reset()
+        else:
+            import ast
+
+            defined = {n.name for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)}
+            missing = [f"{n}{k}" for n in FUNCTION_NAMES if f"{n}{k}" not in defined]
+            if missing:
+                raise PlayerSpecError(f"{path} has no function set {k} (missing: {', '.join(missing)})")
 
     def reset(self) -> None:
         """Run the file again in a fresh module, so its globals start at their initial values."""
@@ -94,7 +104,18 @@ class ModuleFunctionSet:
         """Nothing to release."""
 
 
-def _python_player(path: Path, k: int | None, spec: str, warn: Callable[[str], None]) -> Strategy:
+def _python_player(path: Path, k: int | None, spec: str, warn: Callable[[str], None],
+                   sandbox: Any = None, capture_dir: Path | None = None) -> Strategy:
+    if k is None and sandbox is not None and b"STRATEGY" in _read_source(path, spec):
+        raise PlayerSpecError(f"{spec}: a STRATEGY class runs in process only; seat it with --trusted, "
+                              "or write it as function sets (bet1, first_action1, ...)")
+    if sandbox is not None:
+        from twentyone.sandbox import SandboxFunctionSet
+
+        k = k or 1
+        ModuleFunctionSet(path, k, warn, execute=False)  # one clear line now if it is unusable
+        fs = SandboxFunctionSet("py", path, k, sandbox, capture_dir=capture_dir, warn=warn)
+        return FunctionSetStrategy(fs, k, name=f"{path.name}:{k}")
     if k is None:
         raw = _read_source(path, spec)
         if b"STRATEGY" in raw:
@@ -115,8 +136,14 @@ def _python_player(path: Path, k: int | None, spec: str, warn: Callable[[str], N
     return FunctionSetStrategy(ModuleFunctionSet(path, k, warn), k, name=f"{path.name}:{k}")
 
 
-def make_strategy(spec: str, warn: Callable[[str], None] = _stderr_warn, **options: Any) -> Strategy:
-    """Return a fresh strategy for ``spec``; raise PlayerSpecError with one clear line if it can't."""
+def make_strategy(spec: str, warn: Callable[[str], None] = _stderr_warn, *, sandbox: Any = None,
+                  capture_dir: Path | None = None, **options: Any) -> Strategy:
+    """Return a fresh strategy for ``spec``; raise PlayerSpecError with one clear line if it can't.
+
+    ``sandbox`` (a ``twentyone.sandbox.Limits``) runs a file's strategy in a worker process under those
+    limits; None runs it in this process (trusted).  Built-in players always run in process.
+    ``capture_dir`` receives what a file's strategy prints, one file per match.
+    """
     from mycodes.builtin import BUILTINS
 
     if spec in BUILTINS:
@@ -129,10 +156,10 @@ def make_strategy(spec: str, warn: Callable[[str], None] = _stderr_warn, **optio
     path = Path(target).expanduser()
     suffix = path.suffix.lower()
     if suffix == ".py":
-        return _python_player(path.resolve(), k, spec, warn)
+        return _python_player(path.resolve(), k, spec, warn, sandbox, capture_dir)
     if suffix == ".c":
         from twentyone.cplayer import c_strategy
 
-        return c_strategy(path.resolve(), k or 1, warn=warn, **options)
+        return c_strategy(path.resolve(), k or 1, warn=warn, sandbox=sandbox, capture_dir=capture_dir)
     known = ", ".join(BUILTIN_NAMES)
     raise PlayerSpecError(f"unknown player {spec!r} (use {known}, a .py file or a .c file, optionally :K)")
