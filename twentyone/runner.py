@@ -1,0 +1,194 @@
+"""Run many matches: the unit of work for grading and tournaments, and where it runs.
+
+A ``MatchJob`` names everything a match needs (players as SPEC strings, seed, decks, rules, sandbox
+limits), so it can be shipped to another process or machine; ``play_job`` plays it and returns a
+``MatchOutcome`` of plain data.  ``run_jobs`` plays a list of jobs in this process, in a local process
+pool (``workers``) or on Dask distributed (``cluster``), many jobs per task, yielding outcomes as
+batches finish.  Outcomes depend only on the jobs, so every way of running gives the same results.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twentyone.errors import TwentyOneError
+from twentyone.match import Seating, play_match
+from twentyone.roundlog import RoundLog
+from twentyone.rules import get_rules
+from twentyone.strategy import Strategy
+
+__all__ = ["MatchJob", "MatchOutcome", "play_job", "play_batch", "run_jobs", "parse_cluster"]
+
+
+@dataclass(frozen=True)
+class MatchJob:
+    """One match to play: its key, the SPEC at each seat, and how."""
+
+    key: str
+    specs: tuple[str, ...]
+    seed: int
+    decks: int = 6
+    rules: str = "course"
+    #: Sandbox limits as a dict (see ``twentyone.sandbox.Limits``), or None to play in process.
+    limits: dict[str, Any] | None = None
+    capture_dir: str | None = None
+    #: Free data carried to the outcome (purpose, submission, opponent, seat ...).
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class MatchOutcome:
+    """What a played match returns: plain data, ready for a database."""
+
+    key: str
+    meta: dict[str, Any]
+    reason: str
+    rounds: int
+    #: Per seat (index 0 = seat 1): final money, rank, rounds played, fouls, fault cause and detail.
+    accounts: list[int]
+    ranks: list[int]
+    seat_rounds: list[int]
+    fouls: list[int]
+    faults: list[str | None]
+    fault_details: list[str]
+    #: Every seat's money after each round.
+    bankroll: list[list[int]]
+    #: Round records (log lines) of rounds with a foul, with the seat that fouled.
+    incidents: list[dict[str, Any]]
+    #: A setup error (e.g. a player that could not be built): the match was not played.
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """As a JSON-ready dict."""
+        return asdict(self)
+
+
+_CACHE: dict[tuple[str, int, str], Strategy] = {}
+
+
+def _strategy(spec: str, seat: int, limits: dict[str, Any] | None, capture_dir: str | None) -> Strategy:
+    """A strategy for ``spec`` at ``seat``, kept for the next job of this process (zygotes are reused)."""
+    from twentyone.players import make_strategy
+
+    key = (spec, seat, repr(sorted(limits.items())) if limits else "trusted")
+    s = _CACHE.get(key)
+    if s is None:
+        sandbox = None
+        if limits is not None:
+            from twentyone.sandbox import Limits
+
+            sandbox = Limits(**limits)
+        s = make_strategy(spec, warn=lambda m: None, sandbox=sandbox,
+                          capture_dir=Path(capture_dir) if capture_dir else None)
+        _CACHE[key] = s
+    return s
+
+
+def play_job(job: MatchJob) -> MatchOutcome:
+    """Play one job; a player that cannot be built gives an outcome with ``error`` set."""
+    try:
+        seatings = [Seating(f"player{i + 1}", spec, _strategy(spec, i + 1, job.limits, job.capture_dir))
+                    for i, spec in enumerate(job.specs)]
+    except TwentyOneError as e:
+        n = len(job.specs)
+        return MatchOutcome(job.key, job.meta, "error", 0, [0] * n, [0] * n, [0] * n, [0] * n, [None] * n,
+                            [""] * n, [], [], error=str(e))
+    log = RoundLog(keep=True)
+    result = play_match(seatings, job.decks, job.seed, get_rules(job.rules), log=log, history=True)
+    n = len(job.specs)
+    by_seat = {s.seat: s for s in result.ranking}
+    incidents = []
+    for rec in log.records or []:
+        if rec.get("type") != "round":
+            continue
+        for p in rec["players"]:
+            if p["foul"] is not None:
+                incidents.append({"seat": p["seat"], "round": rec["round"], "foul": p["foul"], "record": rec})
+    return MatchOutcome(
+        key=job.key, meta=job.meta, reason=result.reason, rounds=result.rounds,
+        accounts=[by_seat[i + 1].account for i in range(n)],
+        ranks=[by_seat[i + 1].rank for i in range(n)],
+        seat_rounds=[by_seat[i + 1].rounds for i in range(n)],
+        fouls=[by_seat[i + 1].fouls for i in range(n)],
+        faults=[by_seat[i + 1].fault for i in range(n)],
+        fault_details=[by_seat[i + 1].fault_detail for i in range(n)],
+        bankroll=[list(h) for h in result.history],
+        incidents=incidents,
+    )
+
+
+def play_batch(jobs: Sequence[MatchJob]) -> list[MatchOutcome]:
+    """Play jobs one after another in this process (the task a worker runs)."""
+    return [play_job(j) for j in jobs]
+
+
+def _batches(jobs: Sequence[MatchJob], size: int) -> list[list[MatchJob]]:
+    return [list(jobs[i:i + size]) for i in range(0, len(jobs), size)]
+
+
+def parse_cluster(text: str) -> str | None:
+    """``dask`` -> '' (a LocalCluster), ``dask:ADDRESS`` -> ADDRESS; anything else is an error."""
+    if text == "dask":
+        return ""
+    if text.startswith("dask:") and len(text) > 5:
+        return text[5:]
+    raise TwentyOneError(f"unknown cluster {text!r} (use dask or dask:SCHEDULER_ADDRESS)")
+
+
+def run_jobs(jobs: Sequence[MatchJob], workers: int = 0, batch: int = 8,
+             cluster: str | None = None, dask_workers: int = 2) -> Iterator[MatchOutcome]:
+    """Play ``jobs`` and yield outcomes as batches finish (order within a run may vary).
+
+    ``workers`` 0 means one per core; 1 plays in this process.  ``cluster`` '' starts a Dask
+    LocalCluster with ``dask_workers`` workers; an address connects to that scheduler.
+    """
+    if not jobs:
+        return
+    if cluster is not None:
+        yield from _run_dask(jobs, batch, cluster, dask_workers)
+        return
+    workers = workers or (os.cpu_count() or 1)
+    if workers == 1:
+        for j in jobs:
+            yield play_job(j)
+        return
+    with ProcessPoolExecutor(workers, initializer=_init_worker) as pool:
+        pending: set[Future[list[MatchOutcome]]] = {pool.submit(play_batch, b) for b in _batches(jobs, batch)}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in done:
+                yield from f.result()
+
+
+def _init_worker() -> None:
+    """Pool workers ignore Ctrl-C; the parent stops them."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_dask(jobs: Sequence[MatchJob], batch: int, address: str, n_workers: int) -> Iterator[MatchOutcome]:
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise TwentyOneError("--cluster dask needs Dask: pip install -e '.[dask]'") from None
+    cluster = None
+    if address:
+        client = Client(address)
+    else:
+        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    try:
+        futures = client.map(play_batch, _batches(jobs, batch), pure=False)
+        for f in as_completed(futures):
+            yield from f.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
