@@ -1,0 +1,256 @@
+"""The sandbox: a crash, hang, flood or cheat costs only that player.
+
+Every hostile test checks the same four things: the engine survives (the call returns), the cause is
+reported (the fault and its detail), the match completes (the other seat plays to the end), and the
+cheat gains nothing (what the strategy tried to learn or do did not happen).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from mycodes.builtin import Basic, Stand
+from twentyone.match import MatchResult, Seating, play_match
+from twentyone.players import make_strategy
+from twentyone.roundlog import RoundLog
+from twentyone.sandbox import Limits, describe_status, seccomp_available
+
+needs_seccomp = pytest.mark.skipif(not seccomp_available(), reason="libseccomp2 is not installed")
+
+GOOD = """
+count = 0
+def bet1(N):
+    global count
+    count += 1
+    print("bet", count)
+    return 10 * count if count <= 3 else 10
+def first_action1(t, n): return "h" if t[2] in "23456" else "s"
+def continue_action1(players): return "s"
+def show1(b, players, pNum, N, pos): pass
+"""
+
+GC_SHOE = """
+import gc
+found = None
+def _search():
+    global found
+    try:
+        import twentyone.table
+    except Exception:
+        pass
+    for o in gc.get_objects():
+        if isinstance(o, (str, bytes)) and len(o) >= 52:
+            s = o.decode("latin-1") if isinstance(o, bytes) else o
+            if all(c in "A23456789TJQK" for c in s):
+                found = s
+                return
+def bet1(N):
+    _search()
+    return 1000 if found else 10
+def first_action1(t, n): return "s"
+def continue_action1(players): return "s"
+def show1(b, players, pNum, N, pos): pass
+"""
+
+OS_SYSTEM = """
+import os
+def bet1(N):
+    rc = os.system("echo pwned > {marker}")
+    return 1000 if rc == 0 else 10
+def first_action1(t, n): return "s"
+def continue_action1(players): return "s"
+def show1(b, players, pNum, N, pos): pass
+"""
+
+SLEEP = """
+import time
+def bet1(N): return 10
+def first_action1(t, n):
+    time.sleep(10**6)
+    return "s"
+def continue_action1(players): return "s"
+def show1(b, players, pNum, N, pos): pass
+"""
+
+FLOOD = """
+def bet1(N):
+    while True:
+        print("x" * 1000)
+def first_action1(t, n): return "s"
+def continue_action1(players): return "s"
+def show1(b, players, pNum, N, pos): pass
+"""
+
+MEMORY = """
+hog = []
+def bet1(N):
+    while True:
+        hog.append(bytearray(50 * 1024 * 1024))
+def first_action1(t, n): return "s"
+def continue_action1(players): return "s"
+def show1(b, players, pNum, N, pos): pass
+"""
+
+GARBAGE = """
+def bet1(N): return 10
+def first_action1(t, n): return 42
+def continue_action1(players): return "s"
+def show1(b, players, pNum, N, pos): pass
+"""
+
+WRITE_STRUCT = """
+def bet1(N): return 10
+def first_action1(t, n): return "h"
+def continue_action1(players):
+    players[0].account = 1000000
+    players[0].mybets = 0
+    return "s"
+def show1(b, players, pNum, N, pos):
+    players[0].account = 1000000
+    b.points = 99
+"""
+
+FAST = Limits(decision_timeout=0.5, match_timeout=20.0, cpu_seconds=10, memory_bytes=512 << 20,
+              output_bytes=64 << 10)
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def _play(path: Path, tmp_path: Path, seed: int = 1, limits: Limits = FAST) -> tuple[MatchResult, list[dict[str, object]]]:
+    """A 2-seat match: the sandboxed file at seat 1, basic at seat 2."""
+    s = make_strategy(str(path), warn=lambda m: None, sandbox=limits, capture_dir=tmp_path / "out")
+    log = RoundLog(io.StringIO(), keep=True)
+    try:
+        result = play_match([Seating("x", str(path), s), Seating("b", "basic", Basic())], 6, seed, log=log)
+    finally:
+        s.close()
+    return result, log.records or []
+
+
+def _rounds(records: list[dict[str, object]], seat: int) -> list[dict[str, object]]:
+    out = []
+    for r in records:
+        if r["type"] == "round":
+            out += [p for p in r["players"] if p["seat"] == seat]  # type: ignore[attr-defined, union-attr]
+    return out
+
+
+def _completes(result: MatchResult) -> None:
+    """The other seat played the match to its end."""
+    assert result.reason in ("rounds", "shuffles", "broke")
+    assert result.by_seat(2).rounds == result.rounds > 1
+
+
+def test_sandboxed_player_plays_like_in_process(tmp_path: Path) -> None:
+    """A legal file gives the same match in the sandbox as in process, with fresh globals each match."""
+    path = _write(tmp_path, "good.py", GOOD)
+    boxed = make_strategy(str(path), sandbox=FAST, capture_dir=tmp_path / "out")
+    try:
+        sandboxed = [play_match([Seating("x", str(path), boxed), Seating("b", "basic", Basic())], 6, 3)
+                     for _ in range(2)]
+    finally:
+        boxed.close()
+    s = make_strategy(str(path))
+    trusted = play_match([Seating("x", str(path), s), Seating("b", "basic", Basic())], 6, 3)
+    for r in sandboxed:
+        assert [(x.seat, x.account, x.rounds) for x in r.ranking] == [(x.seat, x.account, x.rounds) for x in trusted.ranking]
+        assert r.by_seat(1).fault is None
+    printed = (tmp_path / "out" / "good-set1-match2.out").read_text()
+    assert printed.startswith("bet 1\nbet 2\n")
+
+
+@needs_seccomp
+def test_gc_walk_finds_no_shoe(tmp_path: Path) -> None:
+    """A Python strategy walking gc.get_objects() for the shoe finds none: it only ever bets 10."""
+    result, records = _play(_write(tmp_path, "gc_shoe.py", GC_SHOE), tmp_path)
+    _completes(result)
+    bets = {p["bet"] for p in _rounds(records, 1)}
+    assert bets == {10}
+    assert result.by_seat(1).fault is None
+
+
+@needs_seccomp
+def test_os_system_is_a_forbidden_call(tmp_path: Path) -> None:
+    """os.system kills the child with SIGSYS: reported, the shell never ran, the match completes."""
+    marker = tmp_path / "pwned.txt"
+    result, records = _play(_write(tmp_path, "os_system.py", OS_SYSTEM.format(marker=marker)), tmp_path)
+    _completes(result)
+    me = result.by_seat(1)
+    assert me.fault == "crash" and "forbidden system call" in me.fault_detail
+    assert not marker.exists()
+    assert me.account == 990  # the minimum bet, lost; never the 1000 it wanted
+    assert _rounds(records, 1)[0]["foul"] == "crash"
+
+
+def test_sleeping_forever_times_out(tmp_path: Path) -> None:
+    """A strategy that sleeps forever is stopped at the decision limit and fouls that hand."""
+    result, records = _play(_write(tmp_path, "sleep.py", SLEEP), tmp_path)
+    _completes(result)
+    me = result.by_seat(1)
+    assert me.fault == "timeout" and "0.5 s" in me.fault_detail
+    assert me.rounds == 1 and me.account == 990
+
+
+def test_output_flood_is_a_fault(tmp_path: Path) -> None:
+    """Printing without end hits the output cap (SIGXFSZ); the capture file stays at the cap."""
+    result, _ = _play(_write(tmp_path, "flood.py", FLOOD), tmp_path)
+    _completes(result)
+    me = result.by_seat(1)
+    assert me.fault == "crash" and "output flood" in me.fault_detail
+    assert (tmp_path / "out" / "flood-set1-match1.out").stat().st_size <= FAST.output_bytes
+
+
+def test_memory_bomb_is_a_fault(tmp_path: Path) -> None:
+    """Allocating without end hits the address-space limit and becomes a fault of that player."""
+    limits = Limits(decision_timeout=5.0, match_timeout=20.0, cpu_seconds=10, memory_bytes=256 << 20)
+    result, _ = _play(_write(tmp_path, "memory.py", MEMORY), tmp_path, limits=limits)
+    _completes(result)
+    assert result.by_seat(1).fault in ("error", "crash")
+    assert "MemoryError" in result.by_seat(1).fault_detail or "killed" in result.by_seat(1).fault_detail
+
+
+def test_garbage_reply_is_a_fault(tmp_path: Path) -> None:
+    """Returning 42 instead of one character is reported as a malformed reply, and gains nothing."""
+    result, _ = _play(_write(tmp_path, "garbage.py", GARBAGE), tmp_path)
+    _completes(result)
+    me = result.by_seat(1)
+    assert me.fault == "error" and "42" in me.fault_detail and me.account == 990
+
+
+def test_writing_the_structs_changes_nothing(tmp_path: Path) -> None:
+    """Writing account = 1000000 into the Player copies it is given changes no money in the game."""
+    result, records = _play(_write(tmp_path, "write.py", WRITE_STRUCT), tmp_path)
+    _completes(result)
+    for p in _rounds(records, 1):
+        assert abs(int(p["account_after"]) - int(p["account_before"])) <= 20  # type: ignore[call-overload]
+    assert result.by_seat(1).account < 2000
+
+
+def test_describe_status_names_signals() -> None:
+    """Wait statuses become readable causes."""
+    assert describe_status(11) == ("crash", "segmentation fault (signal SIGSEGV)")
+    assert describe_status(31)[1].startswith("forbidden system call")
+    assert describe_status(24)[0] == "timeout"
+    assert describe_status(3 << 8) == ("crash", "exited with status 3")
+
+
+def test_stand_in_the_same_table_is_untouched(tmp_path: Path) -> None:
+    """With a crashing neighbour, a built-in player's match is the same as with a legal one."""
+    bad = make_strategy(str(_write(tmp_path, "os_system.py", OS_SYSTEM.format(marker=tmp_path / "m"))),
+                        sandbox=FAST)
+    try:
+        r = play_match([Seating("x", "bad", bad), Seating("s", "stand", Stand())], 6, 9)
+    finally:
+        bad.close()
+    assert r.by_seat(2).rounds == r.rounds
+    assert os.path.exists(tmp_path / "m") is False
+    assert json.dumps(r.by_seat(2).account)
