@@ -54,8 +54,15 @@ class Human(Strategy):
         if lang not in MESSAGES:
             raise ValueError(f"unknown language: {lang!r} (zh or en)")
         self.m = MESSAGES[lang]
-        self.ask = ask
+        self._ask = ask
         self.say = say
+
+    def ask(self, prompt: str) -> str:
+        """Read one answer; the end of input ends the match like Ctrl-C (with the standings)."""
+        try:
+            return self._ask(prompt)
+        except EOFError:
+            raise KeyboardInterrupt from None
 
     def bet(self, view: SeatView) -> int:
         money = view.account
