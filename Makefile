@@ -19,16 +19,16 @@ $(STAMP): setup.py pyproject.toml twentyone/_core_build.py c_src/tw_rng.c c_src/
 
 install: $(STAMP)
 
-demo: install
-	$(VENV)/bin/twentyone match --seed 2026 --decks 6 --player basic --player hilo --player stand --player mycodes/mycodes.py:4
+demo: install c-program
+	$(VENV)/bin/twentyone match --seed 2026 --decks 6 --player basic --player hilo --player stand --player c_src/mycodes.c:4 --player mycodes/mycodes.py:5
 
-test: install
+test: install c-program
 	$(PY) -m pytest -q
 
 test-fast: install
 	$(PY) -m pytest -q -m "not slow"
 
-bench: install
+bench: install c-program
 	$(PIP) install --quiet -e '.[bench]'
 	$(PY) -m tests.bench
 
