@@ -171,6 +171,7 @@ static long tw_cap = 0, tw_written = 0;
 int tw_capture_open(const char *path, long cap) {
     if (tw_out) fclose(tw_out);
     tw_out = fopen(path, "w");
+    if (tw_out) setvbuf(tw_out, NULL, _IOLBF, 0);  /* the file is complete at every line */
     tw_cap = cap; tw_written = 0;
     return tw_out ? 0 : -1;
 }

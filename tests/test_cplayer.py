@@ -1,0 +1,198 @@
+"""Students' original mycodes.c files through cffi: every habit of real files loads and plays."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mycodes.builtin import Basic, HiLo, Stand
+from twentyone.cplayer import compile_student, module_name, prepare_source
+from twentyone.errors import CompileError, PlayerSpecError
+from twentyone.match import Seating, play_match
+from twentyone.players import make_strategy
+from twentyone.roundlog import RoundLog
+
+ROOT = Path(__file__).resolve().parent.parent
+STUDENTS = ROOT / "tests" / "fixtures" / "c" / "students"
+HOSTILE = ROOT / "tests" / "fixtures" / "c" / "hostile"
+STYLES = ["person_on", "copy_paste5", "static_counter", "bet_grows", "sloppy", "crlf_gbk", "utf8_chinese",
+          "partial_sets", "basic"]
+
+
+def c_player(name: str, k: int = 1, **kw: object) -> object:
+    return make_strategy(f"{STUDENTS / name}.c:{k}", warn=lambda m: None, **kw)  # type: ignore[arg-type]
+
+
+def log_of(specs: list[str], seed: int, decks: int = 6) -> list[dict[str, object]]:
+    """The round log of a match between SPECs, with the SPEC text taken out of the match line."""
+    log = RoundLog(io.StringIO(), keep=True)
+    seats = [Seating(f"player{i + 1}", s, make_strategy(s, warn=lambda m: None)) for i, s in enumerate(specs)]
+    play_match(seats, decks, seed, log=log)
+    recs = log.records or []
+    for seat in recs[0]["seats"]:  # type: ignore[union-attr]
+        seat["player"] = ""
+    return recs
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_student_style_loads_and_plays(style: str) -> None:
+    """Each style of real student file compiles, loads and plays full matches at every seat it fills."""
+    sets = (1, 2) if style == "partial_sets" else (1, 2, 3, 4, 5)
+    seats = [Seating(f"p{k}", f"{style}:{k}", c_player(style, k)) for k in sets]  # type: ignore[arg-type]
+    for seed in (1, 2):
+        r = play_match(seats, 6, seed)
+        assert r.reason in ("rounds", "shuffles", "broke") and r.rounds >= 5
+        assert all(s.fault is None for s in r.ranking)
+
+
+def test_person_on_is_switched_off_in_a_copy() -> None:
+    """#define PERSON is neutralised with one warning; the student's file is never changed."""
+    path = STUDENTS / "person_on.c"
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    warnings: list[str] = []
+    text = prepare_source(path, warnings.append)
+    assert b"#define PERSON" in text and b"/* twentyone: PERSON switched off" in text
+    assert len(warnings) == 1 and "PERSON" in warnings[0]
+    make_strategy(f"{path}:1", warn=warnings.append)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def test_output_goes_to_a_capped_file_not_the_terminal(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """printf in every function goes to a per-match log file; nothing reaches the terminal."""
+    s = c_player("person_on", 1, capture_dir=tmp_path)
+    play_match([Seating("p", "person_on", s), Seating("b", "basic", Basic())], 6, 3)  # type: ignore[arg-type]
+    out, err = capfd.readouterr()
+    assert "first_action1" not in out + err
+    text = (tmp_path / "person_on-set1-match1.out").read_text()
+    assert "bet1: count=0" in text and "first_action1:" in text and "show1:" in text
+
+
+def test_gbk_and_crlf_file_prints_its_chinese(tmp_path: Path) -> None:
+    """A GBK file with CRLF endings loads; its Chinese strings come out as UTF-8 text."""
+    s = c_player("crlf_gbk", 1, capture_dir=tmp_path)
+    play_match([Seating("p", "gbk", s)], 6, 1)  # type: ignore[arg-type]
+    assert "玩家1下注" in (tmp_path / "crlf_gbk-set1-match1.out").read_text(encoding="utf-8")
+
+
+def test_mixed_table_of_c_python_and_builtin() -> None:
+    """C files, a Python function set and built-in players share one table."""
+    seats = [Seating("c1", "basic.c", c_player("basic")), Seating("py", "mycodes.py:2", make_strategy("mycodes/mycodes.py:2")),  # type: ignore[arg-type]
+             Seating("hilo", "hilo", HiLo()), Seating("c2", "static_counter.c:4", c_player("static_counter", 4)),  # type: ignore[arg-type]
+             Seating("stand", "stand", Stand())]
+    r = play_match(seats, 6, 8)
+    assert len(r.ranking) == 5 and all(s.fault is None and s.rounds == r.rounds for s in r.ranking)
+
+
+@pytest.mark.parametrize("style, k", [("person_on", 3), ("copy_paste5", 2), ("basic", 5)])
+def test_same_player_at_another_seat_plays_identically(style: str, k: int) -> None:
+    """Function set K seated at seat 1 (re-indexed) plays exactly like set 1 there: the same log."""
+    for seed in (4, 5):
+        natural = log_of([f"{STUDENTS / style}.c:1", "stand"], seed)
+        moved = log_of([f"{STUDENTS / style}.c:{k}", "stand"], seed)
+        assert moved == natural
+
+
+def test_static_state_does_not_leak_between_matches() -> None:
+    """A file whose bet grows with a static counter bets 10 first in every match."""
+    s = c_player("bet_grows")
+    for seed in (1, 2, 3):
+        log = RoundLog(io.StringIO(), keep=True)
+        play_match([Seating("g", "bet_grows", s)], 6, seed, log=log)  # type: ignore[arg-type]
+        bets = [r["players"][0]["bet"] for r in log.records or [] if r["type"] == "round"]
+        assert bets[:3] == [10, 20, 30]
+
+
+def test_two_students_bet1_never_clash() -> None:
+    """Two files that both define bet1 keep their own: 10, 20, ... and a flat 20."""
+    a, b = c_player("bet_grows"), c_player("copy_paste5")
+    log = RoundLog(io.StringIO(), keep=True)
+    play_match([Seating("a", "a", a), Seating("b", "b", b)], 6, 1, log=log)  # type: ignore[arg-type]
+    first = [r for r in log.records or [] if r["type"] == "round"][:2]
+    assert [[p["bet"] for p in r["players"]] for r in first] == [[10, 20], [20, 20]]
+
+
+def test_symbols_are_hidden_and_builds_cached() -> None:
+    """The built module exports only its init function, and an unchanged file is not rebuilt."""
+    built = compile_student(STUDENTS / "basic.c")
+    assert compile_student(STUDENTS / "basic.c") == built
+    dyn = subprocess.run(["nm", "-D", "--defined-only", str(built)], capture_output=True, text=True).stdout
+    names = {line.split()[-1] for line in dyn.splitlines()}
+    assert "bet1" not in names and any(n.startswith("PyInit_") for n in names)
+    assert module_name(b"int x;") != module_name(b"int y;")
+
+
+def test_compile_error_names_file_and_line() -> None:
+    """A compile error gives the compiler's file:line messages."""
+    with pytest.raises(CompileError) as e:
+        compile_student(HOSTILE / "syntax_error.c")
+    assert "syntax_error.c:7" in e.value.messages or "syntax_error.c:6" in e.value.messages
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("hostile/syntax_error.c", "does not compile"),
+    ("hostile/not_c.c", "is not a C source file"),
+    ("hostile/missing_sets.c", "missing: continue_action1, show1"),
+    ("students/partial_sets.c:3", "has no function set 3 (missing: bet3, first_action3, continue_action3, show3)"),
+    ("students/no_such_file.c", "cannot read C file"),
+])
+def test_bad_c_files_get_one_clear_line(spec: str, message: str) -> None:
+    """Bad C input exits 2 before any game with a line naming the problem, never a traceback."""
+    r = subprocess.run([sys.executable, "-m", "twentyone", "match", "-p", f"tests/fixtures/c/{spec}", "-p", "stand"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 2 and message in r.stderr.splitlines()[0] and "Traceback" not in r.stderr
+    assert r.stdout == ""
+    if "syntax" in spec:
+        assert "syntax_error.c:" in r.stderr
+
+
+def _build_c_program(mycodes: Path, out: Path) -> Path:
+    exe = out / "twentyone-c"
+    src = ROOT / "c_src"
+    subprocess.run(["gcc", "-O2", "-std=gnu99", f"-I{src}", f"-I{src / 'compat'}", str(src / "main.c"),
+                    str(src / "twentyone.c"), str(src / "tw_rng.c"), str(mycodes), "-o", str(exe)], check=True)
+    return exe
+
+
+@pytest.mark.parametrize("style", ["basic", "static_counter", "sloppy", "copy_paste5"])
+def test_c_program_and_python_engine_write_identical_logs(style: str, tmp_path: Path) -> None:
+    """For several seeds, twentyone-c and the Python engine running the same C file log the same lines."""
+    exe = _build_c_program(STUDENTS / f"{style}.c", tmp_path)
+    for seed, decks, seats in ((1, 6, 2), (2, 1, 5), (3, 8, 3), (4, 2, 4), (5, 4, 1)):
+        clog = tmp_path / f"c{seed}.jsonl"
+        subprocess.run([str(exe), "--seed", str(seed), "--decks", str(decks), "--seats", str(seats), "--log", str(clog),
+                        "--quiet"], check=True, capture_output=True)
+        c_lines = [json.loads(x) for x in clog.read_text().splitlines()]
+        for s in c_lines[0]["seats"]:
+            s["player"] = ""
+        py_lines = log_of([f"{STUDENTS / style}.c:{k}" for k in range(1, seats + 1)], seed, decks)
+        assert c_lines == py_lines, (style, seed)
+        # and byte for byte, once the SPEC text is the same
+        raw = clog.read_text().splitlines()
+        assert raw[1:] == [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in py_lines[1:]]
+
+
+def test_c_program_interactive_mode(tmp_path: Path) -> None:
+    """Without arguments it asks for the players, their names and the decks, then plays."""
+    exe = _build_c_program(ROOT / "c_src" / "mycodes.c", tmp_path)
+    r = subprocess.run([str(exe)], input="9\n2\nLi\nWang\n0\n6\n", capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0
+    assert "please type a number from 1 to 5" in r.stdout and "please type a number from 1 to 8" in r.stdout
+    assert "match ended" in r.stdout and "Li" in r.stdout and "Wang" in r.stdout
+
+
+def test_c_program_rejects_bad_arguments(tmp_path: Path) -> None:
+    """Bad arguments and missing function sets give one line and exit 2."""
+    exe = _build_c_program(ROOT / "c_src" / "mycodes.c", tmp_path)
+    for args in (["--seed", "1", "--decks", "9", "--seats", "2"], ["--seed", "x", "--decks", "6", "--seats", "2"],
+                 ["--seed", "1"], ["--bogus", "1"]):
+        r = subprocess.run([str(exe), *args], capture_output=True, text=True)
+        assert r.returncode == 2 and r.stderr.startswith("twentyone-c: error:") and len(r.stderr.splitlines()) == 1
+    partial = _build_c_program(STUDENTS / "partial_sets.c", tmp_path)
+    r = subprocess.run([str(partial), "--seed", "1", "--decks", "6", "--seats", "3"], capture_output=True, text=True)
+    assert r.returncode == 2 and "no function set 3" in r.stderr
