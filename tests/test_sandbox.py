@@ -254,3 +254,75 @@ def test_stand_in_the_same_table_is_untouched(tmp_path: Path) -> None:
     assert r.by_seat(2).rounds == r.rounds
     assert os.path.exists(tmp_path / "m") is False
     assert json.dumps(r.by_seat(2).account)
+
+
+HOSTILE_C = Path(__file__).resolve().parent / "fixtures" / "c" / "hostile"
+C_LIMITS = Limits(decision_timeout=0.5, match_timeout=30.0, cpu_seconds=10, memory_bytes=256 << 20,
+                  output_bytes=64 << 10)
+
+
+@pytest.mark.parametrize("name, k, cause, detail", [
+    ("segfault_first_action3", 3, "crash", "segmentation fault"),
+    ("loop_bet2", 2, "timeout", "decision limit"),
+    ("printf_flood", 1, "crash", "output flood"),
+    ("malloc_bomb", 1, "crash", "segmentation fault"),
+    pytest.param("fork_bomb", 1, "crash", "forbidden system call", marks=needs_seccomp),
+    pytest.param("fopen_passwd", 1, "crash", "forbidden system call", marks=needs_seccomp),
+    pytest.param("write_files", 1, "crash", "forbidden system call", marks=needs_seccomp),
+    pytest.param("proc_self_mem", 1, "crash", "forbidden system call", marks=needs_seccomp),
+    pytest.param("process_vm_readv", 1, "crash", "forbidden system call", marks=needs_seccomp),
+    ("abort_bet1", 1, "crash", "abort"),
+])
+def test_hostile_c_file_costs_only_its_player(name: str, k: int, cause: str, detail: str, tmp_path: Path) -> None:
+    """A hostile C file: the engine survives, the cause is reported, the match completes, no gain."""
+    written = Path("/tmp/twentyone_hostile_written.txt")
+    written.unlink(missing_ok=True)
+    s = make_strategy(f"{HOSTILE_C / name}.c:{k}", warn=lambda m: None, sandbox=C_LIMITS, capture_dir=tmp_path)
+    log = RoundLog(io.StringIO(), keep=True)
+    try:
+        result = play_match([Seating("x", name, s), Seating("b", "basic", Basic())], 6, 1, log=log)
+    finally:
+        s.close()
+    _completes(result)
+    me = result.by_seat(1)
+    assert me.fault == cause and detail in me.fault_detail
+    assert {p["bet"] for p in _rounds(log.records or [], 1)} == {10}  # never the 1000 a success would bet
+    assert me.account <= 1010 and not written.exists()
+    fouled = [p for p in _rounds(log.records or [], 1) if p["foul"]]
+    assert len(fouled) == 1 and fouled[0]["foul"] == cause
+
+
+@pytest.mark.parametrize("name", ["scan_memory", "write_account"])
+def test_c_cheats_without_forbidden_calls_gain_nothing(name: str, tmp_path: Path) -> None:
+    """Scanning its own memory finds no shoe; writing the given structs moves no money."""
+    s = make_strategy(f"{HOSTILE_C / name}.c:1", warn=lambda m: None, sandbox=C_LIMITS, capture_dir=tmp_path)
+    log = RoundLog(io.StringIO(), keep=True)
+    try:
+        result = play_match([Seating("x", name, s), Seating("b", "basic", Basic())], 6, 2, log=log)
+    finally:
+        s.close()
+    _completes(result)
+    rounds = _rounds(log.records or [], 1)
+    assert {p["bet"] for p in rounds} == {10}
+    for p in rounds:
+        assert abs(int(p["account_after"]) - int(p["account_before"])) <= 20  # type: ignore[call-overload]
+    assert result.by_seat(1).account < 2000
+
+
+def test_without_seccomp_the_output_says_so_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no libseccomp, children run on resource limits only and the engine warns once."""
+    from twentyone import sandbox
+
+    monkeypatch.setattr(sandbox.SandboxFunctionSet, "_warned_no_seccomp", False)
+    monkeypatch.setenv("TWENTYONE_NO_SECCOMP", "1")
+    warnings: list[str] = []
+    path = _write(tmp_path, "good.py", GOOD)
+    a = make_strategy(str(path), warn=warnings.append, sandbox=FAST)
+    b = make_strategy(str(path), warn=warnings.append, sandbox=FAST)
+    try:
+        r = play_match([Seating("a", "a", a), Seating("b", "b", b)], 6, 1)
+    finally:
+        a.close()
+        b.close()
+    assert r.by_seat(1).fault is None
+    assert sum("libseccomp" in w for w in warnings) == 1
