@@ -88,8 +88,71 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-#: Further benchmarks (the C loader, the sandbox, grading) register here.
-_EXTRA: list[Callable[[int, float], None]] = []
+def bench_c_players(runs: int, seconds: float) -> None:
+    """Two C basic-strategy players through the Python engine, in process (target >= 20,000 rounds/s)."""
+    from twentyone.players import make_strategy
+
+    basic_c = str(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
+    a, b = make_strategy(basic_c + ":1"), make_strategy(basic_c + ":2")
+    rate = median_of(runs, lambda: _rounds_per_second(
+        lambda: [Seating("c1", "basic.c:1", a), Seating("c2", "basic.c:2", b)], seconds))
+    print(f"engine, 2 C basic players in process: {rate:,.0f} rounds/s (target >= 20,000)")
+
+
+def bench_c_program(runs: int, seconds: float) -> None:
+    """The C program alone, printing off (target >= 1,000,000 rounds/s)."""
+    exe = ROOT / "twentyone-c"
+    if not exe.exists():
+        print("C program: not built (make c-program)")
+        return
+    rates = []
+    for i in range(runs):
+        r = subprocess.run([str(exe), "--seed", str(i * 100000), "--decks", "6", "--seats", "2", "--matches", "50000"],
+                           capture_output=True, text=True)
+        rates.append(float(r.stderr.split()[-2]))
+    print(f"C program (twentyone-c, 2 seats, template strategy, quiet): {statistics.median(rates):,.0f} rounds/s "
+          f"(target >= 1,000,000)")
+
+
+def bench_sandbox(runs: int, seconds: float) -> None:
+    """Per-decision overhead, a sandboxed 2-seat C table, and match start (fork) time."""
+    from twentyone.players import ModuleFunctionSet, make_strategy
+    from twentyone.sandbox import Limits, SandboxFunctionSet
+
+    probe = ROOT / "mycodes" / "mycodes.py"
+    boxed = SandboxFunctionSet("py", probe, 1, Limits())
+    boxed.reset()
+    local = ModuleFunctionSet(probe, 1)
+
+    def per_call(f: Callable[[str, int], str]) -> float:
+        times = []
+        for _ in range(20000):
+            t = time.perf_counter_ns()
+            f("T9" "56", 4)
+            times.append(time.perf_counter_ns() - t)
+        return statistics.median(times) / 1000
+
+    overhead = statistics.median(per_call(boxed.first_action) - per_call(local.first_action) for _ in range(runs))
+    starts = []
+    for _ in range(50):
+        t = time.perf_counter()
+        boxed.reset()
+        starts.append(time.perf_counter() - t)
+    boxed.close()
+    print(f"sandbox overhead per decision (median): {overhead:.1f} us (target <= 15 us)")
+    print(f"sandbox match start incl. fork (median): {1000 * statistics.median(starts):.2f} ms (target <= 10 ms)")
+    basic_c = str(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
+    a = make_strategy(basic_c + ":1", sandbox=Limits())
+    b = make_strategy(basic_c + ":2", sandbox=Limits())
+    rate = median_of(runs, lambda: _rounds_per_second(
+        lambda: [Seating("c1", "basic.c:1", a), Seating("c2", "basic.c:2", b)], seconds))
+    a.close()
+    b.close()
+    print(f"engine, 2 sandboxed C basic players: {rate:,.0f} rounds/s (target >= 10,000)")
+
+
+#: Further benchmarks register here.
+_EXTRA: list[Callable[[int, float], None]] = [bench_c_players, bench_c_program, bench_sandbox]
 
 
 if __name__ == "__main__":

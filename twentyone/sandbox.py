@@ -112,29 +112,78 @@ def seccomp_available() -> bool:
     return _libseccomp() is not None
 
 
-def _install_seccomp() -> bool:
-    """Load the allow-list filter into this process; False if libseccomp is missing."""
+_PID_PLACEHOLDER = 0x7EADBEEF
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def build_filter() -> bytes | None:
+    """The allow-list as a classic BPF program (built once, in the zygote), or None without libseccomp.
+
+    The tgkill rule compares with a placeholder pid that each child replaces with its own.
+    """
     lib = _libseccomp()
     if lib is None:
+        return None
+    ctx = _filter_context(lib, _PID_PLACEHOLDER)
+    if not ctx:
+        return None
+    r, w = os.pipe()
+    try:
+        lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        if lib.seccomp_export_bpf(ctx, w) != 0:
+            return None
+        os.close(w)
+        w = -1
+        chunks = []
+        while True:
+            chunk = os.read(r, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(r)
+        if w >= 0:
+            os.close(w)
+
+
+def load_filter(bpf: bytes) -> bool:
+    """Load ``bpf`` (from ``build_filter``) into this process, with this process's pid patched in."""
+    prog = bytearray(bpf)
+    pid = os.getpid()
+    for i in range(0, len(prog), 8):  # struct sock_filter { u16 code; u8 jt; u8 jf; u32 k; }
+        if struct.unpack_from("=I", prog, i + 4)[0] == _PID_PLACEHOLDER:
+            struct.pack_into("=I", prog, i + 4, pid)
+    libc = ctypes.CDLL(None, use_errno=True)
+    buf = (ctypes.c_char * len(prog)).from_buffer(prog)
+    fprog = _SockFprog(len(prog) // 8, ctypes.addressof(buf))
+    PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return False
+    return bool(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0)
+
+
+def _filter_context(lib: Any, pid: int) -> Any:
+    """A libseccomp context holding the allow-list, tgkill allowed only towards ``pid``."""
     lib.seccomp_init.restype = ctypes.c_void_p
     lib.seccomp_init.argtypes = [ctypes.c_uint32]
     lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint,
                                            ctypes.POINTER(_ArgCmp)]
-    lib.seccomp_load.argtypes = [ctypes.c_void_p]
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
     ctx = lib.seccomp_init(_SCMP_ACT_KILL_PROCESS)
     if not ctx:
-        return False
+        return None
     for name in _ALLOWED:
         nr = lib.seccomp_syscall_resolve_name(name.encode())
         if nr >= 0:
             lib.seccomp_rule_add_array(ctx, _SCMP_ACT_ALLOW, nr, 0, None)
-    # abort() signals itself with tgkill: allowed only towards this very process.
     nr = lib.seccomp_syscall_resolve_name(b"tgkill")
-    cmp = (_ArgCmp * 1)(_ArgCmp(0, _SCMP_CMP_EQ, os.getpid(), 0))
+    cmp = (_ArgCmp * 1)(_ArgCmp(0, _SCMP_CMP_EQ, pid, 0))
     lib.seccomp_rule_add_array(ctx, _SCMP_ACT_ALLOW, nr, 1, cmp)
-    return bool(lib.seccomp_load(ctx) == 0)
+    return ctx
 
 
 # -- wire format -------------------------------------------------------------------------------
@@ -413,8 +462,12 @@ def _load(kind: str, target: str, k: int) -> Any:
     return ModuleFunctionSet(Path(target), k, warn=lambda m: print(m, file=sys.stderr), execute=False)
 
 
-def _child(conn: _Conn, kind: str, loaded: Any, k: int, capture: str, limits: dict[str, Any]) -> None:
-    """The per-match child: limits, capture, filter, then serve requests until told to stop."""
+def _child(conn: _Conn, kind: str, loaded: Any, k: int, limits: dict[str, Any], bpf: bytes | None) -> None:
+    """The per-match child: forked ahead, it waits for its match, then sets up and serves requests."""
+    line = conn.readline()
+    if line is None or not line.startswith("M "):
+        os._exit(0)
+    capture = bytes.fromhex(line[2:]).decode("utf-8")
     signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if int(limits.get("cpu", -1)) >= 0:
@@ -441,7 +494,9 @@ def _child(conn: _Conn, kind: str, loaded: Any, k: int, capture: str, limits: di
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
     nofile = int(limits["open_files"])
     resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
-    _install_seccomp()
+    if bpf is not None and not load_filter(bpf):
+        conn.write("E " + b"the system-call filter could not be loaded".hex())
+        os._exit(6)
     if kind == "py":
         try:
             fs.reset()  # the student's module code runs here, under the limits and the filter
@@ -505,22 +560,21 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - reported to the engine as one line
         conn.write("E " + str(e).encode("utf-8", "replace").hex())
         return 1
-    conn.write("READY" if seccomp_available() else "READY noseccomp")
+    bpf = build_filter()
+    conn.write("READY" if bpf is not None else "READY noseccomp")
     while True:
-        line = conn.readline()
-        if line is None:
-            return 0
-        if not line.startswith("M "):
-            continue
-        capture = bytes.fromhex(line[2:]).decode("utf-8")
+        # Fork the next match's child at once: it waits for "M" while the engine plays on.
         pid = os.fork()
         if pid == 0:
             try:
-                _child(conn, kind, loaded, k, capture, limits)
+                _child(conn, kind, loaded, k, limits, bpf)
             finally:
                 os._exit(5)
         _, status = os.waitpid(pid, 0)
-        conn.write(f"X {status}")
+        try:
+            conn.write(f"X {status}")
+        except OSError:
+            return 0
 
 
 if __name__ == "__main__":
