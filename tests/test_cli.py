@@ -1,10 +1,15 @@
-"""The command line: normal use, JSON and log output, and one clear line for every bad input."""
+"""The command line: a normal match, --json, --log, and one clear error line for every bad input.
+
+Each case runs twice: in process through ``twentyone.cli.main`` (argparse errors arrive as SystemExit),
+and as a user runs it, ``python -m twentyone ...`` in a subprocess.
+"""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -12,80 +17,144 @@ import pytest
 from twentyone.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
+MATCH_KEYS = ["type", "seed", "rules", "decks", "seats"]
+ROUND_KEYS = ["type", "round", "shoe", "first_card", "dealer", "dealer_bj", "players"]
+PLAYER_KEYS = ["seat", "account_before", "bet", "insurance", "actions", "cards", "bj", "doubled", "surrendered",
+               "foul", "account_after"]
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m twentyone ARGS`` as a user would run it."""
-    return subprocess.run([sys.executable, "-m", "twentyone", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120)
+def in_process(args: Sequence[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run ``main(args)``; return the exit status, stdout and stderr."""
+    try:
+        code = main(list(args))
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
-def test_match_prints_ranking(capsys: pytest.CaptureFixture[str]) -> None:
-    """A normal match exits 0 and prints a ranking table with every seat."""
-    assert main(["match", "-p", "basic", "-p", "stand", "-p", "hilo", "--seed", "4"]) == 0
-    out = capsys.readouterr().out
-    assert "rank" in out and "basic" in out and "stand" in out and "hilo" in out
+def subprocess_run(args: Sequence[str]) -> tuple[int, str, str]:
+    """Run ``python -m twentyone ARGS``; return the exit status, stdout and stderr."""
+    r = subprocess.run([sys.executable, "-m", "twentyone", *args], capture_output=True, text=True, cwd=ROOT,
+                       timeout=120)
+    return r.returncode, r.stdout, r.stderr
 
 
-def test_match_json(capsys: pytest.CaptureFixture[str]) -> None:
-    """--json prints one JSON object with the ranking."""
-    assert main(["match", "-p", "basic", "-p", "stand", "--json", "--seed", "4"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert [r["seat"] for r in data["ranking"]] != [] and data["seed"] == 4 and data["reason"] in ("rounds", "shuffles", "broke")
+RUNNERS = ["in_process", "subprocess"]
 
 
-def test_match_log(tmp_path: Path) -> None:
-    """--log writes valid JSONL: a match record first, an end record last."""
+def run(how: str, args: Sequence[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run the command line one way or the other."""
+    return in_process(args, capsys) if how == "in_process" else subprocess_run(args)
+
+
+@pytest.mark.parametrize("how", RUNNERS)
+def test_match_prints_ranking(how: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A normal match exits 0 and prints the ranking table with every seat."""
+    code, out, err = run(how, ["match", "-p", "basic", "-p", "stand", "-p", "hilo", "--seed", "4"], capsys)
+    assert code == 0, err
+    assert "seed 4, 6 decks: ended by" in out
+    for word in ("rank", "money", "basic", "stand", "hilo", "player1", "player2", "player3"):
+        assert word in out
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("how", RUNNERS)
+def test_match_json(how: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """--json prints one JSON object with the ranking, richest first."""
+    code, out, err = run(how, ["match", "-p", "basic", "-p", "stand", "--json", "--seed", "4", "--decks", "2"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["seed"], data["decks"], data["rules"]) == (4, 2, "course")
+    assert data["reason"] in ("broke", "shuffles", "rounds")
+    ranking = data["ranking"]
+    assert sorted(r["seat"] for r in ranking) == [1, 2]
+    assert {r["player"] for r in ranking} == {"basic", "stand"}
+    assert [r["rank"] for r in ranking] == sorted(r["rank"] for r in ranking)
+    accounts = [r["account"] for r in ranking]
+    assert accounts == sorted(accounts, reverse=True)
+
+
+@pytest.mark.parametrize("how", RUNNERS)
+def test_match_log(how: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--log writes compact JSONL: the match record first, shuffles and rounds, the end record last."""
     log = tmp_path / "m.jsonl"
-    r = run("match", "-p", "basic", "-p", "mycodes/mycodes.py:2", "--log", str(log), "--seed", "9")
-    assert r.returncode == 0, r.stderr
-    lines = [json.loads(x) for x in log.read_text().splitlines()]
-    assert lines[0]["type"] == "match" and lines[0]["seats"][1]["player"] == "mycodes/mycodes.py:2"
-    assert lines[1]["type"] == "shuffle" and lines[-1]["type"] == "end"
+    spec = str(ROOT / "mycodes" / "mycodes.py") + ":2"
+    code, _, err = run(how, ["match", "-p", "basic", "-p", spec, "--log", str(log), "--seed", "9", "--decks", "1"],
+                       capsys)
+    assert code == 0, err
+    lines = log.read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    for line, rec in zip(lines, records):
+        assert line == json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
+    first = records[0]
+    assert list(first) == MATCH_KEYS
+    assert first == {"type": "match", "seed": 9, "rules": "course", "decks": 1, "seats": [
+        {"seat": 1, "name": "player1", "player": "basic"}, {"seat": 2, "name": "player2", "player": spec}]}
+    assert records[1]["type"] == "shuffle" and records[1]["shoe"] == 1
+    assert records[-1]["type"] == "end"
+    rounds = [r for r in records if r["type"] == "round"]
+    assert rounds and records[-1]["rounds"] == len(rounds)
+    assert list(rounds[0]) == ROUND_KEYS and list(rounds[0]["players"][0]) == PLAYER_KEYS
 
 
-def test_same_seed_same_log_file(tmp_path: Path) -> None:
+def test_same_seed_same_log_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Two runs with one seed write the same log bytes."""
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     for f in (a, b):
-        assert main(["match", "-p", "hilo", "-p", "basic", "--seed", "12", "--log", str(f)]) == 0
+        assert in_process(["match", "-p", "hilo", "-p", "basic", "--seed", "12", "--log", str(f)], capsys)[0] == 0
     assert a.read_bytes() == b.read_bytes()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["-p", "foo"], "unknown player 'foo'"),
-    (["-p", "basic", "--decks", "0"], "decks out of range: 0"),
-    (["-p", "basic", "--decks", "9"], "decks out of range: 9"),
-    (["-p", "basic"] * 6, "too many players: 6"),
-    (["-p", "no/such/file.py"], "cannot read player file"),
-    (["-p", "mycodes/charts.py"], "has no function set 1"),
-    (["-p", "mycodes/mycodes.py:7"], "function set out of range"),
-    (["-p", "basic", "--log", "/no/such/dir/x.jsonl"], "cannot write log"),
-    (["-p", "basic", "--seed", "-1"], "seed out of range"),
-    ([], "no players"),
-])
-def test_bad_input_is_one_line(args: list[str], message: str) -> None:
-    """Bad input exits 2 with one 'twentyone: error:' line naming the problem, and no traceback."""
-    r = run("match", *args)
-    assert r.returncode == 2
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("twentyone: error:") and message in lines[0], r.stderr
-    assert "Traceback" not in r.stderr
+BAD = [
+    ("unknown_player", ["-p", "nosuchplayer"], "unknown player 'nosuchplayer'"),
+    ("decks_0", ["-p", "stand", "--decks", "0"], "decks out of range: 0"),
+    ("decks_9", ["-p", "stand", "--decks", "9"], "decks out of range: 9"),
+    ("six_players", ["-p", "stand"] * 6, "too many players: 6"),
+    ("missing_py", ["-p", "{tmp}/missing.py"], "cannot read player file"),
+    ("py_without_functions", ["-p", "{tmp}/nothing.py"], "has no function set 1"),
+    ("function_set_7", ["-p", "{root}/mycodes/mycodes.py:7"], "function set out of range"),
+    ("bad_log_path", ["-p", "stand", "--log", "{tmp}/no/such/dir/x.jsonl"], "cannot write log"),
+    ("no_players", [], "no players"),
+]
+
+
+@pytest.mark.parametrize("how", RUNNERS)
+@pytest.mark.parametrize(("case", "args", "message"), BAD, ids=[b[0] for b in BAD])
+def test_bad_input_is_one_line(how: str, case: str, args: list[str], message: str, tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Bad input exits 2 with exactly one 'twentyone: error:' line on stderr and no traceback."""
+    (tmp_path / "nothing.py").write_text("x = 1\n", encoding="utf-8")
+    argv = ["match"] + [a.format(tmp=tmp_path, root=ROOT) for a in args]
+    code, out, err = run(how, argv, capsys)
+    assert code == 2
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("twentyone: error:")
+    assert message in lines[0]
+    assert "Traceback" not in err and "Traceback" not in out
+    if case == "bad_log_path":
+        assert not (tmp_path / "no").exists()
 
 
 def test_rules_command(capsys: pytest.CaptureFixture[str]) -> None:
     """twentyone rules prints RULES.md; --presets lists the rule sets."""
-    assert main(["rules"]) == 0
-    assert "bj_payout" in capsys.readouterr().out
-    assert main(["rules", "--presets"]) == 0
-    assert "course-h17" in capsys.readouterr().out
+    code, out, _ = in_process(["rules"], capsys)
+    assert code == 0 and "**bj_payout**" in out
+    code, out, _ = in_process(["rules", "--presets"], capsys)
+    assert code == 0 and "course-h17" in out
 
 
 def test_play_at_the_terminal() -> None:
     """play asks for bets and decisions, re-asks bad input with a reason, and ends on end of input."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
     answers = "abc\n10\nq\ns\n" * 3
     r = subprocess.run([sys.executable, "-m", "twentyone", "play", "--seed", "3", "--with", "basic"],
-                       input=answers, capture_output=True, text=True, cwd=ROOT, timeout=60)
+                       input=answers, capture_output=True, text=True, cwd=root, timeout=60)
     assert "a bet is a whole number" in r.stdout
-    assert "'q' is not one of" in r.stdout or "dealer" in r.stdout
-    assert "Traceback" not in r.stderr and r.returncode in (0, 1, 130)
+    assert "'q' is not one of" in r.stdout
+    assert "ended by interrupted" in r.stdout  # the standings are printed at the end of input
+    assert "Traceback" not in r.stderr and r.returncode == 130

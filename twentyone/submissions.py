@@ -36,7 +36,7 @@ class Submission:
 
 
 def _name(p: Path) -> str:
-    stem = p.name[:-4] if p.name.lower().endswith(".zip") else (p.stem if p.is_file() else p.name)
+    stem = p.stem if p.suffix.lower() in (".zip", ".c", ".py") else p.name
     if stem.lower() in ("mycodes", "strategy", "main") and p.parent.name:
         stem = p.parent.name
     return _SAFE.sub("_", stem).strip("_") or "submission"
