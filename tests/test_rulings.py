@@ -720,7 +720,9 @@ def test_ruling_strategy_fault(where: str, how: Any) -> None:
     }[where]
     assert (r1["cards"], r1["actions"], p1.calls, r1["account_after"]) == expected
     cause = how.cause if isinstance(how, StrategyFault) else "error"
-    assert (r1["foul"], r1["bet"]) == (cause, 10)
+    # A fault in show comes after settlement: the hand stands as settled, the fault is listed apart.
+    assert (r1["foul"], r1["bet"]) == (None if where == "show" else cause, 10)
+    assert [(f["seat"], f["cause"]) for f in rounds[0]["faults"]] == [(1, cause)]
     assert all(seat_rec(r, 1) is None for r in rounds[1:])
     assert all(seat_rec(r, 2) is not None for r in rounds)
     assert len(rounds) > 1 and p2.seen_first[1][2:4] == "--"

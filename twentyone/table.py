@@ -154,6 +154,8 @@ class Table:
         self.dealer_hard = 0
         self.dealer_ace = False
         self._threshold = decks * 52 // rules.reshuffle_den
+        #: Strategy faults of the current round: seat, cause, detail (for the round log).
+        self.round_faults: list[dict[str, Any]] = []
 
     # -- shoe: init_cards / shuffle_cards / getcard ----------------------------------------------
     def shuffle_cards(self, mid_round: bool = False) -> None:
@@ -187,6 +189,7 @@ class Table:
         self.dealer_shown = []
         self.dealer_hard = 0
         self.dealer_ace = False
+        self.round_faults = []
         active = []
         min_bet = self.rules.min_bet
         for s in self.seats:
@@ -257,6 +260,7 @@ class Table:
         s.fault_cause = cause
         s.fault_detail = detail
         s.faulted = True
+        self.round_faults.append({"seat": s.seat, "cause": cause, "detail": detail})
 
     def _ask(self, s: _Seat, first: bool) -> str | None:
         """Ask ``s`` for a decision; return its character, or None after a fault."""
@@ -488,15 +492,15 @@ class Table:
                 self._fault_outside_round(s, Foul.ERROR, f"show raised {type(e).__name__}: {e}")
 
     def _fault_outside_round(self, s: _Seat, cause: str, detail: str) -> None:
+        """A fault in show: the hand is already settled and stays so; the player leaves the match."""
         s.faulted = True
         s.fault_cause = cause
         s.fault_detail = detail
-        if s.in_round and s.foul is None:
-            s.foul = cause
+        self.round_faults.append({"seat": s.seat, "cause": cause, "detail": detail})
 
     def round_record(self, active: list[_Seat], shoe: int, first_card: int, dealer_bj: bool) -> dict[str, Any]:
-        """The round's log record (see RULES.md, "The round log")."""
-        return {
+        """The round's log record (see RULES.md, "The round log"); ``faults`` only when there were any."""
+        record = {
             "type": "round",
             "round": self.round_no,
             "shoe": shoe,
@@ -520,3 +524,6 @@ class Table:
                 for s in active
             ],
         }
+        if self.round_faults:
+            record["faults"] = list(self.round_faults)
+        return record
