@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from twentyone.cards import RANKS, TENS, VALUE, Rank, calculate, check_cards, hand_total, is_black_jack, is_soft
 from twentyone.errors import BadCardsError, TwentyOneError
@@ -78,3 +80,11 @@ def test_check_cards_errors(cards: str, bad: str) -> None:
         check_cards(cards)
     assert isinstance(e.value, ValueError) and isinstance(e.value, TwentyOneError)
     assert bad in str(e.value) and repr(cards) in str(e.value)
+
+
+@given(st.text(alphabet="A23456789TJQK", min_size=1, max_size=19))
+def test_c_and_python_calculate_agree(cards: str) -> None:
+    """The course helper calculate in c_src/twentyone.c, built into twentyone._core, agrees with Python's."""
+    from twentyone.core import c_calculate
+
+    assert c_calculate(cards) == calculate(cards)

@@ -1,4 +1,4 @@
-"""cffi build script for twentyone._core: the shared shuffle/generator and the course helpers.
+"""cffi build script for twentyone._core: the shuffle/generator and the course helpers shared with C.
 
 setup.py names this file in ``cffi_modules``.  Only ``twentyone.core`` imports the result.
 """
@@ -19,13 +19,24 @@ ffi.cdef(
     uint32_t tw_rng_below(tw_rng *rng, uint32_t bound);
     void tw_init_cards(char *cards, int decks);
     void tw_shuffle(tw_rng *rng, char *cards, int n);
+    int tw_calculate(const char *cards, int len);
     """
 )
 ffi.set_source(
     "twentyone._core",
-    '#include "tw_rng.h"',
-    sources=[str((C_SRC / "tw_rng.c").relative_to(HERE.parent))],
-    include_dirs=[str(C_SRC.relative_to(HERE.parent))],
+    """
+    #include "tw_rng.h"
+    #include "twentyone.h"
+    /* the course's calculate, on a plain string (the C helpers are the same code the C program links) */
+    static int tw_calculate(const char *cards, int len)
+    {
+        char buf[20] = { 0 };
+        memcpy(buf, cards, len < 19 ? (size_t)len : 19);
+        return calculate(&buf, len < 19 ? len : 19);
+    }
+    """,
+    sources=[str((C_SRC / name).relative_to(HERE.parent)) for name in ("tw_rng.c", "twentyone.c")],
+    include_dirs=[str(C_SRC.relative_to(HERE.parent)), str((C_SRC / "compat").relative_to(HERE.parent))],
     extra_compile_args=["-O2", "-std=c99"],
 )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from twentyone._core import ffi, lib
 
-__all__ = ["Generator", "new_shoe", "MAX_SEED"]
+__all__ = ["Generator", "new_shoe", "c_calculate", "MAX_SEED"]
 
 MAX_SEED = 2**64 - 1
 
@@ -50,3 +50,9 @@ def new_shoe(decks: int) -> bytes:
     buf = ffi.new("char[]", decks * 52)
     lib.tw_init_cards(buf, decks)
     return bytes(ffi.unpack(buf, decks * 52))
+
+
+def c_calculate(cards: str) -> int:
+    """The C program's ``calculate`` (c_src/twentyone.c) on ``cards``: a cross-check of the Python one."""
+    data = cards.encode("ascii")
+    return int(lib.tw_calculate(data, len(data)))
