@@ -1,4 +1,11 @@
-/* conio.h - a POSIX stand-in for the parts of the DOS/Windows <conio.h> that students use. */
+/* conio.h - a POSIX stand-in for the parts of the DOS/Windows <conio.h> that course files use.
+ *
+ * getch() reads one key without echo, getche() one key with echo.  At a terminal the key is
+ * read at once (non-canonical mode, restored afterwards); from a pipe or a file it is simply the
+ * next character.  Everything is static inline, so a file that includes this needs nothing more
+ * to link.  When the Python engine captures a strategy's input and output (tw_capture.h is
+ * force-included, TW_CAPTURED), the terminal is never touched.
+ */
 #ifndef TW_COMPAT_CONIO_H
 #define TW_COMPAT_CONIO_H
 
@@ -8,17 +15,28 @@
 
 static inline int tw_read_key(int echo)
 {
+#ifdef TW_CAPTURED
+    (void)echo;
+    return getchar();
+#else
     struct termios old, raw;
     int c;
-    if (!isatty(0))
-        return getchar();
-    tcgetattr(0, &old);
+    if (!isatty(0) || tcgetattr(0, &old) != 0) {
+        c = getchar();
+        return c;
+    }
+    fflush(stdout);
     raw = old;
-    raw.c_lflag &= ~(tcflag_t)(ICANON | (echo ? 0 : ECHO));
+    raw.c_lflag &= ~(tcflag_t)ICANON;
+    if (!echo)
+        raw.c_lflag &= ~(tcflag_t)ECHO;
+    raw.c_cc[VMIN] = 1;
+    raw.c_cc[VTIME] = 0;
     tcsetattr(0, TCSANOW, &raw);
     c = getchar();
     tcsetattr(0, TCSANOW, &old);
     return c;
+#endif
 }
 
 /* One key, not shown. */
@@ -27,7 +45,8 @@ static inline int getch(void) { return tw_read_key(0); }
 static inline int getche(void) { return tw_read_key(1); }
 static inline int _getch(void) { return tw_read_key(0); }
 static inline int _getche(void) { return tw_read_key(1); }
-/* No key is ever waiting (there is no keyboard buffer to peek at). */
+/* No key is ever reported waiting: there is no keyboard buffer to peek at. */
 static inline int kbhit(void) { return 0; }
+static inline int _kbhit(void) { return 0; }
 
 #endif

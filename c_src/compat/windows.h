@@ -1,5 +1,7 @@
-/* windows.h - a POSIX stand-in for the parts of <windows.h> that students use: Sleep, and
- * system("cls") / system("pause") made harmless. */
+/* windows.h - a POSIX stand-in for the few parts of <windows.h> that course files use:
+ * Sleep(ms), system("cls") / system("pause") made harmless, and the console calls used for
+ * colours and cursor moves, which do nothing here.  Header-only (static inline).
+ */
 #ifndef TW_COMPAT_WINDOWS_H
 #define TW_COMPAT_WINDOWS_H
 
@@ -8,19 +10,51 @@
 #include <unistd.h>
 
 typedef unsigned long DWORD;
+typedef unsigned short WORD;
 typedef int BOOL;
+typedef void* HANDLE;
+typedef struct { short X; short Y; } COORD;
+typedef struct { DWORD dwSize; BOOL bVisible; } CONSOLE_CURSOR_INFO;
 #ifndef TRUE
 #define TRUE 1
+#endif
+#ifndef FALSE
 #define FALSE 0
 #endif
+#define STD_INPUT_HANDLE ((DWORD)-10)
+#define STD_OUTPUT_HANDLE ((DWORD)-11)
+#define STD_ERROR_HANDLE ((DWORD)-12)
+#define FOREGROUND_BLUE 0x0001
+#define FOREGROUND_GREEN 0x0002
+#define FOREGROUND_RED 0x0004
+#define FOREGROUND_INTENSITY 0x0008
+#define BACKGROUND_BLUE 0x0010
+#define BACKGROUND_GREEN 0x0020
+#define BACKGROUND_RED 0x0040
+#define BACKGROUND_INTENSITY 0x0080
 
 static inline void Sleep(DWORD ms) { usleep((useconds_t)ms * 1000u); }
+static inline HANDLE GetStdHandle(DWORD which) { (void)which; return (HANDLE)0; }
+static inline BOOL SetConsoleTextAttribute(HANDLE h, WORD attr) { (void)h; (void)attr; return TRUE; }
+static inline BOOL SetConsoleCursorPosition(HANDLE h, COORD pos) { (void)h; (void)pos; return TRUE; }
+static inline BOOL SetConsoleCursorInfo(HANDLE h, const CONSOLE_CURSOR_INFO* info) { (void)h; (void)info; return TRUE; }
+static inline BOOL SetConsoleTitleA(const char* title) { (void)title; return TRUE; }
+#define SetConsoleTitle SetConsoleTitleA
 
+/* system("cls"), system("pause") and the like do nothing; any other command runs as usual.
+ * (When the Python engine captures a strategy, tw_capture.h already makes system() harmless.) */
 #ifndef TW_CAPTURED
-static inline int tw_system_compat(const char *cmd)
+static inline int tw_system_compat(const char* cmd)
 {
-    if (cmd && (strcmp(cmd, "cls") == 0 || strcmp(cmd, "pause") == 0 || strcmp(cmd, "CLS") == 0))
-        return 0;
+    static const char* const ignored[] = { "cls", "CLS", "pause", "PAUSE", "color", "COLOR", "mode", "MODE",
+                                           "title", "TITLE" };
+    if (cmd == NULL)
+        return system(cmd);
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) {
+        size_t n = strlen(ignored[i]);
+        if (strncmp(cmd, ignored[i], n) == 0 && (cmd[n] == 0 || cmd[n] == ' '))
+            return 0;
+    }
     return system(cmd);
 }
 #define system(cmd) tw_system_compat(cmd)
