@@ -1,0 +1,272 @@
+"""The grading configuration: every threshold, weight and budget of the rubric, read from TOML.
+
+The defaults are the course rubric (RULES.md, "Grading"): 60 points for legal play, 20 for beating the
+always-stand player in at least 90% of 2-seat matches, 20 for beating the basic-strategy player in at
+least 60%, and a bonus by rank in a class tournament.  A TOML file changes any of them; an unknown key
+or an out-of-range value is a ``ConfigError`` naming it.  ``example_toml()`` prints the full default file.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from twentyone.errors import ConfigError
+from twentyone.rules import PRESETS
+
+__all__ = ["GradingConfig", "LegalPlay", "WinRate", "TournamentBonus", "Isolation", "load_config",
+           "config_from_dict", "example_toml"]
+
+BUILTIN_OPPONENTS = ("stand", "basic", "hilo")
+
+
+@dataclass(frozen=True)
+class LegalPlay:
+    """Criterion 1: plays legally in every match it plays."""
+
+    weight: float = 60.0
+    #: Extra 5-seat matches next to built-in players, the submission at each seat in turn.
+    matches: int = 10
+    #: Incidents (fouls, crashes, time-outs) allowed before the criterion fails.
+    max_incidents: int = 0
+
+
+@dataclass(frozen=True)
+class WinRate:
+    """A "beats X in at least T of 2-seat matches" criterion and its match budget."""
+
+    weight: float = 20.0
+    threshold: float = 0.9
+    opponent: str = "stand"
+    #: Matches per batch; even, since each seed is played twice with the seats swapped.
+    batch: int = 100
+    min_matches: int = 200
+    max_matches: int = 1000
+    confidence: float = 0.95
+
+
+@dataclass(frozen=True)
+class TournamentBonus:
+    """The class tournament and the bonus points by rank."""
+
+    enabled: bool = True
+    #: ``table5`` (tables of up to 5, reseated every match) or ``pairs`` (2-seat round robin).
+    format: str = "table5"
+    #: Matches per entry (table5) or per pair (pairs).
+    matches: int = 20
+    #: Bonus points for rank 1, 2, 3 ...; ranks past the list get nothing.
+    bonus: tuple[float, ...] = (10.0, 6.0, 3.0)
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How submissions run: in the sandbox (default) with these limits, or trusted in process."""
+
+    trusted: bool = False
+    decision_timeout: float = 1.0
+    match_timeout: float = 60.0
+
+
+@dataclass(frozen=True)
+class GradingConfig:
+    """Everything ``twentyone grade`` needs to know besides the submissions."""
+
+    #: Base seed: every submission plays the same seeds, so the same shoes.
+    seed: int = 2026
+    decks: int = 6
+    rules: str = "course"
+    #: The submission's function set that is graded (bet1.., first_action1.., ...).
+    function_set: int = 1
+    #: How a tie counts in a win rate: ``half`` a win, or a ``loss``.
+    ties: str = "half"
+    #: Points for a borderline criterion: ``estimate`` (awarded if the observed rate reaches the
+    #: threshold), ``pass`` or ``fail``.
+    borderline: str = "estimate"
+    legal: LegalPlay = field(default_factory=LegalPlay)
+    beat_stand: WinRate = field(default_factory=WinRate)
+    beat_basic: WinRate = field(default_factory=lambda: WinRate(threshold=0.6, opponent="basic"))
+    tournament: TournamentBonus = field(default_factory=TournamentBonus)
+    isolation: Isolation = field(default_factory=Isolation)
+
+    @property
+    def max_score(self) -> float:
+        """Rubric points without the bonus."""
+        return self.legal.weight + self.beat_stand.weight + self.beat_basic.weight
+
+    def win_criteria(self) -> dict[str, WinRate]:
+        """The win-rate criteria by name, in rubric order."""
+        return {"beat_stand": self.beat_stand, "beat_basic": self.beat_basic}
+
+    def to_dict(self) -> dict[str, Any]:
+        """As a JSON/TOML-ready dict."""
+        d = asdict(self)
+        d["tournament"]["bonus"] = list(self.tournament.bonus)
+        return d
+
+    def check(self, where: str = "config") -> GradingConfig:
+        """Raise ConfigError naming the first out-of-range value; return self."""
+        def bad(key: str, value: Any, allowed: str) -> ConfigError:
+            return ConfigError(f"{where}: {key} out of range: {value!r} ({allowed})")
+
+        if not 0 <= self.seed < 2**63:
+            raise bad("seed", self.seed, "0 .. 2^63-1")
+        if not 1 <= self.decks <= 8:
+            raise bad("decks", self.decks, "1 .. 8")
+        if self.rules not in PRESETS:
+            raise bad("rules", self.rules, "one of " + ", ".join(PRESETS))
+        if not 1 <= self.function_set <= 5:
+            raise bad("function_set", self.function_set, "1 .. 5")
+        if self.ties not in ("half", "loss"):
+            raise bad("ties", self.ties, "half or loss")
+        if self.borderline not in ("estimate", "pass", "fail"):
+            raise bad("borderline", self.borderline, "estimate, pass or fail")
+        lp = self.legal
+        if not 0 <= lp.weight <= 1000:
+            raise bad("legal.weight", lp.weight, "0 .. 1000")
+        if not 0 <= lp.matches <= 10000:
+            raise bad("legal.matches", lp.matches, "0 .. 10000")
+        if lp.max_incidents < 0:
+            raise bad("legal.max_incidents", lp.max_incidents, "0 or more")
+        for name, c in self.win_criteria().items():
+            if not 0 <= c.weight <= 1000:
+                raise bad(f"{name}.weight", c.weight, "0 .. 1000")
+            if not 0 < c.threshold < 1:
+                raise bad(f"{name}.threshold", c.threshold, "a rate strictly between 0 and 1, e.g. 0.9")
+            if c.opponent not in BUILTIN_OPPONENTS:
+                raise bad(f"{name}.opponent", c.opponent, "one of " + ", ".join(BUILTIN_OPPONENTS))
+            if c.batch < 2 or c.batch % 2:
+                raise bad(f"{name}.batch", c.batch, "an even number, 2 or more")
+            if not c.batch <= c.min_matches <= c.max_matches <= 1_000_000:
+                raise ConfigError(f"{where}: {name}: need batch <= min_matches <= max_matches <= 1000000, "
+                                  f"got {c.batch}, {c.min_matches}, {c.max_matches}")
+            if not 0.5 <= c.confidence < 1:
+                raise bad(f"{name}.confidence", c.confidence, "0.5 .. 0.999")
+        t = self.tournament
+        if t.format not in ("table5", "pairs"):
+            raise bad("tournament.format", t.format, "table5 or pairs")
+        if not 1 <= t.matches <= 100000:
+            raise bad("tournament.matches", t.matches, "1 .. 100000")
+        if any(not 0 <= b <= 1000 for b in t.bonus):
+            raise bad("tournament.bonus", list(t.bonus), "points from 0 to 1000 for rank 1, 2, ...")
+        iso = self.isolation
+        for key in ("decision_timeout", "match_timeout"):
+            v = getattr(iso, key)
+            if not 0 < v <= 3600:
+                raise bad(f"isolation.{key}", v, "0 .. 3600 seconds")
+        return self
+
+
+_SECTIONS: dict[str, type] = {"legal": LegalPlay, "beat_stand": WinRate, "beat_basic": WinRate,
+                              "tournament": TournamentBonus, "isolation": Isolation}
+
+
+def _coerce(where: str, key: str, value: Any, default: Any) -> Any:
+    """Check ``value`` has the type of ``default`` (ints are accepted for floats)."""
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        value = float(value) if ok else value
+    elif isinstance(default, tuple):
+        ok = isinstance(value, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                             for v in value)
+        value = tuple(float(v) for v in value) if ok else value
+    else:
+        ok = isinstance(value, str)
+    if not ok:
+        kind = {bool: "true or false", int: "a whole number", float: "a number", tuple: "a list of numbers",
+                str: "a string"}[type(default)]
+        raise ConfigError(f"{where}: {key} must be {kind}, not {value!r}")
+    return value
+
+
+def config_from_dict(data: dict[str, Any], where: str = "config") -> GradingConfig:
+    """Build and check a GradingConfig from a dict shaped like the TOML file."""
+    base = GradingConfig()
+    top: dict[str, Any] = {}
+    known_top = [f.name for f in fields(GradingConfig)]
+    for key, value in data.items():
+        if key not in known_top:
+            raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(known_top)})")
+        default = getattr(base, key)
+        if key in _SECTIONS:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: [{key}] must be a table of keys")
+            known = [f.name for f in fields(_SECTIONS[key])]
+            section: dict[str, Any] = {}
+            for k, v in value.items():
+                if k not in known:
+                    raise ConfigError(f"{where}: unknown key {k!r} in [{key}] (known: {', '.join(known)})")
+                section[k] = _coerce(where, f"{key}.{k}", v, getattr(default, k))
+            top[key] = replace(default, **section)
+        else:
+            top[key] = _coerce(where, key, value, default)
+    return replace(base, **top).check(where)
+
+
+def load_config(path: Path | None) -> GradingConfig:
+    """The course defaults, changed by the TOML file at ``path`` if given."""
+    if path is None:
+        return GradingConfig()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"cannot read config {str(path)!r}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"cannot read config {str(path)!r}: not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    return config_from_dict(data, str(path))
+
+
+def example_toml() -> str:
+    """The default configuration as a commented TOML file."""
+    c = GradingConfig()
+    lines = [
+        "# twentyone grading configuration: the course rubric (every key is optional)",
+        f"seed = {c.seed}            # base seed: every submission plays the same seeds",
+        f"decks = {c.decks}",
+        f'rules = "{c.rules}"',
+        f"function_set = {c.function_set}         # the function set graded (bet1, first_action1, ...)",
+        f'ties = "{c.ties}"            # a tie counts half a win, or "loss"',
+        f'borderline = "{c.borderline}"  # points for a borderline result: "estimate", "pass" or "fail"',
+        "",
+        "[legal]                  # no foul, crash or time-out in any match the submission plays",
+        f"weight = {c.legal.weight:g}",
+        f"matches = {c.legal.matches}             # extra 5-seat matches beside built-in players",
+        f"max_incidents = {c.legal.max_incidents}",
+    ]
+    for name, w in c.win_criteria().items():
+        lines += [
+            "",
+            f"[{name}]",
+            f"weight = {w.weight:g}",
+            f"threshold = {w.threshold:g}",
+            f'opponent = "{w.opponent}"',
+            f"batch = {w.batch}              # matches per look (each seed twice, seats swapped)",
+            f"min_matches = {w.min_matches}",
+            f"max_matches = {w.max_matches}",
+            f"confidence = {w.confidence:g}",
+        ]
+    t, iso = c.tournament, c.isolation
+    lines += [
+        "",
+        "[tournament]             # class tournament; bonus points by rank",
+        f"enabled = {'true' if t.enabled else 'false'}",
+        f'format = "{t.format}"         # or "pairs"',
+        f"matches = {t.matches}",
+        f"bonus = [{', '.join(f'{b:g}' for b in t.bonus)}]",
+        "",
+        "[isolation]",
+        f"trusted = {'true' if iso.trusted else 'false'}          # true runs submissions in process (never for unread code)",
+        f"decision_timeout = {iso.decision_timeout:g}",
+        f"match_timeout = {iso.match_timeout:g}",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,65 @@
+"""Win rates and their intervals: the Wilson score interval and the sequential decision rule of grading.
+
+A rubric criterion such as "beats the always-stand player in at least 90% of matches" is decided
+from a sample of matches.  ``wilson`` gives the 95% interval of a rate; ``Decision`` applies the rule
+of RULES.md ("Grading"): after each batch of matches, stop as soon as the interval lies wholly above
+the threshold (pass) or wholly below it (fail); at the maximum number of matches an interval that still
+holds the threshold is *borderline*.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+
+__all__ = ["wilson", "z_for", "Verdict", "decide"]
+
+
+def z_for(confidence: float) -> float:
+    """The two-sided normal quantile for ``confidence`` (1.959964 for 0.95)."""
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def wilson(wins: float, n: int, confidence: float = 0.95) -> tuple[float, float, float]:
+    """(rate, low, high): the observed rate and its Wilson score interval; (0, 0, 1) when ``n`` is 0.
+
+    ``wins`` may be fractional (a tie counted as half a win).
+    """
+    if n <= 0:
+        return 0.0, 0.0, 1.0
+    z = z_for(confidence)
+    p = wins / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    # Clamped so rounding never puts the rate outside its own interval (at 0 or 1 exactly).
+    return p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Where a win-rate criterion stands after some matches."""
+
+    #: ``pass``, ``fail``, ``borderline`` (at the maximum, the interval still holds the threshold),
+    #: or ``open`` (more matches are needed).
+    status: str
+    matches: int
+    rate: float
+    low: float
+    high: float
+
+
+def decide(wins: float, n: int, threshold: float, min_matches: int, max_matches: int,
+           confidence: float = 0.95) -> Verdict:
+    """Apply the decision rule to ``wins`` out of ``n`` matches (``n`` at a batch boundary)."""
+    rate, low, high = wilson(wins, n, confidence)
+    if n >= min_matches and low > threshold:
+        status = "pass"
+    elif n >= min_matches and high < threshold:
+        status = "fail"
+    elif n >= max_matches:
+        status = "borderline"
+    else:
+        status = "open"
+    return Verdict(status, n, rate, low, high)
