@@ -1,0 +1,374 @@
+"""Reports: every file is written, JSON follows Gradescope's and PrairieLearn's formats, CSV matches,
+student text is escaped, charts are real PNGs, and the class page renders in headless Chromium."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import struct
+import subprocess
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from twentyone.config import GradingConfig
+from twentyone.report import CHART_SIZE, ReportError, csv_table, format_rate, write_reports
+from twentyone.scores import BankrollSample, ClassReport, Criterion, Incident, StandingRow, StudentScore
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+SCRIPT = "<script>alert('pwned')</script>"
+HOSTILE = "dan&o'hara"
+
+
+def running(n: int, rate: float, start: float) -> list[tuple[int, float, float, float]]:
+    """A narrowing interval around ``rate`` after each batch of 100 matches."""
+    return [(k, rate, max(0.0, rate - start / (k / 100) ** 0.5), min(1.0, rate + start / (k / 100) ** 0.5))
+            for k in range(100, n + 1, 100)]
+
+
+def win_criterion(name: str, threshold: float, status: str, points: float, rate: float, n: int) -> Criterion:
+    """A win-rate rubric line with its running interval."""
+    low, high = rate - 0.02, rate + 0.02
+    return Criterion(name, f"Beats {name[5:]} in at least {threshold:.0%} of matches", points, 20.0, status,
+                     f"{rate * n:.0f} of {n} matches won", wins=rate * n, ties=3, losses=n - int(rate * n) - 3,
+                     matches=n, rate=rate, low=low, high=high, threshold=threshold,
+                     running=running(n, rate, 0.06), mean_account=1200.0, opponent_mean_account=800.0)
+
+
+def legal(points: float, status: str, detail: str) -> Criterion:
+    """The legal-play rubric line."""
+    return Criterion("legal", "Plays legally in every match", points, 60.0, status, detail)
+
+
+def sample(name: str) -> BankrollSample:
+    """A short bankroll sample against basic."""
+    return BankrollSample(f"beat_basic|{name}|basic|2026|1", f"{name} vs basic, seed 2026", [name, "basic"],
+                          [[1000 + 10 * r for r in range(30)], [1000 - 5 * r for r in range(30)]])
+
+
+@pytest.fixture(scope="module")
+def grade_report() -> ClassReport:
+    """A class: a passing student, a borderline one, one that did not compile, one with incidents."""
+    alice = StudentScore("alice", "subs/alice/mycodes.c", "c", None, "", 100.0, 100.0, 10.0,
+                         [legal(60, "pass", "no incident in 1210 matches"),
+                          win_criterion("beat_stand", 0.9, "pass", 20, 0.95, 400),
+                          win_criterion("beat_basic", 0.6, "pass", 20, 0.7, 400),
+                          Criterion("tournament", "Class tournament bonus", 10, 10, "bonus", "rank 1 of 4")],
+                         [], 0, [sample("alice")], tournament_rank=1, tournament_size=4)
+    bob = StudentScore("bob", "subs/bob.py", "py", None, "", 80.0, 100.0, 3.0,
+                       [legal(60, "pass", "no incident"), win_criterion("beat_stand", 0.9, "pass", 20, 0.93, 600),
+                        win_criterion("beat_basic", 0.6, "borderline", 0, 0.59, 1000),
+                        Criterion("tournament", "Class tournament bonus", 3, 10, "bonus", "rank 3 of 4")],
+                       [], 0, [sample("bob")], tournament_rank=3, tournament_size=4)
+    carol = StudentScore("carol", "subs/carol/mycodes.c", "", "did not compile: mycodes.c:3: error " + SCRIPT,
+                         "mycodes.c:3:5: error: expected ';' before " + SCRIPT, 0.0, 100.0, 0.0,
+                         [legal(0, "fail", "did not compile"),
+                          Criterion("beat_stand", "Beats stand in at least 90% of matches", 0, 20, "not played",
+                                    "did not compile", threshold=0.9),
+                          Criterion("beat_basic", "Beats basic in at least 60% of matches", 0, 20, "not played",
+                                    "did not compile", threshold=0.6)],
+                         [Incident("-", 0, "compile", SCRIPT)], 1, [])
+    excerpt = json.dumps({"type": "round", "round": 7, "players": [{"seat": 1, "foul": "illegal_double <b>x</b>"}]})
+    dan = StudentScore(HOSTILE, "subs/dan.py", "py", None, "", 40.0, 100.0, 6.0,
+                       [legal(0, "fail", "12 incidents"), win_criterion("beat_stand", 0.9, "pass", 20, 0.92, 400),
+                        win_criterion("beat_basic", 0.6, "pass", 20, 0.66, 400),
+                        Criterion("tournament", "Class tournament bonus", 6, 10, "bonus", "rank 2 of 4")],
+                       [Incident("beat_basic|dan|basic|2031|2", 7, "illegal_double", excerpt),
+                        Incident("beat_stand|dan|stand|2040|1", 2, "timeout", "decision took 1.2 s > 1.0 s")],
+                       12, [sample(HOSTILE)], tournament_rank=2, tournament_size=4)
+    standings = [StandingRow(1, "alice", "subs/alice/mycodes.c", 60, 40, 5, 15, 0.708, 0.58, 0.81, 1480.5, 0, 0),
+                 StandingRow(2, HOSTILE, "subs/dan.py", 60, 33, 4, 23, 0.583, 0.46, 0.70, 1210.0, 3, 1, ["timeout"])]
+    return ClassReport("grade", "CS101 blackjack, spring", "2026-11-23T10:00:00", GradingConfig().to_dict(),
+                       [alice, bob, carol, dan], standings, matches=4862, rounds=291720)
+
+
+@pytest.fixture(scope="module")
+def tournament_report() -> ClassReport:
+    """A three-entry tournament with a faulting entry."""
+    rows = [StandingRow(1, "hilo", "hilo", 40, 30, 2, 8, 0.775, 0.63, 0.88, 1330.0, 0, 0),
+            StandingRow(2, "basic", "basic", 40, 22, 3, 15, 0.5875, 0.43, 0.72, 1105.0, 0, 0),
+            StandingRow(3, "eve", "subs/eve<x>.c", 40, 4, 1, 35, 0.1125, 0.05, 0.24, 610.0, 2, 5, ["crash: SIGSEGV"],
+                        "crashed in 5 matches " + SCRIPT)]
+    return ClassReport("tournament", "Friday tournament", "2026-11-23T12:00:00",
+                       {"matches": 40, "seed": 7, "format": "pairs"}, standings=rows, matches=120, rounds=7200)
+
+
+@pytest.fixture(scope="module")
+def grade_out(grade_report: ClassReport, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
+    """The grade report written once for the module."""
+    out = tmp_path_factory.mktemp("grade")
+    return out, write_reports(grade_report, out)
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file."""
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """The width and height of a PNG from its IHDR chunk."""
+    data = path.read_bytes()
+    assert data[:8] == PNG_SIGNATURE and data[12:16] == b"IHDR"
+    w, h = struct.unpack(">II", data[16:24])
+    return int(w), int(h)
+
+
+def test_every_file_is_written(grade_out: tuple[Path, list[Path]], grade_report: ClassReport) -> None:
+    """Pages, charts, CSV, JSON and one platform file per student exist and are the files returned."""
+    out, written = grade_out
+    assert all(p.is_file() and p.stat().st_size > 0 for p in written)
+    assert len(written) == len(set(written))
+    for name in ("index.html", "scores.csv", "scores.json"):
+        assert out / name in written
+    for s in grade_report.students:
+        for rel in (f"students/{s.name}.html", f"gradescope/{s.name}/results.json",
+                    f"prairielearn/{s.name}/results.json"):
+            assert out / rel in written
+    assert not (out / "gradescope" / "results.json").exists()
+    assert out / "students" / "alice" / "winrate-beat_stand.png" in written
+    assert out / "students" / "alice" / "bankroll-1.png" in written
+    assert not (out / "students" / "carol").exists()
+
+
+def test_single_student_gets_top_level_gradescope_file(grade_report: ClassReport, tmp_path: Path) -> None:
+    """With exactly one student, gradescope/results.json is that student's results."""
+    one = ClassReport("grade", "one", "2026-11-23", {}, grade_report.students[:1])
+    write_reports(one, tmp_path)
+    assert read_json(tmp_path / "gradescope" / "results.json") == read_json(tmp_path / "gradescope/alice/results.json")
+
+
+def test_charts_are_valid_pngs(grade_out: tuple[Path, list[Path]]) -> None:
+    """Every chart is a PNG of the drawn size and not a blank image."""
+    out, written = grade_out
+    pngs = [p for p in written if p.suffix == ".png"]
+    assert len(pngs) == 3 * 3  # alice, bob, dan: two win-rate charts and one bankroll chart each
+    for p in pngs:
+        assert png_size(p) == CHART_SIZE
+        assert p.stat().st_size > 10_000
+
+
+def test_scores_json_is_the_report(grade_out: tuple[Path, list[Path]], grade_report: ClassReport) -> None:
+    """scores.json is ClassReport.to_dict(), totals included."""
+    data = read_json(grade_out[0] / "scores.json")
+    assert data == json.loads(json.dumps(grade_report.to_dict()))
+    assert [s["total"] for s in data["students"]] == [110.0, 83.0, 0.0, 46.0]
+
+
+def test_csv_rows_match_the_students(grade_out: tuple[Path, list[Path]], grade_report: ClassReport) -> None:
+    """scores.csv has a header and one row per student with the report's numbers."""
+    with open(grade_out[0] / "scores.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["name"] for r in rows] == [s.name for s in grade_report.students]
+    for r, s in zip(rows, grade_report.students):
+        assert float(r["total"]) == s.total and int(r["incidents"]) == s.incident_count
+        assert r["error"] == (s.error or "")
+    assert rows[1]["beat_basic_status"] == "borderline" and float(rows[1]["beat_basic_rate"]) == 0.59
+    assert rows[2]["tournament_points"] == ""
+
+
+def test_csv_columns_are_stable(grade_report: ClassReport, tournament_report: ClassReport) -> None:
+    """Column order follows the rubric, whatever order the criteria come in."""
+    header, _ = csv_table(grade_report)
+    assert header[:3] == ["name", "kind", "source"]
+    assert [h for h in header if h.endswith("_points") and "_max_" not in h] == ["legal_points", "beat_stand_points",
+                                                           "beat_basic_points", "tournament_points"]
+    header, rows = csv_table(tournament_report)
+    assert header[:4] == ["rank", "name", "spec", "matches"] and len(rows) == 3
+
+
+def test_gradescope_results_follow_the_format(grade_out: tuple[Path, list[Path]],
+                                              grade_report: ClassReport) -> None:
+    """Gradescope: score = rubric + bonus, tests with name/score/max_score/output/visibility, a leaderboard."""
+    for s in grade_report.students:
+        gs = read_json(grade_out[0] / "gradescope" / s.name / "results.json")
+        assert gs["score"] == pytest.approx(s.total)
+        assert gs["stdout_visibility"] in ("hidden", "visible", "after_due_date", "after_published")
+        assert gs["output_format"] == "text" and isinstance(gs["output"], str)
+        for t in gs["tests"]:
+            assert {"name", "output", "visibility"} <= t.keys() and t["visibility"] == "visible"
+            assert t["status"] in ("passed", "failed")
+            if "score" in t:
+                assert 0 <= t["score"] <= t["max_score"]
+        rubric = [t for t in gs["tests"] if "score" in t]
+        assert sum(t["score"] for t in rubric) == pytest.approx(s.total)
+        board = {e["name"]: e["value"] for e in gs["leaderboard"]}
+        assert board["total"] == pytest.approx(s.total) and board["incidents"] == s.incident_count
+    bob = read_json(grade_out[0] / "gradescope" / "bob" / "results.json")
+    basic = next(t for t in bob["tests"] if "beat_basic" in t["tags"])
+    assert basic["status"] == "failed" and "borderline" in basic["output"]
+    assert bob["leaderboard"][2] == {"name": "beats basic win rate", "value": 0.59}
+
+
+def test_prairielearn_results_follow_the_format(grade_out: tuple[Path, list[Path]],
+                                                grade_report: ClassReport) -> None:
+    """PrairieLearn: gradable, score in 0..1 (bonus capped), tests with points/max_points."""
+    for s in grade_report.students:
+        pl = read_json(grade_out[0] / "prairielearn" / s.name / "results.json")
+        assert {"gradable", "score", "message", "tests"} <= pl.keys()
+        assert 0.0 <= pl["score"] <= 1.0
+        for t in pl["tests"]:
+            assert {"name", "points", "max_points", "message", "output"} <= t.keys()
+            assert 0 <= t["points"] <= t["max_points"]
+    def read(name: str) -> Any:
+        return read_json(grade_out[0] / "prairielearn" / name / "results.json")
+
+    assert read("alice")["score"] == 1.0 and read("alice")["gradable"] is True
+    assert read("bob")["score"] == pytest.approx(0.83)
+    carol = read("carol")
+    assert carol["gradable"] is False and carol["message"].startswith("did not compile")
+    assert any(SCRIPT in e for e in carol["format_errors"])
+
+
+class Text(HTMLParser):
+    """Collects a page's script bodies, text and tags."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.scripts: list[str] = []
+        self.text: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        (self.scripts if self._in_script else self.text).append(data)
+
+
+def parse(path: Path) -> Text:
+    """Parse an HTML file."""
+    p = Text()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p
+
+
+def test_student_text_is_escaped(grade_out: tuple[Path, list[Path]]) -> None:
+    """Compiler messages, errors, names and excerpts from students never become markup."""
+    out = grade_out[0]
+    for page in [out / "index.html", *(out / "students").glob("*.html")]:
+        p = parse(page)
+        assert len(p.scripts) <= 1 and all("pwned" not in s for s in p.scripts), page
+        assert sum(t == "script" for t, _ in p.tags) <= 1 and not any(t == "x" for t, _ in p.tags), page
+    carol = parse(out / "students" / "carol.html")
+    assert any(SCRIPT in t for t in carol.text)
+    dan_page = (out / "students" / f"{HOSTILE}.html").read_text(encoding="utf-8")
+    assert "dan&amp;o&#x27;hara" in dan_page and "illegal_double &lt;b&gt;x&lt;/b&gt;" in dan_page
+    assert '\n  &quot;round&quot;: 7,' in dan_page  # the JSON excerpt is pretty-printed
+    assert not any(t == "b" for t, _ in parse(out / "students" / f"{HOSTILE}.html").tags)
+    links = [a["href"] for t, a in parse(out / "index.html").tags if t == "a"]
+    assert "students/dan%26o%27hara.html" in links
+
+
+def test_student_page_shows_the_rubric(grade_out: tuple[Path, list[Path]]) -> None:
+    """A student page has every rubric line, the win rate with its interval and the charts."""
+    page = (grade_out[0] / "students" / "bob.html").read_text(encoding="utf-8")
+    assert page.count("<tr>") == 1 + 4 and "borderline" in page
+    assert "59.0% (95% CI 57.0\u201361.0%)" in page
+    assert 'src="bob/winrate-beat_basic.png"' in page and 'src="bob/bankroll-1.png"' in page
+
+
+def test_unsafe_names_and_kinds_are_refused(grade_report: ClassReport, tmp_path: Path) -> None:
+    """A name that is not one path component, or an unknown report kind, is a ReportError naming it."""
+    bad = ClassReport("grade", "t", "d", {}, [StudentScore("../x", "", "py", None, "", 0, 100, 0, [], [], 0, [])])
+    with pytest.raises(ReportError, match=r"'\.\./x'"):
+        write_reports(bad, tmp_path)
+    with pytest.raises(ReportError, match="'exam'"):
+        write_reports(ClassReport("exam", "t", "d", {}), tmp_path)
+
+
+def test_format_rate() -> None:
+    """A rate is shown with its interval, one decimal."""
+    assert format_rate(0.912, 0.893, 0.928) == "91.2% (95% CI 89.3\u201392.8%)"
+    assert format_rate(None, None, None) == ""
+
+
+def test_tournament_report(tournament_report: ClassReport, tmp_path: Path) -> None:
+    """A tournament writes the standings as table#scores, a CSV row per entry and no student files."""
+    written = write_reports(tournament_report, tmp_path)
+    assert {p.relative_to(tmp_path).as_posix() for p in written} == {"index.html", "scores.csv", "scores.json"}
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert 'id="scores"' in page and "77.5% (95% CI 63.0\u201388.0%)" in page
+    assert SCRIPT not in page and "crash: SIGSEGV" in page
+    with open(tmp_path / "scores.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["name"] for r in rows] == ["hilo", "basic", "eve"] and rows[2]["faults"] == "5"
+
+
+# ------------------------------------------------------------------------------------------------ browser
+
+def chromium() -> str:
+    """The chromium executable, or skip."""
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        pytest.skip("chromium not installed: apt-get install chromium")
+    return exe
+
+
+def run_chromium(exe: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run headless Chromium with a fresh profile."""
+    with tempfile.TemporaryDirectory() as profile:
+        return subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                               "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                               "--disable-sync", f"--user-data-dir={profile}", *args],
+                              capture_output=True, text=True, timeout=90)
+
+
+class Rows(HTMLParser):
+    """The rows of table#scores and that table's attributes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.table: dict[str, str | None] | None = None
+        self.rows: list[list[str]] = []
+        self._depth = 0
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "table" and a.get("id") == "scores":
+            self.table, self._depth = a, 1
+        elif self._depth and tag == "tr":
+            self.rows.append([])
+        elif self._depth and tag == "td":
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._depth and tag == "td" and self._cell is not None:
+            self.rows[-1].append("".join(self._cell).strip())
+            self._cell = None
+        elif self._depth and tag == "table":
+            self._depth = 0
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def test_class_page_in_headless_chromium(grade_out: tuple[Path, list[Path]], grade_report: ClassReport,
+                                         tmp_path: Path) -> None:
+    """Chromium renders index.html (a window-size screenshot); table#scores is filled and the script sorts it."""
+    exe = chromium()
+    index = grade_out[0] / "index.html"
+    shot = tmp_path / "index.png"
+    r = run_chromium(exe, f"--screenshot={shot}", "--window-size=1280,900", index.as_uri())
+    assert shot.is_file(), r.stderr
+    assert png_size(shot) == (1280, 900) and shot.stat().st_size > 20_000
+    r = run_chromium(exe, "--enable-logging=stderr", "--v=0", "--dump-dom", index.as_uri() + "?sort=total&dir=desc")
+    assert "Uncaught" not in r.stderr and "Refused to" not in r.stderr, r.stderr  # no script error, no CSP block
+    rows = Rows()
+    rows.feed(r.stdout)
+    assert rows.table is not None, r.stderr
+    assert rows.table.get("data-sort-ready") == "1" and rows.table.get("data-sorted-by") == "total:desc"
+    body = rows.rows[1:]
+    assert len(body) == len(grade_report.students) and all(row and row[0] for row in body)
+    by_total = sorted(grade_report.students, key=lambda s: -s.total)
+    assert [row[0] for row in body] == [s.name for s in by_total]

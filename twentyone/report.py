@@ -1,0 +1,588 @@
+"""Reports of a graded class or a tournament: HTML pages, PNG charts, CSV, JSON and course-platform results.
+
+``write_reports(report, out)`` writes, from a ``ClassReport`` alone (``twentyone.scores``):
+
+- ``index.html``: the class page.  A graded class gets the score table (one row per student: every rubric
+  criterion's points and status, bonus, total, incidents, the error line); a tournament gets its standings
+  (win rate with its Wilson interval, mean final money, fouls, faults).  The table is ``table#scores``,
+  complete in the static HTML; a small inline script (no external file: reports are read offline) sorts it
+  when a header is clicked, by each cell's ``data-sort-value``.  ``index.html?sort=total&dir=desc`` opens it
+  sorted.  The page also shows the configuration, the date, and the match and round counts.
+- ``students/<name>.html`` and the charts under ``students/<name>/``: the rubric lines, the compiler's
+  messages, the incidents with their round-log excerpts, a win-rate chart per win-rate criterion (the
+  running rate, its interval narrowing as matches are played, and the threshold) and the bankroll curves
+  of the sample matches.  Charts need matplotlib (``pip install 'twentyone[reports]'``); without it the
+  pages say so and everything else is still written.
+- ``scores.csv`` (one row per student, or per standing for a tournament) and ``scores.json``
+  (``ClassReport.to_dict()``).
+- ``gradescope/<name>/results.json`` per student, and ``gradescope/results.json`` too when the report holds
+  exactly one student (Gradescope grades one submission per run).
+- ``prairielearn/<name>/results.json`` per student.
+
+Scores on the platforms, bonus included:
+
+- **Gradescope**: top-level ``score`` = rubric points + bonus, *not* capped: the bonus is extra credit
+  above the assignment's total (set the assignment's points to the rubric maximum, 100 by default).  Each
+  rubric line is a test (``score`` / ``max_score``); the tournament bonus is a test whose ``max_score`` is
+  the bonus for rank 1.  ``status`` is ``passed`` when a line has all its points (a bonus line is always
+  ``passed``); a borderline line says so in its ``output``.  All text is sent with ``*_format: text`` so
+  nothing from a student is rendered as HTML.  ``stdout_visibility`` is ``hidden``: the grader's terminal
+  output names other students.  ``leaderboard``: ``total``, then each criterion's win rate (omitted when
+  no match was played), then ``incidents`` (ascending).
+- **PrairieLearn**: ``score`` = min(1, (rubric points + bonus) / rubric maximum), so a bonus can make up
+  lost rubric points but never lifts the score over 1.  A submission that could not be used (it did not
+  compile, or no strategy file was found: ``StudentScore.error``) is ``gradable: false`` with the reason
+  in ``message`` and ``format_errors``; PrairieLearn then neither awards points nor counts the attempt.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Sequence
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from twentyone.errors import TwentyOneError
+from twentyone.scores import BankrollSample, ClassReport, Criterion, StandingRow, StudentScore
+
+__all__ = ["ReportError", "write_reports", "render_index", "render_student", "csv_table", "gradescope_results",
+           "prairielearn_results", "win_rate_chart", "bankroll_chart", "format_rate"]
+
+#: Short column headers of the known rubric criteria (others use their name).
+SHORT = {"legal": "Legal play", "beat_stand": "Beats stand", "beat_basic": "Beats basic",
+         "tournament": "Tournament"}
+#: Criterion order in tables and CSV columns: the rubric's, then any other in the order first seen.
+RUBRIC_ORDER = ("legal", "beat_stand", "beat_basic", "tournament")
+STATUSES = ("pass", "fail", "borderline", "not played", "bonus")
+#: Chart size in pixels (width, height).
+CHART_SIZE = (580, 300)
+NO_CHARTS = "Charts not drawn: matplotlib is not installed (pip install 'twentyone[reports]')."
+
+
+class ReportError(TwentyOneError, ValueError):
+    """A report cannot be written as asked (e.g. a student name that is not a safe file name)."""
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+def format_rate(rate: float | None, low: float | None, high: float | None, confidence: float = 0.95) -> str:
+    """'91.2% (95% CI 89.3-92.8%)', or '' when there is no rate."""
+    if rate is None:
+        return ""
+    if low is None or high is None:
+        return f"{rate:.1%}"
+    return f"{rate:.1%} ({confidence:.0%} CI {low * 100:.1f}\u2013{high:.1%})"
+
+
+def _num(x: float | None, digits: int = 6) -> str:
+    """A number for CSV cells and data attributes: no float noise, '' for None."""
+    if x is None:
+        return ""
+    r = round(float(x), digits)
+    if not math.isfinite(r):
+        return repr(r)
+    return str(int(r)) if r == int(r) else repr(r)
+
+
+def _pts(x: float) -> str:
+    """Points as people write them: 20, 12.5."""
+    return f"{x:g}" if x == round(x, 2) else f"{x:.2f}"
+
+
+def _safe_name(name: str) -> str:
+    """``name`` if it can be used as one path component, else ReportError."""
+    if not name or name in (".", "..") or any(c in name for c in "/\\\0"):
+        raise ReportError(f"student name is not a safe file name: {name!r}")
+    return name
+
+
+def _criterion_names(students: Iterable[StudentScore]) -> list[str]:
+    """Every criterion name in the report, rubric order first."""
+    seen = [c.name for s in students for c in s.criteria]
+    return [n for n in RUBRIC_ORDER if n in seen] + list(dict.fromkeys(n for n in seen if n not in RUBRIC_ORDER))
+
+
+def _flatten(d: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """Nested config dict as ('beat_stand.threshold', '0.9') pairs."""
+    rows: list[tuple[str, str]] = []
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            rows += _flatten(v, key + ".")
+        elif isinstance(v, (list, tuple)):
+            rows.append((key, ", ".join(str(x) for x in v)))
+        else:
+            rows.append((key, str(v)))
+    return rows
+
+
+def _pretty_excerpt(text: str) -> str:
+    """A round-log excerpt pretty-printed when it is JSON, as is otherwise."""
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+def _badge(status: str) -> str:
+    """A coloured status label."""
+    cls = status.replace(" ", "-") if status in STATUSES else "other"
+    return f'<span class="badge {cls}">{escape(status)}</span>'
+
+
+# -------------------------------------------------------------------------------------------------- HTML
+
+CSS = """
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2430;
+  background:#f6f7f9}
+main{max-width:1200px;margin:0 auto;padding:24px 28px 48px}
+h1{font-size:26px;margin:0 0 4px}
+h2{font-size:19px;margin:28px 0 10px;border-bottom:1px solid #d9dde3;padding-bottom:4px}
+.meta{color:#5a6472;margin:0 0 14px}.meta b{color:#1d2430}
+table{border-collapse:collapse;background:#fff;box-shadow:0 1px 2px #0001;margin:6px 0}
+th,td{padding:6px 10px;border-bottom:1px solid #e6e9ee;text-align:left;vertical-align:top}
+th{background:#eef1f5;font-weight:600;white-space:nowrap}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+th button{all:unset;cursor:pointer}th button:hover,th button:focus{text-decoration:underline}
+th[aria-sort=ascending] button::after{content:" \\25B2"}
+th[aria-sort=descending] button::after{content:" \\25BC"}
+tbody tr:hover{background:#f3f7ff}
+.badge{display:inline-block;padding:0 7px;border-radius:9px;font-size:12px;font-weight:600;color:#fff;
+  background:#7b8794}
+.pass{background:#23854a}.fail{background:#c0392b}.borderline{background:#c77c00}.bonus{background:#2d6cdf}
+.error{color:#b02a1e}
+pre{background:#fff;border:1px solid #d9dde3;padding:8px 10px;overflow:auto;max-height:320px;font-size:12.5px}
+.config{display:grid;grid-template-columns:repeat(auto-fill,minmax(290px,1fr));gap:2px 18px;font-size:13px}
+.config code{color:#5a6472}
+.charts{display:flex;flex-wrap:wrap;gap:12px}
+.charts img{background:#fff;border:1px solid #d9dde3;max-width:100%;height:auto}
+.total{font-size:20px;font-weight:700}.note{color:#5a6472;font-size:13px}a{color:#1f5fbf}
+"""
+
+SORT_JS = """
+(function () {
+  var table = document.getElementById("scores");
+  if (!table || !table.tHead) { return; }
+  var heads = table.tHead.rows[0].cells;
+  function val(row, i) {
+    var c = row.cells[i];
+    if (!c) { return ""; }
+    var v = c.getAttribute("data-sort-value");
+    return v === null ? c.textContent.trim() : v;
+  }
+  function sortBy(i, dir) {
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    var numeric = rows.every(function (r) { var v = val(r, i); return v === "" || !isNaN(Number(v)); });
+    var sign = dir === "desc" ? -1 : 1;
+    rows.sort(function (a, b) {
+      var x = val(a, i), y = val(b, i);
+      if (x === "" || y === "") { return (x === "") - (y === ""); }
+      return sign * (numeric ? Number(x) - Number(y) : x.localeCompare(y));
+    });
+    rows.forEach(function (r) { body.appendChild(r); });
+    for (var j = 0; j < heads.length; j++) { heads[j].removeAttribute("aria-sort"); }
+    heads[i].setAttribute("aria-sort", dir === "desc" ? "descending" : "ascending");
+    table.setAttribute("data-sorted-by", heads[i].getAttribute("data-key") + ":" + dir);
+  }
+  Array.prototype.forEach.call(heads, function (th, i) {
+    var b = th.querySelector("button");
+    if (!b) { return; }
+    b.addEventListener("click", function () {
+      sortBy(i, th.getAttribute("aria-sort") === "ascending" ? "desc" : "asc");
+    });
+  });
+  var q = new URLSearchParams(window.location.search);
+  var key = q.get("sort");
+  Array.prototype.forEach.call(heads, function (th, i) {
+    if (key !== null && th.getAttribute("data-key") === key) { sortBy(i, q.get("dir") === "desc" ? "desc" : "asc"); }
+  });
+  table.setAttribute("data-sort-ready", "1");
+})();
+"""
+
+
+def _page(title: str, body: str, script: str = "") -> str:
+    """A complete page; its Content-Security-Policy allows only this page's own script and local images."""
+    allowed = "'none'"
+    if script:
+        allowed = "'sha256-" + base64.b64encode(hashlib.sha256(script.encode()).digest()).decode() + "'"
+    csp = f"default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; script-src {allowed}"
+    tail = f"<script>{script}</script>\n" if script else ""
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n"
+            f"{tail}</body>\n</html>\n")
+
+
+def _th(key: str, label: str, num: bool = False) -> str:
+    """A sortable header cell; ``key`` names the column in ``?sort=KEY``."""
+    cls = ' class="num"' if num else ""
+    return f'<th data-key="{escape(key)}"{cls} scope="col"><button type="button">{escape(label)}</button></th>'
+
+
+def _td(text: str, sort: str, num: bool = False, raw: bool = False) -> str:
+    """A cell: ``text`` escaped unless ``raw``, with its sort value."""
+    cls = ' class="num"' if num else ""
+    return f'<td data-sort-value="{escape(sort)}"{cls}>{text if raw else escape(text)}</td>'
+
+
+def _student_href(name: str) -> str:
+    """The class page's link to a student's page."""
+    return "students/" + quote(_safe_name(name)) + ".html"
+
+
+def _grade_table(report: ClassReport) -> str:
+    """The score table of a graded class: one row per student."""
+    names = _criterion_names(report.students)
+    head = [_th("name", "Student"), _th("kind", "Kind")]
+    head += [_th(n, SHORT.get(n, n), num=True) for n in names]
+    head += [_th("bonus", "Bonus", True), _th("total", "Total", True), _th("incidents", "Incidents", True),
+             _th("error", "Error")]
+    rows = []
+    for s in report.students:
+        by_name = {c.name: c for c in s.criteria}
+        cells = [_td(f'<a href="{escape(_student_href(s.name))}">{escape(s.name)}</a>', s.name.lower(), raw=True),
+                 _td(s.kind or "\u2014", s.kind)]
+        for n in names:
+            c = by_name.get(n)
+            if c is None:
+                cells.append(_td("", ""))
+            else:
+                cells.append(_td(f"{_pts(c.points)}/{_pts(c.max_points)} {_badge(c.status)}", _num(c.points),
+                                 num=True, raw=True))
+        cells += [_td(_pts(s.bonus), _num(s.bonus), True),
+                  _td(f"{_pts(s.total)}/{_pts(s.max_score)}", _num(s.total), True),
+                  _td(str(s.incident_count), str(s.incident_count), True),
+                  _td(f'<span class="error">{escape(s.error)}</span>' if s.error else "", s.error or "", raw=True)]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<table id="scores">\n<thead><tr>{"".join(head)}</tr></thead>\n<tbody>\n'
+            + "\n".join(rows) + "\n</tbody>\n</table>")
+
+
+def _standings_table(standings: Sequence[StandingRow], table_id: str, linked: frozenset[str] = frozenset()) -> str:
+    """Standings; the names in ``linked`` link to their student page."""
+    head = [_th("rank", "Rank", True), _th("name", "Name"), _th("spec", "Spec"), _th("matches", "Matches", True),
+            _th("wins", "W", True), _th("ties", "T", True), _th("losses", "L", True),
+            _th("rate", "Win rate (95% CI)", True), _th("mean_account", "Mean final money", True),
+            _th("fouls", "Fouls", True), _th("faults", "Faults", True)]
+    rows = []
+    for r in standings:
+        faults = str(r.faults) + (f" ({', '.join(r.fault_causes)})" if r.fault_causes else "")
+        name = f'<a href="{escape(_student_href(r.name))}">{escape(r.name)}</a>' if r.name in linked else escape(r.name)
+        name += f'<br><span class="error">{escape(r.error)}</span>' if r.error else ""
+        cells = [_td(str(r.rank), str(r.rank), True), _td(name, r.name.lower(), raw=True), _td(r.spec, r.spec),
+                 _td(str(r.matches), str(r.matches), True), _td(str(r.wins), str(r.wins), True),
+                 _td(str(r.ties), str(r.ties), True), _td(str(r.losses), str(r.losses), True),
+                 _td(format_rate(r.rate, r.low, r.high), _num(r.rate), True),
+                 _td(f"{r.mean_account:,.1f}", _num(r.mean_account), True),
+                 _td(str(r.fouls), str(r.fouls), True), _td(faults, str(r.faults), True)]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<table id="{escape(table_id)}">\n<thead><tr>{"".join(head)}</tr></thead>\n<tbody>\n'
+            + "\n".join(rows) + "\n</tbody>\n</table>")
+
+
+def render_index(report: ClassReport) -> str:
+    """The class page as HTML: the sortable ``table#scores``, the configuration and the run's counts."""
+    parts = [f"<h1>{escape(report.title)}</h1>",
+             f'<p class="meta">{"Graded class" if report.kind == "grade" else "Tournament"} \u00b7 created '
+             f"<b>{escape(report.created)}</b> \u00b7 <b>{report.matches:,}</b> matches \u00b7 "
+             f"<b>{report.rounds:,}</b> rounds</p>"]
+    if report.kind == "grade":
+        ties = report.config.get("ties")
+        n = len(report.students)
+        parts.append(f"<h2>Scores ({n} student{'s' if n != 1 else ''})</h2>")
+        parts.append('<p class="note">Click a column header to sort. Statuses: <b>pass</b> / <b>fail</b> when '
+                     "the interval lies wholly above / below the threshold; <b>borderline</b> when it still "
+                     "holds the threshold after the maximum number of matches; <b>not played</b> when the "
+                     "submission could not be used."
+                     + (f" A tie counts as <b>{escape(str(ties))}</b>." if ties is not None else "") + "</p>")
+        parts.append(_grade_table(report))
+        if report.standings:
+            parts.append("<h2>Class tournament</h2>")
+            linked = frozenset(s.name for s in report.students)
+            parts.append(_standings_table(report.standings, "standings", linked))
+    elif report.kind == "tournament":
+        parts.append(f"<h2>Standings ({len(report.standings)} entries)</h2>")
+        parts.append('<p class="note">Click a column header to sort. Win rate = (wins + ties/2) / pairwise '
+                     "results, with its Wilson 95% interval.</p>")
+        parts.append(_standings_table(report.standings, "scores"))
+    else:
+        raise ReportError(f"unknown report kind: {report.kind!r} (grade or tournament)")
+    cfg = "".join(f"<div><code>{escape(k)}</code> = {escape(v)}</div>" for k, v in _flatten(report.config))
+    parts.append(f'<h2>Configuration</h2>\n<div class="config">{cfg or "<div>(none)</div>"}</div>')
+    return _page(report.title, "\n".join(parts), SORT_JS)
+
+
+def _chart_path(name: str, stem: str) -> str:
+    """A chart's path relative to ``students/``."""
+    return f"{_safe_name(name)}/{stem}.png"
+
+
+def render_student(student: StudentScore, report: ClassReport, charts: dict[str, str] | None = None) -> str:
+    """A student's page as HTML.  ``charts``: alt text by image path relative to ``students/``
+    (``None``: matplotlib was missing)."""
+    s = student
+    parts = ['<p><a href="../index.html">\u2190 class page</a></p>', f"<h1>{escape(s.name)}</h1>",
+             f'<p class="meta">{escape(report.title)} \u00b7 {escape(s.kind or "not usable")} \u00b7 '
+             f"<code>{escape(s.source)}</code></p>",
+             f'<p><span class="total">{_pts(s.total)} / {_pts(s.max_score)}</span> '
+             f"(rubric {_pts(s.score)} + bonus {_pts(s.bonus)})"
+             + (f" \u00b7 tournament rank {s.tournament_rank} of {s.tournament_size}"
+                if s.tournament_rank is not None else "") + "</p>"]
+    if s.error:
+        parts.append(f'<p class="error"><b>Error:</b> {escape(s.error)}</p>')
+    if s.messages:
+        parts.append(f"<h2>Compiler messages</h2>\n<pre>{escape(s.messages)}</pre>")
+    rows = []
+    for c in s.criteria:
+        rate = escape(format_rate(c.rate, c.low, c.high, c.confidence))
+        if rate and c.matches:
+            threshold = f"; threshold {c.threshold:.0%}" if c.threshold is not None else ""
+            rate += (f'<br><span class="note">{_pts(c.wins)} wins, {c.ties} ties, {c.losses} losses in '
+                     f"{c.matches} matches{threshold}</span>")
+        rows.append(f"<tr><td>{escape(c.title)}</td><td class=\"num\">{_pts(c.points)} / {_pts(c.max_points)}</td>"
+                    f"<td>{_badge(c.status)}</td><td>{escape(c.detail)}</td><td>{rate}</td></tr>")
+    parts.append("<h2>Rubric</h2>\n<table id=\"rubric\"><thead><tr><th>Criterion</th><th class=\"num\">Points</th>"
+                 "<th>Status</th><th>Detail</th><th>Win rate</th></tr></thead>\n<tbody>\n" + "\n".join(rows)
+                 + "\n</tbody></table>")
+    wanted = [c for c in s.criteria if c.rate is not None and c.matches]
+    if charts is None and (wanted or s.samples):
+        parts.append(f'<p class="note">{escape(NO_CHARTS)}</p>')
+    elif charts:
+        win = [(p, alt) for p, alt in charts.items() if "/winrate-" in p]
+        bank = [(p, alt) for p, alt in charts.items() if "/bankroll-" in p]
+        for heading, imgs in (("Win rates", win), ("Bankroll of sample matches", bank)):
+            if imgs:
+                w, h = CHART_SIZE
+                tags = "".join(f'<img src="{escape(quote(p))}" alt="{escape(alt)}" width="{w}" height="{h}">'
+                               for p, alt in imgs)
+                parts.append(f'<h2>{heading}</h2>\n<div class="charts">{tags}</div>')
+    parts.append(f"<h2>Incidents ({s.incident_count})</h2>")
+    if s.incidents:
+        if s.incident_count > len(s.incidents):
+            parts.append(f'<p class="note">The first {len(s.incidents)} of {s.incident_count} are shown.</p>')
+        for i in s.incidents:
+            parts.append(f"<h3>{escape(i.cause)} \u00b7 round {i.round} \u00b7 <code>{escape(i.match_key)}</code></h3>"
+                         f"\n<pre>{escape(_pretty_excerpt(i.excerpt))}</pre>")
+    else:
+        parts.append('<p class="note">None.</p>')
+    return _page(f"{s.name} \u2014 {report.title}", "\n".join(parts))
+
+
+# ------------------------------------------------------------------------------------------------ charts
+
+def _figure(title: str, xlabel: str, ylabel: str) -> tuple[Any, Any]:
+    """A fresh Agg figure and its axes (no pyplot: no global state, safe in threads)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(CHART_SIZE[0] / 100, CHART_SIZE[1] / 100), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.set_title(title, fontsize=11)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    return fig, ax
+
+
+def win_rate_chart(criterion: Criterion, path: Path) -> Path:
+    """Draw the running win rate, its interval band and the threshold of ``criterion`` into ``path``."""
+    from matplotlib.ticker import PercentFormatter
+
+    c = criterion
+    run = list(c.running)
+    if not run and c.rate is not None and c.low is not None and c.high is not None:
+        run = [(c.matches, c.rate, c.low, c.high)]
+    fig, ax = _figure(f"{SHORT.get(c.name, c.name)}: win rate over matches ({c.status})", "matches played",
+                      "win rate")
+    xs = [r[0] for r in run]
+    ax.fill_between(xs, [r[2] for r in run], [r[3] for r in run], color="#2d6cdf", alpha=0.2, linewidth=0,
+                    label=f"{c.confidence:.0%} interval", step=None)
+    ax.plot(xs, [r[1] for r in run], marker="o", markersize=3, color="#2d6cdf", label="win rate")
+    if c.threshold is not None:
+        ax.axhline(c.threshold, color="#c0392b", linestyle="--", linewidth=1.2, label=f"threshold {c.threshold:.0%}")
+    # Zoom on the band and the threshold: a narrow interval must stay visible.
+    ys = [r[2] for r in run] + [r[3] for r in run] + ([c.threshold] if c.threshold is not None else [])
+    ax.set_ylim(max(0.0, min(ys) - 0.05), min(1.0, max(ys) + 0.05))
+    ax.set_xlim(0, max(xs + [1]) * 1.02)
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.legend(loc="best", fontsize=8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png")
+    return path
+
+
+def bankroll_chart(sample: BankrollSample, path: Path, highlight: str | None = None) -> Path:
+    """Draw every seat's money after each round of ``sample`` into ``path``; ``highlight``'s line is bold."""
+    fig, ax = _figure(sample.title, "round", "money")
+    for name, curve in zip(sample.names, sample.curves):
+        bold = name == highlight
+        ax.plot(range(1, len(curve) + 1), curve, label=name, linewidth=2.4 if bold else 1.2, zorder=3 if bold else 2)
+    ax.legend(loc="best", fontsize=8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png")
+    return path
+
+
+def _draw_charts(s: StudentScore, folder: Path) -> dict[str, str] | None:
+    """Draw a student's charts into ``folder``; alt texts by path relative to ``students/`` (None: no matplotlib)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return None
+    charts: dict[str, str] = {}
+    for c in s.criteria:
+        if c.rate is not None and c.matches:
+            rel = _chart_path(s.name, f"winrate-{c.name}")
+            win_rate_chart(c, folder / rel)
+            charts[rel] = f"{c.title}: running win rate and its interval over {c.matches} matches"
+    for k, sample in enumerate(s.samples, 1):
+        rel = _chart_path(s.name, f"bankroll-{k}")
+        bankroll_chart(sample, folder / rel, highlight=s.name)
+        charts[rel] = f"Bankroll curves: {sample.title}"
+    return charts
+
+
+# ------------------------------------------------------------------------------------- CSV and platforms
+
+GRADE_COLUMNS = ["name", "kind", "source", "score", "bonus", "total", "max_score", "incidents", "tournament_rank",
+                 "error"]
+CRITERION_COLUMNS = ["points", "max_points", "status", "rate", "low", "high", "matches"]
+STANDING_COLUMNS = ["rank", "name", "spec", "matches", "wins", "ties", "losses", "rate", "low", "high",
+                    "mean_account", "fouls", "faults", "fault_causes", "error"]
+
+
+def csv_table(report: ClassReport) -> tuple[list[str], list[list[str]]]:
+    """The header and rows of ``scores.csv``: one row per student (grade) or per standing (tournament)."""
+    if report.kind == "tournament":
+        return STANDING_COLUMNS, [[str(r.rank), r.name, r.spec, str(r.matches), str(r.wins), str(r.ties),
+                                   str(r.losses), _num(r.rate), _num(r.low), _num(r.high), _num(r.mean_account),
+                                   str(r.fouls), str(r.faults), ";".join(r.fault_causes), r.error or ""]
+                                  for r in report.standings]
+    names = _criterion_names(report.students)
+    header = GRADE_COLUMNS + [f"{n}_{col}" for n in names for col in CRITERION_COLUMNS]
+    rows = []
+    for s in report.students:
+        row = [s.name, s.kind, s.source, _num(s.score), _num(s.bonus), _num(s.total), _num(s.max_score),
+               str(s.incident_count), "" if s.tournament_rank is None else str(s.tournament_rank), s.error or ""]
+        by_name = {c.name: c for c in s.criteria}
+        for n in names:
+            c = by_name.get(n)
+            row += ([""] * len(CRITERION_COLUMNS) if c is None else
+                    [_num(c.points), _num(c.max_points), c.status, _num(c.rate), _num(c.low), _num(c.high),
+                     str(c.matches)])
+        rows.append(row)
+    return header, rows
+
+
+def _criterion_text(c: Criterion) -> str:
+    """A rubric line as plain text for the platforms."""
+    lines = [f"{c.status}: {c.detail}"]
+    if c.rate is not None:
+        lines.append("win rate " + format_rate(c.rate, c.low, c.high, c.confidence)
+                     + (f", threshold {c.threshold:.0%}" if c.threshold is not None else ""))
+    return "\n".join(lines)
+
+
+def _summary(s: StudentScore) -> str:
+    """A student's result as plain text: total, rubric lines, incidents."""
+    head = f"{s.name}: {_pts(s.total)} / {_pts(s.max_score)} (rubric {_pts(s.score)} + bonus {_pts(s.bonus)})"
+    lines = [head] + ([f"error: {s.error}"] if s.error else [])
+    lines += [f"- {c.title}: {_pts(c.points)}/{_pts(c.max_points)} {c.status}" for c in s.criteria]
+    lines.append(f"incidents: {s.incident_count}")
+    lines += [f"  {i.cause} in round {i.round} of {i.match_key}" for i in s.incidents]
+    return "\n".join(lines)
+
+
+def gradescope_results(student: StudentScore) -> dict[str, Any]:
+    """Gradescope's ``results.json`` for one student (see the module docstring for the score)."""
+    s = student
+    tests: list[dict[str, Any]] = []
+    for k, c in enumerate(s.criteria, 1):
+        passed = c.status == "bonus" or c.points >= c.max_points
+        tests.append({"name": c.title, "number": str(k), "score": round(c.points, 4),
+                      "max_score": round(c.max_points, 4), "status": "passed" if passed else "failed",
+                      "output": _criterion_text(c), "tags": [c.name, c.status], "visibility": "visible"})
+    if s.messages:
+        tests.append({"name": "Compiler messages", "number": str(len(tests) + 1), "status": "failed",
+                      "output": s.messages, "visibility": "visible"})
+    board: list[dict[str, Any]] = [{"name": "total", "value": round(s.total, 4)}]
+    board += [{"name": f"{SHORT.get(c.name, c.name).lower()} win rate", "value": round(c.rate, 4)}
+              for c in s.criteria if c.rate is not None and c.matches]
+    board.append({"name": "incidents", "value": s.incident_count, "order": "asc"})
+    return {"score": round(s.total, 4), "output": _summary(s), "output_format": "text",
+            "test_output_format": "text", "test_name_format": "text", "visibility": "visible",
+            "stdout_visibility": "hidden", "tests": tests, "leaderboard": board}
+
+
+def prairielearn_results(student: StudentScore) -> dict[str, Any]:
+    """PrairieLearn's external-grader ``results.json`` for one student (see the module docstring)."""
+    s = student
+    gradable = s.error is None
+    score = min(1.0, max(0.0, s.total / s.max_score)) if gradable and s.max_score > 0 else 0.0
+    tests = [{"name": c.title, "description": SHORT.get(c.name, c.name), "points": round(c.points, 4),
+              "max_points": round(c.max_points, 4), "message": f"{c.status}: {c.detail}",
+              "output": _criterion_text(c)} for c in s.criteria]
+    out: dict[str, Any] = {"gradable": gradable, "score": round(score, 6),
+                           "message": s.error if s.error else
+                           f"{_pts(s.total)} of {_pts(s.max_score)} points (rubric {_pts(s.score)} + bonus "
+                           f"{_pts(s.bonus)}); {s.incident_count} incidents",
+                           "output": _summary(s) + ("\n\n" + s.messages if s.messages else ""), "tests": tests}
+    if not gradable:
+        out["format_errors"] = [e for e in (s.error, s.messages) if e]
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ entry
+
+def _write(path: Path, text: str, written: list[Path]) -> None:
+    """Write a UTF-8 text file and record it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="\n")
+    written.append(path)
+
+
+def _dump(data: dict[str, Any]) -> str:
+    """Strict JSON (no NaN), indented."""
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_reports(report: ClassReport, out: Path) -> list[Path]:
+    """Write every report of ``report`` into ``out`` (created if needed); return the files written."""
+    if report.kind not in ("grade", "tournament"):
+        raise ReportError(f"unknown report kind: {report.kind!r} (grade or tournament)")
+    seen: set[str] = set()
+    for s in report.students:
+        if _safe_name(s.name) in seen:
+            raise ReportError(f"two students named {s.name!r}")
+        seen.add(s.name)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    _write(out / "index.html", render_index(report), written)
+    for s in report.students:
+        charts = _draw_charts(s, out / "students")
+        written += [out / "students" / p for p in charts or {}]
+        _write(out / "students" / f"{s.name}.html", render_student(s, report, charts), written)
+    header, rows = csv_table(report)
+    with open(out / "scores.csv", "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+    written.append(out / "scores.csv")
+    _write(out / "scores.json", _dump(report.to_dict()), written)
+    for s in report.students:
+        _write(out / "gradescope" / s.name / "results.json", _dump(gradescope_results(s)), written)
+        _write(out / "prairielearn" / s.name / "results.json", _dump(prairielearn_results(s)), written)
+    if len(report.students) == 1:
+        _write(out / "gradescope" / "results.json", _dump(gradescope_results(report.students[0])), written)
+    return written

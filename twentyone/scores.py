@@ -1,0 +1,150 @@
+"""What grading and tournaments produce: plain records that every report is written from.
+
+``twentyone.grading`` builds a ``ClassReport`` from the results database alone; ``twentyone.report``
+turns it into HTML pages, PNG charts, CSV and JSON, and Gradescope and PrairieLearn ``results.json``.
+Everything here is plain data (``to_dict`` gives JSON-ready dicts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["Incident", "Criterion", "BankrollSample", "StudentScore", "StandingRow", "ClassReport"]
+
+
+@dataclass
+class Incident:
+    """A foul, a fault (crash, time-out, forbidden call ...) or a setup error in one match."""
+
+    match_key: str
+    #: The round it happened in (0: before the first round, e.g. a player that could not be built).
+    round: int
+    #: The cause as the round log names it (``illegal_double``, ``timeout``, ``crash: SIGSEGV`` ...).
+    cause: str
+    #: The round-log excerpt: the round record as one JSON line, or the error's text.
+    excerpt: str
+
+
+@dataclass
+class Criterion:
+    """One line of the rubric for one student."""
+
+    #: ``legal``, ``beat_stand``, ``beat_basic`` or ``tournament``.
+    name: str
+    #: Human title, e.g. "Beats the always-stand player in at least 90% of matches".
+    title: str
+    points: float
+    max_points: float
+    #: ``pass``, ``fail``, ``borderline`` (the interval still holds the threshold at the maximum number of
+    #: matches), ``not played`` (e.g. the submission did not compile) or ``bonus``.
+    status: str
+    #: One line that says why, e.g. "912 of 1000 matches won (91.2%, 95% CI 89.3%-92.8%)".
+    detail: str
+    #: Win-rate criteria: wins (a tie counts as the configuration says), ties, losses, matches played.
+    wins: float = 0.0
+    ties: int = 0
+    losses: int = 0
+    matches: int = 0
+    rate: float | None = None
+    low: float | None = None
+    high: float | None = None
+    threshold: float | None = None
+    #: (matches, rate, low, high) after each batch: how the interval narrowed (for the chart).
+    running: list[tuple[int, float, float, float]] = field(default_factory=list)
+    #: Mean final money of the student and of the opponent over these matches.
+    mean_account: float | None = None
+    opponent_mean_account: float | None = None
+    #: The confidence level of ``low`` .. ``high`` (the criterion's ``confidence`` in the configuration).
+    confidence: float = 0.95
+
+
+@dataclass
+class BankrollSample:
+    """The money of every seat after each round of one sample match (for a bankroll chart)."""
+
+    match_key: str
+    title: str
+    #: Seat names in seat order, e.g. ["alice", "basic"].
+    names: list[str]
+    #: curves[i][r] = money of seat i+1 after round r+1.
+    curves: list[list[int]]
+
+
+@dataclass
+class StudentScore:
+    """A student's rubric result."""
+
+    name: str
+    source: str
+    #: ``c`` or ``py`` (empty when the submission could not be used).
+    kind: str
+    #: Why the submission could not be graded (one line), or None.
+    error: str | None
+    #: The compiler's messages when a C file did not compile.
+    messages: str
+    #: Rubric points (0..max_score) plus bonus points.
+    score: float
+    max_score: float
+    bonus: float
+    criteria: list[Criterion]
+    #: The first incidents (capped); ``incident_count`` is the total.
+    incidents: list[Incident]
+    incident_count: int
+    samples: list[BankrollSample]
+    tournament_rank: int | None = None
+    tournament_size: int = 0
+
+    @property
+    def total(self) -> float:
+        """Rubric score plus bonus."""
+        return self.score + self.bonus
+
+
+@dataclass
+class StandingRow:
+    """One line of a tournament's standings."""
+
+    rank: int
+    name: str
+    spec: str
+    matches: int
+    #: Pairwise results: in a 2-seat match one per match; at a table of k seats k-1 per match.
+    wins: int
+    ties: int
+    losses: int
+    #: (wins + ties / 2) / (wins + ties + losses), with its Wilson 95% interval.
+    rate: float
+    low: float
+    high: float
+    mean_account: float
+    fouls: int
+    #: Matches in which the player faulted (crash, time-out ...), and the causes seen.
+    faults: int
+    fault_causes: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class ClassReport:
+    """Everything a report shows: a graded class, or a tournament's standings."""
+
+    #: ``grade`` or ``tournament``.
+    kind: str
+    title: str
+    #: ISO date and time the report was made.
+    created: str
+    #: The grading configuration as a dict (shown on the class page and stored in scores.json).
+    config: dict[str, Any]
+    students: list[StudentScore] = field(default_factory=list)
+    standings: list[StandingRow] = field(default_factory=list)
+    #: Matches and rounds in the database.
+    matches: int = 0
+    rounds: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """As a JSON-ready dict (student totals included)."""
+        d = asdict(self)
+        for s, sd in zip(self.students, d["students"]):
+            sd["total"] = s.total
+        return d
