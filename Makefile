@@ -14,7 +14,7 @@ all: install
 $(STAMP): setup.py pyproject.toml twentyone/_core_build.py c_src/tw_rng.c c_src/tw_rng.h c_src/twentyone.c c_src/twentyone.h
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet -e '.[test,reports]'
+	$(PIP) install --quiet -e '.[test,reports,dask]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading import criterion_jobs, match_key, outcome_row, tournament_jobs, win_count, winner_of
+from twentyone.config import GradingConfig
+from twentyone.grading import criterion_job, outcome_for_store, win_value, winner_of
 from twentyone.runner import MatchJob, parse_cluster, play_job, run_jobs
 from twentyone.submissions import find_submissions
 
@@ -17,23 +18,8 @@ BASIC_C = str(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
 
 
 def _jobs(n: int) -> list[MatchJob]:
-    return criterion_jobs("beat_stand", "basic_c", BASIC_C + ":1", 0, n, 100, 6, None, None)
-
-
-def test_criterion_jobs_share_seeds_and_alternate_seats() -> None:
-    """Every submission gets the same seeds; the submission sits at seat 1, then 2, then 1 ..."""
-    a = criterion_jobs("beat_basic", "li", "li.c:1", 0, 4, 7, 6, None, None)
-    b = criterion_jobs("beat_basic", "wang", "wang.c:1", 0, 4, 7, 6, None, None)
-    assert [j.seed for j in a] == [j.seed for j in b] == [7, 8, 9, 10]
-    assert [j.specs for j in a] == [("li.c:1", "basic"), ("basic", "li.c:1")] * 2
-    assert a[1].key == match_key("beat_basic", "li", "basic", 8, 2)
-
-
-def test_tournament_jobs_round_robin() -> None:
-    """Every pair meets ``matches`` times with seats alternating."""
-    jobs = tournament_jobs([("a", "a.c"), ("b", "b.c"), ("c", "c.c")], 2, 1, 6, None, None)
-    assert len(jobs) == 6 and {j.meta["opponent"] for j in jobs if j.meta["submission"] == "a"} == {"b", "c"}
-    assert jobs[0].specs == ("a.c", "b.c") and jobs[1].specs == ("b.c", "a.c")
+    c = GradingConfig()
+    return [criterion_job(c, "beat_stand", c.beat_stand, "basic_c", BASIC_C + ":1", i, None) for i in range(n)]
 
 
 def test_pool_and_in_process_give_identical_outcomes() -> None:
@@ -44,27 +30,41 @@ def test_pool_and_in_process_give_identical_outcomes() -> None:
     assert serial == pooled and len(serial) == 6
 
 
-def test_outcome_row_sees_the_match_from_the_submission() -> None:
-    """The store row names the winner from the submission's side, with its money and bankroll."""
+def test_stored_outcome_keeps_the_seat_money_and_bankroll() -> None:
+    """What the store keeps of a match: the submission's seat, every seat's money and the bankroll."""
     job = _jobs(2)[1]  # the submission at seat 2
     out = play_job(job)
-    row = outcome_row(out, "run1")
-    assert row["seat_of_submission"] == 2 and row["submission_account"] == out.accounts[1]
-    assert row["winner"] == winner_of(out, 2)
-    assert row["match_key"] == job.key
+    stored = outcome_for_store(out)
+    assert stored["seat"] == 2 and stored["accounts"] == out.accounts and len(stored["bankroll"]) == out.rounds
+    assert winner_of(stored, 2) in ("win", "tie", "loss") and "key" not in stored
 
 
 def test_a_player_that_cannot_be_built_is_an_error_outcome() -> None:
-    """A job whose player cannot be built returns an outcome with the reason, not an exception."""
+    """A job whose player cannot be built returns an outcome naming the seat at fault, not an exception."""
     out = play_job(MatchJob("k", (str(ROOT / "tests/fixtures/c/hostile/syntax_error.c:1"), "stand"), 1))
     assert out.error is not None and "does not compile" in out.error
-    assert winner_of(out, 1) == "opponent"
+    assert out.faults == ["error", None] and winner_of(out.to_dict(), 1) == "loss"
 
 
-def test_win_count_ties() -> None:
+def test_win_value_ties() -> None:
     """A tie counts half a win by default, nothing with ties='loss'."""
-    assert win_count(["submission", "tie", "opponent"]) == (1.5, 3)
-    assert win_count(["submission", "tie", "opponent"], ties="loss") == (1.0, 3)
+    assert [win_value(r, "half") for r in ("win", "tie", "loss")] == [1.0, 0.5, 0.0]
+    assert win_value("tie", "loss") == 0.0
+
+
+def test_drive_plays_follow_up_batches() -> None:
+    """drive() hands each batch's outcomes back and plays the batches that come due."""
+    from twentyone.runner import drive
+
+    jobs = _jobs(4)
+    seen: list[str] = []
+
+    def on_done(outs: list) -> list:  # type: ignore[type-arg]
+        seen.extend(o.key for o in outs)
+        return [jobs[2:]] if len(seen) == 2 else []
+
+    drive([jobs[:2]], on_done, workers=1)
+    assert seen == [j.key for j in jobs]
 
 
 def test_parse_cluster() -> None:

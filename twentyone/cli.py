@@ -1,4 +1,4 @@
-"""The ``twentyone`` command line: ``match``, ``play``, ``rules``.
+"""The ``twentyone`` command line: ``match``, ``play``, ``grade``, ``tournament``, ``report``, ``rules``.
 
 Every error a user can cause prints one line, ``twentyone: error: ...``, and exits with status 2;
 nothing prints a traceback.
@@ -72,6 +72,35 @@ def _build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--lang", choices=("en", "zh"), default="en", help="prompt language (en)")
     pl.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
 
+    g = sub.add_parser("grade", help="grade submissions by the course rubric; reports in --out",
+                       description="Grade each submission (a mycodes.c, a .py, or a folder or zip holding one, "
+                                   "named after the student) by the course rubric, every match stored in "
+                                   "--out/results.sqlite, and write the reports there.")
+    g.add_argument("submissions", nargs="*", type=Path, metavar="SUBMISSION", help="mycodes.c, .py, folder or zip")
+    g.add_argument("--config", type=Path, metavar="FILE.toml", help="thresholds, weights and budgets (see --example-config)")
+    g.add_argument("--example-config", action="store_true", help="print the default configuration as TOML and exit")
+    g.add_argument("--out", type=Path, default=Path("grade-results"), metavar="DIR", help="run folder (grade-results)")
+    _run_options(g)
+
+    t = sub.add_parser("tournament", help="play a tournament between players; standings and reports in --out",
+                       description="Play a tournament between 2 or more players and rank them by win rate.")
+    t.add_argument("players", nargs="+", metavar="SPEC", help=PLAYER_HELP.replace("; repeat for each seat, 1 to 5 seats", ""))
+    t.add_argument("--matches", "-m", type=_int_range(1, 100000, "matches"), default=20,
+                   help="matches per pair (pairs) or deals of the field (table5) (20)")
+    t.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED - 200000, "seed"), default=1, help="base seed (1)")
+    t.add_argument("--format", choices=("pairs", "table5"), default="pairs",
+                   help="pairs: 2-seat round robin; table5: tables of up to 5, reseated every match (pairs)")
+    t.add_argument("--decks", "-n", type=_int_range(1, 8, "decks"), default=6, help="decks, 1 to 8 (6)")
+    t.add_argument("--rules", choices=sorted(PRESETS), default="course", help="rule set (course)")
+    t.add_argument("--out", type=Path, default=Path("tournament-results"), metavar="DIR",
+                   help="run folder (tournament-results)")
+    _run_options(t)
+
+    rp = sub.add_parser("report", help="remake the reports of a grade or tournament run from its database",
+                        description="Remake every report in DIR from DIR/results.sqlite alone.")
+    rp.add_argument("out", type=Path, metavar="DIR", help="the run folder")
+    rp.add_argument("--quiet", "-q", action="store_true", help="do not print the table")
+
     r = sub.add_parser("rules", help="print the rules document (RULES.md)")
     r.add_argument("--presets", action="store_true", help="list the rule presets instead")
     return p
@@ -92,6 +121,92 @@ def _sandbox_options(p: argparse.ArgumentParser, default_sandbox: bool) -> None:
                    help="wall-clock limit per match in the sandbox (60)")
     g.add_argument("--output-dir", type=Path, default=None, metavar="DIR",
                    help="keep what each file's strategy prints, one capped file per match")
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by grade and tournament: resuming, where matches run, isolation, output."""
+    p.add_argument("--resume", action="store_true", help="continue the run stored in --out")
+    p.add_argument("--workers", "-j", type=_int_range(1, 256, "workers"), default=0,
+                   help="local worker processes (default: one per core)")
+    p.add_argument("--cluster", metavar="dask[:ADDRESS]",
+                   help="run on Dask distributed: a scheduler ADDRESS, or a LocalCluster for plain 'dask'")
+    p.add_argument("--dask-workers", type=_int_range(1, 256, "dask workers"), default=2,
+                   help="workers of the LocalCluster that --cluster dask starts (2)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no table")
+    g = p.add_argument_group("isolation (submissions run in the sandbox unless --trusted)")
+    g.add_argument("--trusted", action="store_true", default=None,
+                   help="run files in this process, for speed, when you vouch for the code")
+    g.add_argument("--decision-timeout", type=float, default=None, metavar="SECONDS",
+                   help="wall-clock limit per decision (1.0)")
+    g.add_argument("--match-timeout", type=float, default=None, metavar="SECONDS",
+                   help="wall-clock limit per match (60)")
+
+
+def _execution(args: argparse.Namespace) -> Any:
+    from twentyone.runner import parse_cluster
+    from twentyone.runs import Execution
+
+    cluster = parse_cluster(args.cluster) if args.cluster else None
+    return Execution(workers=args.workers, cluster=cluster, dask_workers=args.dask_workers,
+                     progress=not args.quiet)
+
+
+def _isolation(args: argparse.Namespace, base: Any) -> Any:
+    """``base`` (a config.Isolation) with the command-line options applied and checked."""
+    from dataclasses import replace
+
+    changes: dict[str, Any] = {}
+    if args.trusted:
+        changes["trusted"] = True
+    for name in ("decision_timeout", "match_timeout"):
+        v = getattr(args, name)
+        if v is not None:
+            if not 0 < v <= 3600:
+                raise TwentyOneError(f"--{name.replace('_', '-')} out of range: {v:g} (0 .. 3600 seconds)")
+            changes[name] = v
+    return replace(base, **changes)
+
+
+def _run_grade(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from twentyone.config import GradingConfig, example_toml, load_config
+    from twentyone.runs import grade, summary_table
+
+    if args.example_config:
+        print(example_toml(), end="")
+        return 0
+    config = load_config(args.config) if args.config else GradingConfig()
+    config = replace(config, isolation=_isolation(args, config.isolation))
+    given = args.config is not None or args.trusted or args.decision_timeout is not None \
+        or args.match_timeout is not None
+    rep = grade(args.submissions, config, args.out, args.resume, _execution(args), config_given=given)
+    if not args.quiet:
+        summary_table(rep)
+        print(f"report: {args.out / 'index.html'}")
+    return 1 if any(s.error for s in rep.students) else 0
+
+
+def _run_tournament(args: argparse.Namespace) -> int:
+    from twentyone.config import Isolation
+    from twentyone.runs import summary_table, tournament
+
+    rep = tournament(args.players, args.matches, args.seed, args.format, args.decks, args.rules, args.out,
+                     args.resume, _isolation(args, Isolation()), _execution(args))
+    if not args.quiet:
+        summary_table(rep)
+        print(f"report: {args.out / 'index.html'}")
+    return 1 if any(r.error for r in rep.standings) else 0
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    from twentyone.runs import Execution, report, summary_table
+
+    rep = report(args.out, Execution(progress=False))
+    if not args.quiet:
+        summary_table(rep)
+        print(f"report: {args.out / 'index.html'}")
+    return 0
 
 
 def _limits(args: argparse.Namespace) -> Any:
@@ -247,6 +362,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_match(args)
         if args.command == "play":
             return _run_play(args)
+        if args.command == "grade":
+            return _run_grade(args)
+        if args.command == "tournament":
+            return _run_tournament(args)
+        if args.command == "report":
+            return _run_report(args)
         return _run_rules(args)
     except CompileError as e:
         _fail(str(e))

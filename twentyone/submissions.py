@@ -12,7 +12,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Submission", "find_submissions"]
+__all__ = ["Submission", "find_submissions", "safe_name"]
 
 _SAFE = re.compile(r"[^0-9A-Za-z._\-\u4e00-\u9fff]+")
 
@@ -35,7 +35,8 @@ class Submission:
         return f"{self.path}:1"
 
 
-def _name(p: Path) -> str:
+def safe_name(p: Path) -> str:
+    """A file-system- and key-safe name for a submission: its file, folder or zip name (the student)."""
     stem = p.stem if p.suffix.lower() in (".zip", ".c", ".py") else p.name
     if stem.lower() in ("mycodes", "strategy", "main") and p.parent.name:
         stem = p.parent.name
@@ -66,7 +67,7 @@ def find_submissions(paths: list[Path], workdir: Path) -> list[Submission]:
     out: list[Submission] = []
     seen: dict[str, int] = {}
     for p in paths:
-        name = _name(p)
+        name = safe_name(p)
         if name in seen:
             seen[name] += 1
             name = f"{name}_{seen[name]}"

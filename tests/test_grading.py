@@ -1,0 +1,311 @@
+"""Grading a class: the rubric, the decision rule, fairness, the store, resume after kill -9, Dask."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from twentyone import runner
+from twentyone.config import GradingConfig, config_from_dict
+from twentyone.grading import Grader, criterion_job, prepare_entries, winner_of
+from twentyone.runs import Execution, grade, report
+from twentyone.scoring import class_report
+from twentyone.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = ROOT / "tests" / "fixtures"
+BASIC_C = FIX / "c" / "students" / "basic.c"
+STAND_PY = FIX / "py" / "stand_py.py"
+FOULS_PY = FIX / "py" / "fouls_py.py"
+SYNTAX_C = FIX / "c" / "hostile" / "syntax_error.c"
+SEGV_C = FIX / "c" / "hostile" / "segfault_first_action1.c"
+CLI = [sys.executable, "-m", "twentyone"]
+
+#: A small budget: batches of 20, decided from 20 matches, at most 60.
+SMALL: dict[str, Any] = {
+    "legal": {"matches": 5},
+    "beat_stand": {"batch": 20, "min_matches": 20, "max_matches": 60},
+    "beat_basic": {"batch": 20, "min_matches": 20, "max_matches": 60},
+    "tournament": {"matches": 3},
+    "isolation": {"trusted": True},
+}
+
+
+def small(**changes: Any) -> GradingConfig:
+    d = json.loads(json.dumps(SMALL))
+    for k, v in changes.items():
+        if isinstance(v, dict):
+            d.setdefault(k, {}).update(v)
+        else:
+            d[k] = v
+    return config_from_dict(d)
+
+
+QUIET = Execution(workers=1, progress=False, warn=lambda m: None)
+
+
+def _scores(out: Path) -> dict[str, Any]:
+    with Store.open(out) as s:
+        rep = class_report(s)
+    return {st.name: (st.total, [(c.name, c.points, c.status, c.matches, c.rate) for c in st.criteria])
+            for st in rep.students}
+
+
+def test_prepare_entries_compiles_and_checks(tmp_path: Path) -> None:
+    """A good C file and a .py are ready; a file that does not compile keeps the compiler's file:line."""
+    rows = prepare_entries([BASIC_C, STAND_PY, SYNTAX_C], tmp_path, GradingConfig())
+    assert [(r.name, r.kind, r.error is None) for r in rows] == [("basic", "c", True), ("stand_py", "py", True),
+                                                                 ("syntax_error", "c", False)]
+    assert rows[0].spec.endswith("basic.c:1")
+    assert "does not compile" in (rows[2].error or "") and "syntax_error.c:" in rows[2].messages
+
+
+def test_criterion_matches_share_seeds_and_swap_seats() -> None:
+    """Match 2j and 2j+1 use seed seed+j with the submission at seat 1 then seat 2, for every submission."""
+    c = GradingConfig()
+    a = [criterion_job(c, "beat_basic", c.beat_basic, "li", "li.c:1", i, None) for i in range(4)]
+    b = [criterion_job(c, "beat_basic", c.beat_basic, "wang", "w.c:1", i, None) for i in range(4)]
+    assert [j.seed for j in a] == [j.seed for j in b] == [c.seed, c.seed, c.seed + 1, c.seed + 1]
+    assert [j.specs for j in a] == [("li.c:1", "basic"), ("basic", "li.c:1")] * 2
+
+
+def test_winner_of_counts_a_fault_as_a_loss() -> None:
+    """A richer submission that faulted still loses the match; a fault of the opponent is a win."""
+    o = {"faults": [None, "crash"], "ranks": [2, 1]}
+    assert winner_of(o, 1) == "win" and winner_of(o, 2) == "loss"
+    assert winner_of({"faults": [None, None], "ranks": [1, 1]}, 1) == "tie"
+
+
+def test_decision_stops_as_soon_as_the_interval_excludes_the_threshold(tmp_path: Path) -> None:
+    """An always-stand submission fails both win criteria after the first batch: no more is played."""
+    rep = grade([STAND_PY], small(tournament={"enabled": False}), tmp_path, False, QUIET)
+    (st,) = rep.students
+    by = {c.name: c for c in st.criteria}
+    assert by["beat_stand"].status == "fail" and by["beat_stand"].matches == 20
+    assert by["beat_basic"].status == "fail" and by["beat_basic"].high is not None and by["beat_basic"].high < 0.6
+    assert by["legal"].status == "pass" and st.score == 60
+    with Store.open(tmp_path) as s:
+        assert len(list(s.matches("beat_stand"))) == 20 and len(list(s.matches("legal"))) == 5
+
+
+def test_borderline_at_the_maximum(tmp_path: Path) -> None:
+    """Basic strategy against stand stays near 90%: at the maximum the result is borderline, said so."""
+    rep = grade([BASIC_C], small(tournament={"enabled": False}), tmp_path, False, QUIET)
+    c = {c.name: c for c in rep.students[0].criteria}["beat_stand"]
+    assert c.status == "borderline" and c.matches == 60 and c.low is not None and c.low < 0.9 < (c.high or 0)
+    assert "borderline" in c.detail and len(c.running) == 3
+    assert c.points == (20 if (c.rate or 0) >= 0.9 else 0)  # the 'estimate' rule
+
+
+def test_incidents_are_reported_with_their_round_log_excerpt(tmp_path: Path) -> None:
+    """An illegal action fails legal play; each incident carries its round record."""
+    rep = grade([FOULS_PY], small(tournament={"enabled": False}), tmp_path, False, QUIET)
+    (st,) = rep.students
+    legal = st.criteria[0]
+    assert legal.name == "legal" and legal.status == "fail" and legal.points == 0
+    assert st.incident_count > 0 and "illegal_action" in legal.detail
+    rec = json.loads(st.incidents[0].excerpt)
+    assert rec["type"] == "round" and any(p["foul"] == "illegal_action" for p in rec["players"])
+
+
+def test_bad_submissions_are_reported_and_the_others_graded(tmp_path: Path) -> None:
+    """A file that does not compile and a zip without a strategy get one line each; the rest is graded."""
+    z = tmp_path / "zhao.zip"
+    with zipfile.ZipFile(z, "w") as f:
+        f.writestr("zhao/readme.txt", "no code")
+    out = tmp_path / "out"
+    cfg = tmp_path / "g.toml"
+    cfg.write_text('[legal]\nmatches = 2\n[beat_stand]\nbatch = 20\nmin_matches = 20\nmax_matches = 20\n'
+                   '[beat_basic]\nbatch = 20\nmin_matches = 20\nmax_matches = 20\n[tournament]\nenabled = false\n')
+    r = subprocess.run(CLI + ["grade", str(SYNTAX_C), str(z), str(STAND_PY), "--config", str(cfg), "--out", str(out),
+                              "--trusted", "-j", "1"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("twentyone: warning:")]
+    assert any("syntax_error" in ln and "does not compile" in ln for ln in lines)
+    assert any("zhao" in ln and "no strategy file" in ln for ln in lines)
+    scores = json.loads((out / "scores.json").read_text())
+    by = {s["name"]: s for s in scores["students"]}
+    assert by["syntax_error"]["error"] and by["zhao"]["error"] and by["stand_py"]["score"] == 60
+    assert "syntax_error.c:" in by["syntax_error"]["messages"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--config", "{cfg}"], "unknown key 'treshold' in [beat_stand]"),
+    (["--decision-timeout", "0"], "--decision-timeout out of range"),
+    ([], "no submissions"),
+])
+def test_bad_grade_arguments_get_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    """A config with an unknown key, a bad limit or no submissions: one line, exit 2, nothing played."""
+    cfg = tmp_path / "g.toml"
+    cfg.write_text("[beat_stand]\ntreshold = 0.9\n")
+    subs = [] if message == "no submissions" else [str(STAND_PY)]
+    r = subprocess.run(CLI + ["grade", *subs, "--out", str(tmp_path / "o")] + [a.format(cfg=cfg) for a in args],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_an_existing_run_needs_resume(tmp_path: Path) -> None:
+    """Grading into a folder that holds a run refuses without --resume, and loses nothing."""
+    grade([STAND_PY], small(tournament={"enabled": False}), tmp_path, False, QUIET)
+    before = _scores(tmp_path)
+    r = subprocess.run(CLI + ["grade", str(STAND_PY), "--out", str(tmp_path)], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 2 and "--resume" in r.stderr
+    assert _scores(tmp_path) == before
+
+
+def test_resume_after_kill_9_plays_only_the_missing_matches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kill -9 mid-run, then --resume: no finished match is played again or stored twice; scores as unbroken."""
+    cfg = tmp_path / "g.toml"
+    cfg.write_text('[legal]\nmatches = 10\n[beat_stand]\nbatch = 40\nmin_matches = 200\nmax_matches = 200\n'
+                   '[beat_basic]\nbatch = 40\nmin_matches = 200\nmax_matches = 200\n[tournament]\nmatches = 6\n'
+                   '[isolation]\ntrusted = true\n')
+    subs = [str(BASIC_C), str(STAND_PY)]
+    broken = tmp_path / "broken"
+    proc = subprocess.Popen(CLI + ["grade", *subs, "--config", str(cfg), "--out", str(broken), "-j", "2", "-q"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 120
+    stored = 0
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        if Store.exists(broken):
+            with Store.open(broken) as s:
+                stored = s.count()
+            if stored >= 60:
+                break
+    assert proc.poll() is None, "the run finished before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    with Store.open(broken) as s:
+        before = s.keys()
+        finished_at = {r[0]: r[1] for r in s._conn.execute("SELECT key, finished_at FROM matches")}
+    assert 60 <= len(before)
+
+    played: list[str] = []
+    real = runner.play_batch
+
+    def spy(jobs: Any) -> Any:
+        played.extend(j.key for j in jobs)
+        return real(jobs)
+
+    monkeypatch.setattr(runner, "play_batch", spy)
+    grade([Path(p) for p in subs], None, broken, True, QUIET)
+    assert played and not set(played) & before
+    assert len(played) == len(set(played))
+
+    clean = tmp_path / "clean"
+    grade([Path(p) for p in subs], None, clean, False, QUIET) if False else None  # (config comes from the file)
+    r = subprocess.run(CLI + ["grade", *subs, "--config", str(cfg), "--out", str(clean), "-j", "1", "-q"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    with Store.open(broken) as a, Store.open(clean) as b:
+        assert a.keys() == b.keys() and a.count() == len(before) + len(played)
+        still = {r[0]: r[1] for r in a._conn.execute("SELECT key, finished_at FROM matches")}
+        assert all(still[k] == finished_at[k] for k in before)
+    assert _scores(broken) == _scores(clean)
+
+
+def test_report_is_remade_from_the_database_alone(tmp_path: Path) -> None:
+    """Delete the reports; `twentyone report DIR` writes the same scores again from results.sqlite."""
+    grade([STAND_PY, FOULS_PY], small(), tmp_path, False, QUIET)
+    first = json.loads((tmp_path / "scores.json").read_text())
+    for f in ("scores.json", "index.html", "scores.csv"):
+        (tmp_path / f).unlink()
+    r = subprocess.run(CLI + ["report", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "scores.json").read_text()) == first
+    assert (tmp_path / "index.html").is_file() and (tmp_path / "scores.csv").is_file()
+    assert "stand_py" in r.stdout and "fouls_py" in r.stdout
+
+
+def test_tournament_bonus_by_rank(tmp_path: Path) -> None:
+    """The class tournament ranks every usable submission; the bonus follows the configured scale."""
+    rep = grade([BASIC_C, STAND_PY, FOULS_PY], small(tournament={"matches": 6, "bonus": [7, 3]}), tmp_path, False,
+                QUIET)
+    ranks = {s.name: (s.tournament_rank, s.bonus) for s in rep.students}
+    assert sorted(r for r, _ in ranks.values()) in ([1, 2, 3], [1, 1, 3], [1, 2, 2], [1, 1, 1])
+    for rank, bonus in ranks.values():
+        assert bonus == {1: 7, 2: 3}.get(rank or 0, 0)
+    assert all(s.total == s.score + s.bonus for s in rep.students)
+
+
+@pytest.mark.slow
+def test_sandbox_is_the_default_and_a_crash_costs_only_that_student(tmp_path: Path) -> None:
+    """Graded in the sandbox by default: a segfaulting file fails legal play; the others are unharmed."""
+    cfg = small(tournament={"matches": 2})
+    from dataclasses import replace
+
+    cfg = replace(cfg, isolation=replace(cfg.isolation, trusted=False))
+    rep = grade([SEGV_C, STAND_PY], cfg, tmp_path, False, Execution(workers=2, progress=False, warn=lambda m: None))
+    by = {s.name: s for s in rep.students}
+    segv = by["segfault_first_action1"]
+    assert segv.criteria[0].status == "fail" and "crash" in segv.criteria[0].detail
+    assert any("segmentation fault" in i.excerpt or i.cause == "crash" for i in segv.incidents)
+    assert by["stand_py"].criteria[0].status == "pass"
+
+
+@pytest.mark.slow
+def test_dask_and_local_pool_give_identical_scores(tmp_path: Path) -> None:
+    """The same configuration on a 2-worker Dask LocalCluster and on the local pool scores identically."""
+    pytest.importorskip("dask.distributed")
+    cfg = small()
+    subs = [BASIC_C, STAND_PY, FOULS_PY]
+    grade(subs, cfg, tmp_path / "local", False, Execution(workers=2, progress=False, warn=lambda m: None))
+    grade(subs, cfg, tmp_path / "dask", False,
+          Execution(cluster="", dask_workers=2, progress=False, warn=lambda m: None))
+    assert _scores(tmp_path / "local") == _scores(tmp_path / "dask")
+    with Store.open(tmp_path / "local") as a, Store.open(tmp_path / "dask") as b:
+        assert a.keys() == b.keys()
+
+
+def test_grader_resumes_from_the_store_without_replaying(tmp_path: Path) -> None:
+    """A Grader built on a store that holds some matches schedules only the others."""
+    cfg = small(tournament={"enabled": False})
+    with Store.open(tmp_path, create=True) as s:
+        entries = prepare_entries([STAND_PY], tmp_path / "w", cfg)
+        s.set_entries(entries)
+        g = Grader(s, cfg, entries)
+        first = [j for t in g.first_tasks() for j in t]
+        runner_outcomes = runner.play_batch(first[:7])
+        g.on_done(runner_outcomes)
+        g2 = Grader(s, cfg, entries)
+        again = [j.key for t in g2.first_tasks() for j in t]
+        assert not set(again) & {o.key for o in runner_outcomes}
+        assert len(again) == len(first) - 7
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
+    """Not on a terminal the run is quiet until the table; on a terminal a bar with an ETA is drawn."""
+    import pty
+
+    cfg = tmp_path / "g.toml"
+    cfg.write_text('[legal]\nmatches = 2\n[beat_stand]\nbatch = 20\nmin_matches = 20\nmax_matches = 20\n'
+                   '[beat_basic]\nbatch = 20\nmin_matches = 20\nmax_matches = 20\n[tournament]\nenabled = false\n')
+    base = CLI + ["grade", str(STAND_PY), "--config", str(cfg), "--trusted", "-j", "1"]
+    r = subprocess.run(base + ["--out", str(tmp_path / "a")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr == ""
+    leader, follower = pty.openpty()
+    p = subprocess.Popen(base + ["--out", str(tmp_path / "b")], stdout=subprocess.DEVNULL, stderr=follower)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    p.wait(timeout=120)
+    os.close(leader)
+    assert p.returncode == 0 and b"grading" in seen and b"matches" in seen and b"eta" in seen

@@ -1,0 +1,298 @@
+"""The ``grade``, ``tournament`` and ``report`` commands: a run's store, its progress, its reports.
+
+A run lives in one folder (``--out``): ``results.sqlite`` holds the configuration, the entries and
+every finished match; the reports are made from it.  A folder that already holds a run is only
+continued with ``--resume``, which plays exactly the matches still missing.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from twentyone.config import GradingConfig, Isolation, config_from_dict
+from twentyone.errors import TwentyOneError
+from twentyone.grading import Grader, prepare_entries
+from twentyone.scores import ClassReport
+from twentyone.store import EntryRow, Store
+
+__all__ = ["Execution", "grade", "tournament", "report", "summary_table", "tournament_entries"]
+
+
+@dataclass(frozen=True)
+class Execution:
+    """Where and how the matches run, and what the terminal shows."""
+
+    workers: int = 0
+    cluster: str | None = None
+    dask_workers: int = 2
+    #: Show a progress bar (only on a terminal).
+    progress: bool = True
+    warn: Callable[[str], None] = lambda m: print(f"twentyone: warning: {m}", file=sys.stderr)
+
+
+@contextmanager
+def _progress(show: bool, what: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar with an ETA on a terminal; silence otherwise.  Yields update(done, total)."""
+    if not (show and sys.stderr.isatty()):
+        yield lambda done, total: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
+        TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("matches"),
+                  TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), transient=False,
+                  console=Console(stderr=True)) as bar:
+        task = bar.add_task(what, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=max(total, done))
+
+        yield update
+
+
+def entry_error_line(e: EntryRow) -> str:
+    """One line for an entry that cannot play: its error and, for a compile failure, the first error."""
+    first = next((ln.strip() for ln in e.messages.splitlines() if re.search(r":\d+(:\d+)?: (fatal )?error:", ln)), "")
+    return f"{e.name}: {e.error}" + (f": {first}" if first else "")
+
+
+def _open_run(out: Path, kind: str, resume: bool) -> tuple[Store, bool]:
+    """Open ``out``'s store for ``kind``; (store, True) when it continues an earlier run."""
+    if Store.exists(out):
+        if not resume:
+            raise TwentyOneError(f"{out} already holds a run: add --resume to continue it, or choose another --out")
+        store = Store.open(out)
+        stored = store.meta("kind")
+        if stored != kind:
+            store.close()
+            raise TwentyOneError(f"{out} holds a {stored} run, not a {kind} run")
+        return store, True
+    return Store.open(out, create=True), False
+
+
+def _same_sources(stored: Sequence[EntryRow], given: Sequence[str]) -> None:
+    if given and [e.source for e in stored] != list(given):
+        raise TwentyOneError("--resume continues the stored run: give the same players or submissions as before "
+                             "(or none)")
+
+
+def _finish(store: Store, out: Path, execution: Execution) -> ClassReport:
+    from twentyone.scoring import class_report
+
+    rep = class_report(store)
+    write_all(rep, out, execution.warn)
+    return rep
+
+
+def write_all(rep: ClassReport, out: Path, warn: Callable[[str], None]) -> list[Path]:
+    """Write every report of ``rep`` into ``out``."""
+    from twentyone.report import write_reports
+
+    try:
+        return write_reports(rep, out)
+    except OSError as e:
+        raise TwentyOneError(f"cannot write the reports in {str(out)!r}: {e.strerror or e}") from None
+
+
+def _interrupted(store: Store, out: Path, command: str) -> TwentyOneError:
+    return TwentyOneError(f"interrupted: {store.count()} matches are stored in {out}; "
+                          f"continue with: twentyone {command} --resume --out {out}")
+
+
+def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, resume: bool,
+          execution: Execution, config_given: bool = False) -> ClassReport:
+    """Grade ``submissions`` into ``out`` (or continue the run there) and write the reports."""
+    store, continued = _open_run(out, "grade", resume)
+    try:
+        if continued:
+            stored_cfg = config_from_dict(store.meta("config", {}), "stored configuration")
+            if config_given and config is not None and config != stored_cfg:
+                raise TwentyOneError("--resume continues the stored run: its configuration differs from --config")
+            config = stored_cfg
+            entries = store.entries()
+            _same_sources(entries, [str(p) for p in submissions])
+        else:
+            if not submissions:
+                raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
+            config = config or GradingConfig()
+            entries = prepare_entries(submissions, out / "work", config, warn=None)
+            store.set_meta("kind", "grade")
+            store.set_meta("title", f"Grading of {len(entries)} submission(s)")
+            store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
+            store.set_meta("config", config.to_dict())
+            store.set_entries(entries)
+        for e in entries:
+            if e.error is not None:
+                execution.warn(entry_error_line(e))
+        with _progress(execution.progress, "grading") as update:
+            grader = Grader(store, config, entries, on_match=update)
+            try:
+                grader.run(execution.workers, execution.cluster, execution.dask_workers)
+            except KeyboardInterrupt:
+                raise _interrupted(store, out, "grade") from None
+        return _finish(store, out, execution)
+    finally:
+        store.close()
+
+
+def tournament_entries(specs: Sequence[str], warn: Callable[[str], None] | None = None) -> list[EntryRow]:
+    """Name and check each tournament SPEC; a file that cannot be used keeps its error line.
+
+    A built-in is named by itself; a file by its name (a ``mycodes.c`` by its folder), with ``.c`` or
+    ``.py`` added when that would clash with a built-in or an earlier entry, then ``_2``, ``_3`` ...
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mycodes.builtin import BUILTINS
+    from twentyone.errors import PlayerSpecError
+    from twentyone.grading import check_player
+    from twentyone.players import parse_spec
+    from twentyone.submissions import safe_name
+
+    def check(pos: int) -> EntryRow:
+        spec = specs[pos]
+        if spec in BUILTINS:
+            return EntryRow(spec, pos, spec, spec, "builtin", None, "")
+        target, k = parse_spec(spec)
+        path = Path(target).expanduser().resolve()
+        kind = path.suffix.lower().lstrip(".")
+        name = safe_name(path) + (f"_{k}" if k and k != 1 else "")
+        if kind not in ("c", "py"):
+            error: str | None = str(PlayerSpecError(
+                f"unknown player {spec!r} (use stand, basic, hilo, a .py file or a .c file, optionally :K)"))
+            return EntryRow(name, pos, spec, spec, kind, error, "")
+        error, messages = check_player(path, kind, k or 1, warn)
+        return EntryRow(name, pos, spec, f"{path}:{k or 1}", kind, error, messages)
+
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        rows = list(pool.map(check, range(len(specs))))
+    seen: set[str] = set()
+    out = []
+    for r in rows:
+        name = r.name
+        if name in seen or (r.kind != "builtin" and name in BUILTINS):
+            name = f"{name}.{r.kind}"
+        base, i = name, 2
+        while name in seen:
+            name, i = f"{base}_{i}", i + 1
+        seen.add(name)
+        out.append(EntryRow(name, r.position, r.source, r.spec, r.kind, r.error, r.messages))
+    return out
+
+
+def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: int, rules: str, out: Path,
+               resume: bool, isolation: Isolation, execution: Execution) -> ClassReport:
+    """Play a tournament between ``specs`` into ``out`` (or continue it) and write the reports."""
+    from twentyone.runner import drive
+    from twentyone.tournament import tournament_jobs
+
+    store, continued = _open_run(out, "tournament", resume)
+    try:
+        if continued:
+            cfg: dict[str, Any] = store.meta("config", {})
+            entries = store.entries()
+            _same_sources(entries, specs)
+        else:
+            if len(specs) < 2:
+                raise TwentyOneError(f"a tournament needs at least 2 players, got {len(specs)}")
+            entries = tournament_entries(specs, execution.warn)
+            cfg = {"format": fmt, "matches": matches, "seed": seed, "decks": decks, "rules": rules,
+                   "isolation": {"trusted": isolation.trusted, "decision_timeout": isolation.decision_timeout,
+                                 "match_timeout": isolation.match_timeout}}
+            store.set_meta("kind", "tournament")
+            store.set_meta("title", f"Tournament of {len(entries)} players ({fmt}, {matches} matches)")
+            store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
+            store.set_meta("config", cfg)
+            store.set_entries(entries)
+        for e in entries:
+            if e.error is not None:
+                execution.warn(entry_error_line(e))
+        usable = [(e.name, e.spec) for e in entries if e.error is None]
+        if len(usable) < 2:
+            raise TwentyOneError("fewer than 2 players can play: nothing to do")
+        iso = cfg["isolation"]
+        limits = None if iso["trusted"] else {
+            "decision_timeout": iso["decision_timeout"], "match_timeout": iso["match_timeout"],
+            "cpu_seconds": max(1, int(iso["match_timeout"]) + 1)}
+        jobs = tournament_jobs(usable, cfg["format"], cfg["matches"], cfg["seed"], cfg["decks"], cfg["rules"],
+                               limits, skip=store.keys())
+        done = [store.count()]
+        total = done[0] + len(jobs)
+        with _progress(execution.progress, "tournament") as update:
+            update(done[0], total)
+
+            def on_done(outcomes: list[Any]) -> list[list[Any]]:
+                from twentyone.grading import outcome_for_store
+
+                for o in outcomes:
+                    m = o.meta
+                    if store.add_match(o.key, "tournament", "", int(m["idx"]), int(m["seed"]), list(m["names"]),
+                                       outcome_for_store(o)):
+                        done[0] += 1
+                update(done[0], total)
+                return []
+
+            try:
+                drive([jobs[i:i + 10] for i in range(0, len(jobs), 10)], on_done, execution.workers or
+                      (os.cpu_count() or 1), execution.cluster, execution.dask_workers)
+            except KeyboardInterrupt:
+                raise _interrupted(store, out, "tournament") from None
+        return _finish(store, out, execution)
+    finally:
+        store.close()
+
+
+def report(out: Path, execution: Execution) -> ClassReport:
+    """Remake every report of the run in ``out`` from its database alone."""
+    with Store.open(out) as store:
+        return _finish(store, out, execution)
+
+
+def summary_table(rep: ClassReport, stream: IO[str] | None = None) -> None:
+    """Print the scores or standings as a table on the terminal."""
+    from rich.console import Console
+    from rich.table import Table
+
+    out = stream or sys.stdout
+    # Piped output is not folded to 80 columns: the table is only as wide as it needs.
+    console = Console(file=out, highlight=False, width=None if out.isatty() else 200)
+    if rep.kind == "tournament":
+        t = Table(title=rep.title)
+        for col in ("rank", "name", "matches", "W-T-L", "win rate (95% CI)", "mean money", "fouls", "faults"):
+            t.add_column(col, justify="left" if col in ("name",) else "right", overflow="fold")
+        for r in rep.standings:
+            if r.error:
+                t.add_row("-", r.name, "0", "-", "not played (see the warning)", "-", "-", "-")
+                continue
+            t.add_row(str(r.rank), r.name, str(r.matches), f"{r.wins}-{r.ties}-{r.losses}",
+                      f"{100 * r.rate:.1f}% ({100 * r.low:.1f}-{100 * r.high:.1f})", f"{r.mean_account:.1f}",
+                      str(r.fouls), str(r.faults) + (f" ({', '.join(r.fault_causes)})" if r.fault_causes else ""))
+        console.print(t)
+        return
+    t = Table(title=rep.title)
+    t.add_column("student", overflow="fold")
+    names = []
+    for c in (rep.students[0].criteria if rep.students else []):
+        if c.name != "tournament":
+            names.append(c.name)
+            t.add_column(c.name.replace("_", " "), justify="right", overflow="fold")
+    for col in ("bonus", "total", "incidents"):
+        t.add_column(col, justify="right")
+    for s in rep.students:
+        by = {c.name: c for c in s.criteria}
+        cells = []
+        for n in names:
+            c = by.get(n)
+            cells.append("-" if c is None else f"{c.points:g}/{c.max_points:g} {c.status}"
+                         + (f" {100 * c.rate:.1f}%" if c.rate is not None else ""))
+        t.add_row(s.name, *cells, f"{s.bonus:g}", f"{s.total:g}/{s.max_score:g}", str(s.incident_count))
+    console.print(t)
