@@ -116,13 +116,19 @@ def win_value(result: str, ties: str) -> float:
     return 0.5 if result == "tie" and ties == "half" else 0.0
 
 
+def builtin_label(spec: str) -> str:
+    """How a built-in opponent is named in stored matches: never the same as a submission's name."""
+    return f"{spec} (built-in)"
+
+
 def criterion_job(config: GradingConfig, purpose: str, crit: WinRate, name: str, spec: str, i: int,
                   limits: dict[str, Any] | None) -> MatchJob:
     """Match ``i`` of a win-rate criterion: seed ``seed + i // 2``, the submission at seat 1 + i % 2."""
     seed = config.seed + i // 2
     seat = 1 + i % 2
     specs = (spec, crit.opponent) if seat == 1 else (crit.opponent, spec)
-    names = [name, crit.opponent] if seat == 1 else [crit.opponent, name]
+    opponent = builtin_label(crit.opponent)
+    names = [name, opponent] if seat == 1 else [opponent, name]
     meta = {"purpose": purpose, "subject": name, "idx": i, "seed": seed, "names": names, "seat": seat}
     return MatchJob(f"{purpose}|{name}|{i}|{seed}|{seat}", specs, seed, config.decks, config.rules,
                     limits=limits, meta=meta, bankroll=i < 2)
@@ -134,7 +140,7 @@ def legal_job(config: GradingConfig, name: str, spec: str, i: int, limits: dict[
     seat = 1 + i % 5
     specs = list(LEGAL_TABLE)
     specs.insert(seat - 1, spec)
-    names = list(LEGAL_TABLE)
+    names = [builtin_label(b) for b in LEGAL_TABLE]
     names.insert(seat - 1, name)
     meta = {"purpose": "legal", "subject": name, "idx": i, "seed": seed, "names": names, "seat": seat}
     return MatchJob(f"legal|{name}|{i}|{seed}|{seat}", tuple(specs), seed, config.decks, config.rules,
