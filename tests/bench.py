@@ -151,8 +151,118 @@ def bench_sandbox(runs: int, seconds: float) -> None:
     print(f"engine, 2 sandboxed C basic players: {rate:,.0f} rounds/s (target >= 10,000)")
 
 
+_CLASS_HEAD = r"""#include "mycodes.h"
+/* generated class member {i}: hit below {stand}, double {dbl}, surrender {sur}, bets {bets} */
+static int running = 0, seen = 0;
+static int total(const char* c, int n, int* soft)
+{{
+    int hard = 0, ace = 0;
+    for (int i = 0; i < n; i++) {{
+        if (c[i] == 'A') {{ hard += 1; ace = 1; }}
+        else if (c[i] == 'T' || c[i] == 'J' || c[i] == 'Q' || c[i] == 'K') hard += 10;
+        else hard += c[i] - '0';
+    }}
+    *soft = ace && hard <= 11;
+    return *soft ? hard + 10 : hard;
+}}
+static int hilo(char c)
+{{
+    if (c >= '2' && c <= '6') return 1;
+    if (c == 'T' || c == 'J' || c == 'Q' || c == 'K' || c == 'A') return -1;
+    return 0;
+}}
+static int dealer_weak(char up) {{ return up >= '2' && up <= '6'; }}
+"""
+
+#: One function set, copied five times with its own K, as students copy-paste them.
+_CLASS_SET = r"""
+int bet{K}(int N) {{ int tc = running / (N > 1 ? N : 1); return {bet_expr}; }}
+char first_action{K}(char* tmpcards, int len)
+{{
+    int soft, t = total(tmpcards + 2 * {K}, 2, &soft); char up = tmpcards[0];
+    if ({dbl_cond}) return 'd';
+    if ({sur_cond}) return 'u';
+    if (t >= {stand} || (t >= 13 && dealer_weak(up) && {weak})) return 's';
+    return 'h';
+}}
+char continue_action{K}(Player(*players)[])
+{{
+    int soft; Player* me = &(*players)[0]; int t = total(me->mycards, me->count, &soft);
+    return t >= {stand} ? 's' : 'h';
+}}
+void show{K}(Banker* pbanker, Player(*players)[], int pNum, int N, int pos)
+{{
+    if ({K} != 1) return;
+    if (pos < seen) running = 0;
+    seen = pos;
+    for (int i = 0; i < pbanker->count; i++) running += hilo(pbanker->mycards[i]);
+    for (int p = 0; p < pNum - 1; p++)
+        for (int i = 0; i < (*players)[p].count; i++) running += hilo((*players)[p].mycards[i]);
+}}
+"""
+
+
+def make_class(folder: Path, n: int = 30) -> list[Path]:
+    """Write ``n`` varied C submissions, as a class might hand in, into ``folder``: one per student."""
+    stands = [12, 13, 14, 15, 16, 17, 18]
+    doubles = [("never", "0"), ("on 10-11", "t == 10 || t == 11"),
+               ("on 9-11 vs weak", "(t >= 9 && t <= 11) && dealer_weak(up)")]
+    surrenders = [("never", "0"), ("16 vs T", "t == 16 && !soft && (up == 'T' || up == 'J' || up == 'Q' || up == 'K')")]
+    bets = [("flat", "10"), ("ramp", "tc >= 2 ? 10 * tc : 10"), ("steep", "tc >= 1 ? 40 * tc : 10")]
+    out = []
+    for i in range(n):
+        stand = stands[i % len(stands)]
+        dname, dcond = doubles[i % len(doubles)]
+        sname, scond = surrenders[(i // 3) % len(surrenders)]
+        bname, bexpr = bets[(i // 2) % len(bets)]
+        d = folder / f"student{i + 1:02d}"
+        d.mkdir(parents=True, exist_ok=True)
+        fields = dict(i=i + 1, stand=stand, dbl=dname, sur=sname, bets=bname, bet_expr=bexpr, dbl_cond=dcond,
+                      sur_cond=scond, weak="1" if i % 2 else "0")
+        text = _CLASS_HEAD.format(**fields) + "".join(_CLASS_SET.format(K=k, **fields) for k in range(1, 6))
+        (d / "mycodes.c").write_text(text)
+        out.append(d)
+    return out
+
+
+def bench_grading(runs: int, seconds: float) -> None:
+    """Grade 30 generated C submissions with the default budget (sandboxed); then pool vs Dask speed."""
+    import os
+    import tempfile
+
+    from twentyone.config import GradingConfig
+    from twentyone.runs import Execution, grade
+
+    quiet = Execution(progress=False, warn=lambda m: None)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        os.environ["TWENTYONE_CACHE"] = str(root / "cache")  # every file compiles, as on a fresh machine
+        subs = make_class(root / "class", 30)
+        t = time.perf_counter()
+        rep = grade(subs, GradingConfig(), root / "out", False, quiet)
+        took = time.perf_counter() - t
+        print(f"grade 30 C submissions, default budget, sandboxed, {os.cpu_count()} workers: {took:.0f} s "
+              f"({rep.matches:,} matches, {rep.rounds:,} rounds; target <= 300 s)")
+        few = subs[:4]
+        for label, ex in (("local pool, 2 workers", Execution(workers=2, progress=False, warn=lambda m: None)),
+                          ("Dask LocalCluster, 2 workers", Execution(cluster="", dask_workers=2, progress=False,
+                                                                     warn=lambda m: None))):
+            try:
+                import dask.distributed  # noqa: F401
+            except ImportError:
+                if "Dask" in label:
+                    print("Dask: not installed (pip install -e '.[dask]')")
+                    continue
+            out = root / label.split()[0]
+            t = time.perf_counter()
+            r = grade(few, GradingConfig(), out, False, ex)
+            took = time.perf_counter() - t
+            print(f"grade 4 C submissions on the {label}: {r.matches / took:,.0f} matches/s, "
+                  f"{r.rounds / took:,.0f} rounds/s ({took:.1f} s incl. start-up)")
+
+
 #: Further benchmarks register here.
-_EXTRA: list[Callable[[int, float], None]] = [bench_c_players, bench_c_program, bench_sandbox]
+_EXTRA: list[Callable[[int, float], None]] = [bench_c_players, bench_c_program, bench_sandbox, bench_grading]
 
 
 if __name__ == "__main__":
