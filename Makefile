@@ -7,7 +7,7 @@ CC     ?= gcc
 MYCODES ?= c_src/mycodes.c
 STAMP  := $(VENV)/.installed
 
-.PHONY: all install demo test test-fast bench c-program typecheck clean
+.PHONY: all install demo test test-fast bench c-program typecheck clean twentyone-c
 
 all: install
 
@@ -34,6 +34,7 @@ bench: install c-program
 
 c-program: twentyone-c
 
+# Always rebuilt (a fraction of a second): MYCODES may name a file older than the last build.
 twentyone-c: c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/twentyone.h c_src/mycodes.h $(MYCODES)
 	$(CC) -O2 -std=gnu99 -Ic_src -Ic_src/compat c_src/main.c c_src/twentyone.c c_src/tw_rng.c $(MYCODES) -o $@
 

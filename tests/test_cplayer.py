@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -184,6 +185,22 @@ def test_c_program_interactive_mode(tmp_path: Path) -> None:
     assert r.returncode == 0
     assert "please type a number from 1 to 5" in r.stdout and "please type a number from 1 to 8" in r.stdout
     assert "match ended" in r.stdout and "Li" in r.stdout and "Wang" in r.stdout
+
+
+def test_c_program_manual_play_under_person(tmp_path: Path) -> None:
+    """PERSON on: the bet typed with scanf and the action read with getche() are both the player's keys.
+
+    getche() must not return the newline scanf left behind (Windows' console reader never sees it),
+    or every first action would be an illegal-action foul.
+    """
+    src = tmp_path / "mycodes.c"
+    src.write_text((ROOT / "c_src" / "mycodes.c").read_text().replace("//#define PERSON", "#define PERSON", 1))
+    exe = _build_c_program(src, tmp_path)
+    keys = "1\nLi\n6\n" + "20\ns\n" * 80
+    r = subprocess.run([str(exe)], input=keys, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "match ended" in r.stdout and "illegal_action" not in r.stdout
+    assert re.search(r"bet +20", r.stdout) and "after 50 rounds" in r.stdout
 
 
 def test_c_program_rejects_bad_arguments(tmp_path: Path) -> None:

@@ -2,7 +2,9 @@
  *
  * getch() reads one key without echo, getche() one key with echo.  At a terminal the key is
  * read at once (non-canonical mode, restored afterwards); from a pipe or a file it is simply the
- * next character.  Everything is static inline, so a file that includes this needs nothing more
+ * next character.  Line ends are skipped: on Windows the console key reader never sees the newline
+ * that a scanf() before it left in stdin, so a course file's scanf("%d") then getche() reads the
+ * key typed next, here too.  Everything is static inline, so a file that includes this needs nothing more
  * to link.  When the Python engine captures a strategy's input and output (tw_capture.h is
  * force-included, TW_CAPTURED), the terminal is never touched.
  */
@@ -22,7 +24,7 @@ static inline int tw_read_key(int echo)
     struct termios old, raw;
     int c;
     if (!isatty(0) || tcgetattr(0, &old) != 0) {
-        c = getchar();
+        do c = getchar(); while (c == '\n' || c == '\r');
         return c;
     }
     fflush(stdout);
@@ -33,7 +35,7 @@ static inline int tw_read_key(int echo)
     raw.c_cc[VMIN] = 1;
     raw.c_cc[VTIME] = 0;
     tcsetattr(0, TCSANOW, &raw);
-    c = getchar();
+    do c = getchar(); while (c == '\n' || c == '\r');
     tcsetattr(0, TCSANOW, &old);
     return c;
 #endif
