@@ -158,3 +158,24 @@ def test_play_at_the_terminal() -> None:
     assert "'q' is not one of" in r.stdout
     assert "ended by interrupted" in r.stdout  # the standings are printed at the end of input
     assert "Traceback" not in r.stderr and r.returncode == 130
+
+
+def test_play_words_and_letters() -> None:
+    """A person may type the letter or the whole word, in English or Chinese; anything else is re-asked."""
+    from twentyone.terminal import parse_action
+
+    assert [parse_action(t) for t in ("h", " S ", "hit", "Stand", "停牌", "加倍", "投降", "保险")] == list("hshssdui")
+    assert parse_action("hello") == "" and parse_action("") == "" and parse_action("hs") == ""
+
+
+def test_play_in_chinese_prints_chinese_standings() -> None:
+    """--lang zh: the prompts, the re-ask reason and the final standings are in Chinese."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "-m", "twentyone", "play", "--seed", "3", "--lang", "zh"],
+                       input="10\nhello\n停牌\n", capture_output=True, text=True, cwd=root, timeout=60)
+    assert "请下注" in r.stdout and "'hello' 不是可选动作" in r.stdout
+    assert "名次" in r.stdout and "赌资" in r.stdout and "中途结束" in r.stdout
+    assert "Traceback" not in r.stderr and r.returncode == 130

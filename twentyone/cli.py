@@ -273,23 +273,38 @@ def result_json(result: MatchResult) -> dict[str, Any]:
     }
 
 
-def print_ranking(result: MatchResult, out: IO[str] | None = None) -> None:
-    """The final ranking as a table (the course's show_result)."""
+_RANKING_TEXT = {
+    "en": {"title": "seed {seed}, {decks} decks: ended by {reason} after {rounds} rounds, {shoes} shoes",
+           "cols": ("rank", "seat", "name", "player", "money", "rounds", "fouls", "fault"),
+           "left": "seat {seat} ({spec}) left the match: {fault}: {detail}",
+           "reasons": {}},
+    "zh": {"title": "种子 {seed}，{decks} 副牌：{reason}，共 {rounds} 局，{shoes} 次洗牌",
+           "cols": ("名次", "座位", "名字", "玩家", "赌资", "局数", "犯规", "故障"),
+           "left": "座位 {seat}（{spec}）退出本场：{fault}：{detail}",
+           "reasons": {"broke": "所有玩家赌资输光", "shuffles": "第 6 次洗牌前结束", "rounds": "达到总局数",
+                       "interrupted": "中途结束"}},
+}
+
+
+def print_ranking(result: MatchResult, out: IO[str] | None = None, lang: str = "en") -> None:
+    """The final ranking as a table (the course's show_result), in English or Chinese."""
     from rich.console import Console
     from rich.table import Table as RichTable
 
+    text = _RANKING_TEXT.get(lang, _RANKING_TEXT["en"])
     console = Console(file=out or sys.stdout, highlight=False)
-    t = RichTable(title=f"seed {result.seed}, {result.decks} decks: ended by {result.reason} after "
-                        f"{result.rounds} rounds, {result.shuffles} shoes")
-    for col, just in (("rank", "right"), ("seat", "right"), ("name", "left"), ("player", "left"),
-                      ("money", "right"), ("rounds", "right"), ("fouls", "right"), ("fault", "left")):
+    reason = text["reasons"].get(result.reason, result.reason)  # type: ignore[attr-defined]
+    t = RichTable(title=str(text["title"]).format(seed=result.seed, decks=result.decks, reason=reason,
+                                                  rounds=result.rounds, shoes=result.shuffles))
+    for col, just in zip(text["cols"], ("right", "right", "left", "left", "right", "right", "right", "left")):
         t.add_column(col, justify=just, overflow="fold")  # type: ignore[arg-type]
     for s in result.ranking:
         t.add_row(str(s.rank), str(s.seat), s.name, s.spec, str(s.account), str(s.rounds), str(s.fouls), s.fault or "")
     console.print(t)
     for s in result.ranking:
         if s.fault:
-            console.print(f"seat {s.seat} ({s.spec}) left the match: {s.fault}: {s.fault_detail}", markup=False)
+            console.print(str(text["left"]).format(seat=s.seat, spec=s.spec, fault=s.fault, detail=s.fault_detail),
+                          markup=False)
 
 
 def _run_match(args: argparse.Namespace) -> int:
@@ -331,12 +346,12 @@ def _run_play(args: argparse.Namespace) -> int:
     except (MatchInterrupted, EOFError) as e:
         print()
         if isinstance(e, MatchInterrupted):
-            print_ranking(e.result)
+            print_ranking(e.result, lang=args.lang)
         return 130 if isinstance(e, MatchInterrupted) else 1
     finally:
         if stream is not None:
             stream.close()
-    print_ranking(result)
+    print_ranking(result, lang=args.lang)
     return 0
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from twentyone.records import SeatView
 from twentyone.strategy import Strategy
 
-__all__ = ["Human", "MESSAGES"]
+__all__ = ["Human", "MESSAGES", "WORDS", "parse_action"]
 
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {
@@ -42,6 +42,21 @@ MESSAGES: dict[str, dict[str, str]] = {
         "others": "  座位 {seat}：{cards}",
     },
 }
+
+
+#: Whole words a person may type instead of the action's letter.
+WORDS: dict[str, str] = {
+    "insure": "i", "insurance": "i", "hit": "h", "stand": "s", "double": "d", "surrender": "u",
+    "保险": "i", "拿牌": "h", "要牌": "h", "停牌": "s", "加倍": "d", "投降": "u",
+}
+
+
+def parse_action(text: str) -> str:
+    """The action letter a person means by ``text`` (one letter or a whole word), or '' if none."""
+    t = text.strip().lower()
+    if len(t) == 1:
+        return t
+    return WORDS.get(t, "")
 
 
 class Human(Strategy):
@@ -78,9 +93,10 @@ class Human(Strategy):
         soft = self.m["soft"] if view.soft else ""
         self.say(self.m["hand"].format(up=view.up_card, cards=view.my_cards, total=view.total, soft=soft))
         while True:
-            a = self.ask(self.m[prompt]).strip().lower()[:1]
+            text = self.ask(self.m[prompt])
+            a = parse_action(text)
             if not a or a not in allowed:
-                self.say(self.m["bad"].format(a=a, allowed=" ".join(allowed)))
+                self.say(self.m["bad"].format(a=text.strip(), allowed=" ".join(allowed)))
             elif a == "i" and not view.can_insure:
                 self.say(self.m["no_ins"].format(cost=view.bet // 2))
             elif a == "d" and not view.can_double:
