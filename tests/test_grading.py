@@ -350,3 +350,31 @@ def test_basic_beats_stand_as_the_outside_simulation_found() -> None:
     se = math.sqrt(rate * (1 - rate) / n + 0.002 ** 2)
     assert abs(rate - 0.894) < 4 * se, f"{rate:.4f} vs 0.894 (4 SE = {4 * se:.4f})"
     assert rate < 0.9  # basic strategy alone does not reach the rubric's 90%
+
+
+@pytest.mark.slow
+def test_cluster_address_sends_the_work_to_a_running_scheduler(tmp_path: Path) -> None:
+    """--cluster dask:ADDRESS grades on an existing Dask scheduler, with the same scores as locally."""
+    distributed = pytest.importorskip("dask.distributed")
+    cfg = tmp_path / "g.toml"
+    cfg.write_text('[legal]\nmatches = 2\n[beat_stand]\nbatch = 20\nmin_matches = 20\nmax_matches = 20\n'
+                   '[beat_basic]\nbatch = 20\nmin_matches = 20\nmax_matches = 20\n[tournament]\nmatches = 2\n'
+                   '[isolation]\ntrusted = true\n')
+    subs = [str(STAND_PY), str(FOULS_PY)]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        r = subprocess.run(CLI + ["grade", *subs, "--config", str(cfg), "--out", str(tmp_path / "d"), "-q",
+                                  "--cluster", f"dask:{cluster.scheduler_address}"],
+                           capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    r2 = subprocess.run(CLI + ["grade", *subs, "--config", str(cfg), "--out", str(tmp_path / "l"), "-q", "-j", "1"],
+                        capture_output=True, text=True, timeout=300)
+    assert r2.returncode == 0, r2.stderr
+    assert _scores(tmp_path / "d") == _scores(tmp_path / "l")
+
+
+def test_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
+    """A scheduler address nobody answers on is one clear line, not a traceback."""
+    pytest.importorskip("dask.distributed")
+    r = subprocess.run(CLI + ["grade", str(STAND_PY), "--out", str(tmp_path / "o"), "--trusted", "-q",
+                              "--cluster", "dask:tcp://127.0.0.1:9"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "cannot reach the Dask scheduler" in r.stderr and "Traceback" not in r.stderr

@@ -1047,6 +1047,144 @@ def test_bug_7_small_money_out(money: int) -> None:
     assert sc.table.seats[0].account == money
 
 
+
+# -- grading rulings: scored from hand-made stored matches -------------------------------------------
+def _graded(results: list[str], seats: list[int] | None = None, faults: list[bool] | None = None,
+            fouls: list[int] | None = None, purpose: str = "beat_stand") -> list[Any]:
+    """Stored 2-seat matches of submission 'li' against stand: its result, seat, fault and fouls in each."""
+    from twentyone.store import MatchRow
+
+    rows = []
+    for i, r in enumerate(results):
+        seat = seats[i] if seats else 1 + i % 2
+        ranks = {"win": [1, 2], "tie": [1, 1], "loss": [2, 1]}[r]
+        if seat == 2:
+            ranks = ranks[::-1]
+        fault: list[str | None] = [None, None]
+        if faults and faults[i]:
+            fault[seat - 1] = "crash"
+        foul = [0, 0]
+        foul[seat - 1] = fouls[i] if fouls else 0
+        names = ["li", "stand (built-in)"] if seat == 1 else ["stand (built-in)", "li"]
+        rows.append(MatchRow(f"{purpose}|li|{i}", purpose, "li", i, 7 + i // 2, names,
+                             {"ranks": ranks, "faults": fault, "fouls": foul, "accounts": [1000, 1000],
+                              "seat_rounds": [5, 5], "fault_details": ["", ""], "incidents": [], "rounds": 5,
+                              "seat": seat, "bankroll": []}))
+    return rows
+
+
+def _config(**kw: Any) -> Any:
+    from twentyone.config import config_from_dict
+
+    base: dict[str, Any] = {"beat_stand": {"batch": 10, "min_matches": 10, "max_matches": 30},
+                            "beat_basic": {"weight": 0}}
+    base.update(kw)
+    return config_from_dict(base)
+
+
+def _grade(rows: list[Any], config: Any, rank: int | None = None, error: str | None = None) -> Any:
+    from twentyone.scoring import grade_student
+    from twentyone.store import EntryRow
+
+    return grade_student(EntryRow("li", 0, "li.c", "li.c:1", "c", error, ""), rows, config, rank, 3)
+
+
+def test_ruling_grade_legal() -> None:
+    """One foul anywhere fails legal play (0 of 60); none passes."""
+    cfg = _config()
+    clean = _grade(_graded(["win"] * 10), cfg).criteria[0]
+    assert (clean.name, clean.points, clean.status) == ("legal", 60, "pass")
+    fouled = _grade(_graded(["win"] * 10, fouls=[0] * 9 + [1]), cfg)
+    assert (fouled.criteria[0].points, fouled.criteria[0].status, fouled.incident_count) == (0, "fail", 1)
+
+
+def test_ruling_grade_win_rates() -> None:
+    """Won, tied and lost by rank; a match the submission faulted in is lost even if it ranked first."""
+    cfg = _config(beat_stand={"batch": 10, "min_matches": 10, "max_matches": 10})
+    c = _grade(_graded(["win"] * 10, faults=[True] + [False] * 9), cfg).criteria[1]
+    assert (c.name, c.losses, c.ties, c.matches) == ("beat_stand", 1, 0, 10)
+
+
+def test_ruling_grade_ties() -> None:
+    """Two ties count one win by default, nothing with ties = 'loss'."""
+    results = ["tie", "tie"] + ["win"] * 8
+    half = _grade(_graded(results), _config(beat_stand={"batch": 10, "min_matches": 10, "max_matches": 10}))
+    loss = _grade(_graded(results), _config(ties="loss", beat_stand={"batch": 10, "min_matches": 10,
+                                                                     "max_matches": 10}))
+    assert half.criteria[1].rate == 0.9 and loss.criteria[1].rate == 0.8
+
+
+def test_ruling_grade_decision() -> None:
+    """Decided at the first batch whose interval excludes the threshold; later matches are not counted."""
+    rows = _graded(["loss"] * 10 + ["win"] * 20)
+    c = _grade(rows, _config()).criteria[1]
+    assert (c.status, c.matches, c.points) == ("fail", 10, 0) and c.high is not None and c.high < 0.9
+    waits = _grade(_graded(["win"] * 10 + ["loss"] * 10), _config(beat_stand={"batch": 10, "min_matches": 20,
+                                                                               "max_matches": 30}))
+    assert waits.criteria[1].matches == 20  # nothing is decided before min_matches
+
+
+def test_ruling_grade_borderline() -> None:
+    """At the maximum an interval holding the threshold is borderline; points follow the rate by default."""
+    rows = _graded(["win"] * 27 + ["loss"] * 3)  # 90.0% in 30: the interval holds 0.9
+    est = _grade(rows, _config()).criteria[1]
+    assert (est.status, est.matches, est.points) == ("borderline", 30, 20)
+    assert _grade(rows, _config(borderline="fail")).criteria[1].points == 0
+    below = _grade(_graded(["win"] * 26 + ["loss"] * 4), _config()).criteria[1]
+    assert (below.status, below.points) == ("borderline", 0)
+
+
+def test_ruling_grade_fairness() -> None:
+    """Match i: seed + i // 2, the submission at seat 1 for even i, seat 2 for odd, for everyone alike."""
+    from twentyone.config import GradingConfig
+    from twentyone.grading import criterion_job
+
+    c = GradingConfig()
+    for name in ("li", "wang"):
+        jobs = [criterion_job(c, "beat_stand", c.beat_stand, name, f"{name}.c:1", i, None) for i in range(4)]
+        assert [(j.seed - c.seed, j.meta["seat"]) for j in jobs] == [(0, 1), (0, 2), (1, 1), (1, 2)]
+        assert jobs[1].specs == ("stand", f"{name}.c:1")
+
+
+def test_ruling_grade_bonus() -> None:
+    """Rank 1, 2, 3 of the class tournament add 10, 6, 3 on top of the rubric; rank 4 adds nothing."""
+    rows = _graded(["win"] * 30)
+    for rank, bonus in ((1, 10), (2, 6), (3, 3), (4, 0)):
+        st = _grade(rows, _config(), rank=rank)
+        assert st.bonus == bonus and st.total == st.score + bonus and st.score <= st.max_score
+
+
+def test_ruling_grade_function_set(tmp_path: "Path") -> None:
+    """Function set 1 is graded unless the configuration names another."""
+    from pathlib import Path
+
+    from twentyone.config import config_from_dict
+    from twentyone.grading import prepare_entries
+
+    src = Path(__file__).resolve().parent / "fixtures" / "py" / "stand_py.py"
+    (row,) = prepare_entries([src], tmp_path, config_from_dict({}))
+    assert row.spec.endswith("stand_py.py:1") and row.error is None
+    (row,) = prepare_entries([src], tmp_path, config_from_dict({"function_set": 2}))
+    assert row.error is not None and "no function set 2" in row.error
+
+
+def test_ruling_grade_bad_submission() -> None:
+    """A submission that cannot be used scores 0 on every line, 'not played', with its reason."""
+    st = _grade([], _config(), error="li.c does not compile")
+    assert st.score == 0 and st.error == "li.c does not compile"
+    assert {c.status for c in st.criteria} == {"not played"} and st.criteria[0].detail == "li.c does not compile"
+
+
+def test_ruling_tournament_results() -> None:
+    """Better rank wins, equal rank ties, a fault loses to everyone who did not fault."""
+    from twentyone.store import MatchRow
+    from twentyone.tournament import pairwise
+
+    row = MatchRow("k", "tournament", "", 0, 1, ["a", "b", "c", "d"],
+                   {"ranks": [2, 1, 2, 1], "faults": [None, None, None, "timeout"]})
+    assert list(pairwise(row)) == [("a", "b", "b"), ("a", "c", "tie"), ("a", "d", "a"), ("b", "c", "a"),
+                                   ("b", "d", "a"), ("c", "d", "a")]
+
 def test_every_ruling_has_its_test() -> None:
     """Every bold ruling name in RULES.md has exactly one test_ruling_<name> here, and nothing else is one."""
     import re

@@ -252,7 +252,7 @@ def _dask_client(address: str, n_workers: int) -> tuple[Any, Any]:
         raise TwentyOneError("--cluster dask needs Dask: pip install -e '.[dask]'") from None
     if address:
         try:
-            return Client(address, timeout=30), None
+            return Client(address, timeout=10), None
         except OSError as e:
             raise TwentyOneError(f"cannot reach the Dask scheduler at {address!r}: {e}") from None
     cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
