@@ -88,3 +88,16 @@ def test_c_and_python_calculate_agree(cards: str) -> None:
     from twentyone.core import c_calculate
 
     assert c_calculate(cards) == calculate(cards)
+
+
+def test_init_cards_and_shuffle_cards_are_the_course_functions() -> None:
+    """init_cards lays out N decks in order; shuffle_cards returns a permutation of them from the seed."""
+    from collections import Counter
+
+    from twentyone.core import Generator, init_cards, shuffle_cards
+
+    shoe = init_cards(2)
+    assert shoe == ("A23456789TJQK" * 4) * 2
+    mixed = shuffle_cards(Generator(5), 2)
+    assert Counter(mixed) == Counter(shoe) and mixed != shoe
+    assert mixed == shuffle_cards(Generator(5), 2)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from twentyone._core import ffi, lib
 
-__all__ = ["Generator", "new_shoe", "c_calculate", "MAX_SEED"]
+__all__ = ["Generator", "new_shoe", "init_cards", "shuffle_cards", "c_calculate", "MAX_SEED"]
 
 MAX_SEED = 2**64 - 1
 
@@ -50,6 +50,20 @@ def new_shoe(decks: int) -> bytes:
     buf = ffi.new("char[]", decks * 52)
     lib.tw_init_cards(buf, decks)
     return bytes(ffi.unpack(buf, decks * 52))
+
+
+def init_cards(decks: int) -> str:
+    """The course's ``init_cards``: the ``decks`` decks of a new shoe in order, before shuffling."""
+    return new_shoe(decks).decode("ascii")
+
+
+def shuffle_cards(generator: Generator, decks: int) -> str:
+    """The course's ``shuffle_cards``: a new shoe of ``decks`` decks shuffled from ``generator``.
+
+    The shuffle is the one ``c_src/tw_rng.c`` does for both the engine and the C program
+    (``init_cards`` then a Fisher-Yates shuffle); ``Table.shuffle_cards`` deals from it.
+    """
+    return generator.shoe(decks).decode("ascii")
 
 
 def c_calculate(cards: str) -> int:
