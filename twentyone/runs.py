@@ -291,8 +291,8 @@ def summary_table(rep: ClassReport, stream: IO[str] | None = None) -> None:
         by = {c.name: c for c in s.criteria}
         cells = []
         for n in names:
-            c = by.get(n)
-            cells.append("-" if c is None else f"{c.points:g}/{c.max_points:g} {c.status}"
-                         + (f" {100 * c.rate:.1f}%" if c.rate is not None else ""))
+            crit = by.get(n)
+            cells.append("-" if crit is None else f"{crit.points:g}/{crit.max_points:g} {crit.status}"
+                         + (f" {100 * crit.rate:.1f}%" if crit.rate is not None else ""))
         t.add_row(s.name, *cells, f"{s.bonus:g}", f"{s.total:g}/{s.max_score:g}", str(s.incident_count))
     console.print(t)

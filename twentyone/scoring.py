@@ -187,8 +187,8 @@ def class_report(store: Store) -> ClassReport:
     rounds = sum(int(r.outcome["rounds"]) for r in rows)
     if kind == "tournament":
         cfg: dict[str, Any] = store.meta("config", {})
-        usable = [(e.name, e.spec) for e in entries if e.error is None]
-        table = standings([r for r in rows if r.purpose == "tournament"], usable,
+        players = [(e.name, e.spec) for e in entries if e.error is None]
+        table = standings([r for r in rows if r.purpose == "tournament"], players,
                           {e.name: e.error for e in entries if e.error is not None})
         for e in entries:
             if e.error is not None:
