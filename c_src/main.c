@@ -1,16 +1,24 @@
 /* main.c - the course's 21点 program with the project's rulings applied (twentyone/RULES.md).
  *
+ * The match loop is the course's: init_cards and shuffle_cards, then round after round round_init,
+ * the bets (betK), first_deal, the first actions (first_actionK) carried out by insurance, hit,
+ * dbl, surrender and foul, the later decisions (continue_actionK), banker_continue, judge and the
+ * shows (showK); the shoe is reshuffled once fewer than a quarter of it remains; show_result at the
+ * end.  The helpers are twentyone.c's.  What the rulings change is the order: the dealer peeks when
+ * the up card is an A, and each player finishes the hand before the next one is asked (RULES.md).
+ *
  * Without arguments it plays like the course: it asks for the number of people, their names and
  * the decks, then plays; under PERSON (in mycodes.c) the student's functions ask at the keyboard.
  * For automation:
- *     twentyone-c --seed S --decks N --seats K [--log FILE.jsonl] [--quiet]
+ *     twentyone-c --seed S --decks N --seats K [--log FILE.jsonl] [--quiet] [--source PATH]
  * seats 1..K are played by function sets 1..K, and --log writes the same JSONL round log as the
- * Python engine, byte for byte.  The round logic mirrors twentyone/table.py step for step.
+ * Python engine (twentyone/table.py), byte for byte; the log names the players PATH:K
+ * (default mycodes.c:K), as the Python engine names them by their --player spec.
+ * --matches M (with the above) plays M matches with seeds S, S+1, ... and prints rounds/s.
  */
 #include <errno.h>
 #include <stdint.h>
 #include "mycodes.h"
-#include "tw_rng.h"
 
 /* A mycodes.c may fill in only some function sets: a missing one is a null pointer here. */
 #pragma weak bet1
@@ -34,42 +42,59 @@
 #pragma weak show4
 #pragma weak show5
 
-typedef int (*bet_fn)(int);
-typedef char (*first_fn)(char*, int);
-typedef char (*cont_fn)(Player(*)[]);
-typedef void (*show_fn)(Banker*, Player(*)[], int, int, int);
+#define MAXS 5      /* player seats at most */
+#define MAXACTS 24  /* decisions in one hand at most ('i', up to 18 'h', then 's') */
 
-#define MAXS 5
-#define MAXCARDS 24
+/* The students' functions, as the course's arrays of function pointers. */
+static int (*const bet_arr[MAXS])(int) = { bet1, bet2, bet3, bet4, bet5 };
+static char (*const first_action_arr[MAXS])(char*, int) = {
+    first_action1, first_action2, first_action3, first_action4, first_action5 };
+static char (*const continue_action_arr[MAXS])(Player(*)[]) = {
+    continue_action1, continue_action2, continue_action3, continue_action4, continue_action5 };
+static void (*const show_arr[MAXS])(Banker*, Player(*)[], int, int, int) = { show1, show2, show3, show4, show5 };
 
-typedef struct {
-    char name[20];
-    int account, in_game, rounds, in_round;
-    int bet, insurance, doubled, surrendered, done, bj, account_before;
-    char cards[MAXCARDS];
-    int ncards, hard, ace;
-    char state;
-    char actions[MAXCARDS];
-    int nactions;
-    const char* foul;
-    bet_fn bet_f; first_fn first_f; cont_fn cont_f; show_fn show_f;
-} Seat;
+/* -- the course's variables ----------------------------------------------------------------- */
+static int pNum;                 /* number of people, the dealer included */
+static int N;                    /* decks */
+static Player players[MAXS];
+static Banker banker;
+static char cards[2 * 8 * 52];   /* the shoe; cards[N*52 ..] holds the next shoe if it was shuffled early */
+static int pos;                  /* cards dealt from the current shoe */
+static int turns;                /* shuffles so far, mid-round refills included (= the shoe's number) */
+static int total_rounds;         /* rounds played */
+static int alive;                /* players with at least MIN_BET (judge counts them) */
+static char tmpcards[2 + 2 * MAXS + 1];  /* what first_action sees: up card, X, two cards per seat */
 
-static Seat seats[MAXS];
-static int nseats, decks;
-static tw_rng rng;
-static char shoe[8 * 52];
-static int shoe_len, pos, shoe_no, shuffles, round_no;
-static char up, hole, dealer[MAXCARDS];
-static int ndealer, hole_shown, dealer_hard, dealer_ace;
+/* -- what the course's structs have no field for: this round's record of each seat ---------- */
+static int bet0[MAXS];            /* the bet as placed (players[i].mybets is doubled by dbl, 0 after foul) */
+static int paid_insurance[MAXS];
+static int doubled[MAXS], surrendered[MAXS], done[MAXS], account_before[MAXS];
+static const char* foul_cause[MAXS];
+static char acts[MAXS][MAXACTS];  /* the actions taken, in order; the last one is what strategies see as state */
+static int nacts[MAXS];
+
+/* -- the shoe's generator and the early-shuffled next shoe ----------------------------------- */
+/* shuffle_cards draws from one generator in twentyone.c, which a student's file may call too.  The
+ * match's state is kept here and swapped in only for the engine's own shuffles, so the two never
+ * disturb each other: a student's shuffle_cards sees the same sequence as in the Python engine. */
+static unsigned long long shoe_state;
+static int next_ready;
+
+/* -- options ---------------------------------------------------------------------------------- */
 static FILE* logf;
 static int quiet;
 static unsigned long long seed;
+static const char* source = "mycodes.c";
+
+static int is_ten(char c) { return c == 'T' || c == 'J' || c == 'Q' || c == 'K'; }
+static int is_hsdu(char a) { return a == 'h' || a == 's' || a == 'd' || a == 'u'; }
+/* In the round: dealt by first_deal.  Black Jack: two cards making 21 (only an A and a ten do). */
+#define IN_ROUND(i) (players[i].count > 0)
+#define BJ(i) (players[i].count == 2 && players[i].points == 21)
 
 /* -- JSON output, byte for byte what Python's json.dumps(ensure_ascii=False) writes ---------- */
-static void json_str(FILE* f, const char* s, int n)
+static void json_chars(FILE* f, const char* s, int n)
 {
-    fputc('"', f);
     for (int i = 0; n < 0 ? s[i] != 0 : i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"') fputs("\\\"", f);
@@ -82,428 +107,404 @@ static void json_str(FILE* f, const char* s, int n)
         else if (c < 0x20) fprintf(f, "\\u%04x", c);
         else fputc(c, f);
     }
+}
+
+static void json_str(FILE* f, const char* s, int n)
+{
+    fputc('"', f);
+    json_chars(f, s, n);
     fputc('"', f);
 }
 
 static const char* jbool(int b) { return b ? "true" : "false"; }
 
-/* -- shoe -------------------------------------------------------------------------------- */
+/* -- the shoe: init_cards, shuffle_cards, getcard ----------------------------------------------- */
+static void shuffle_into(char* shoe)
+{
+    unsigned long long theirs = tw_get_seed();  /* where a student's own shuffle_cards calls left it */
+    tw_set_seed(shoe_state);
+    init_cards(shoe, N);
+    shuffle_cards(shoe, N);
+    shoe_state = tw_get_seed();
+    tw_set_seed(theirs);
+}
+
+/* A full new shoe: at the start, after a round that left fewer than a quarter, or mid-round. */
 static void new_shoe(int mid_round)
 {
-    shoe_len = decks * 52;
-    tw_init_cards(shoe, decks);
-    tw_shuffle(&rng, shoe, shoe_len);
+    if (next_ready) {
+        memcpy(cards, cards + N * 52, (size_t)N * 52);
+        next_ready = 0;
+    } else {
+        shuffle_into(cards);
+    }
     pos = 0;
-    shoe_no++;
-    shuffles++;
+    turns++;
     if (logf) {
-        fprintf(logf, "{\"type\":\"shuffle\",\"shoe\":%d,\"order\":", shoe_no);
-        json_str(logf, shoe, shoe_len);
+        fprintf(logf, "{\"type\":\"shuffle\",\"shoe\":%d,\"order\":", turns);
+        json_str(logf, cards, N * 52);
         fprintf(logf, ",\"mid_round\":%s}\n", jbool(mid_round));
     }
 }
 
-static char deal(void)
+/* getcard; if the shoe ran out in the middle of a round, it is refilled first. */
+static char draw(void)
 {
-    if (pos >= shoe_len)
+    if (pos >= N * 52)
         new_shoe(1);
-    return shoe[pos++];
+    return getcard(cards, &pos);
 }
 
-static int card_value(char c)
+/* first_deal and banker_continue take their cards with getcard straight from the array.  When fewer
+ * than n cards are left, the next shoe is shuffled now into cards[N*52 ..]: only shuffles use the
+ * generator, so that shoe is the same whenever it is shuffled.  A card taken from it is the
+ * mid-round refill (spill), exactly as draw() would have made it. */
+static void reserve(int n)
 {
-    if (c == 'A') return 1;
-    if (c == 'T' || c == 'J' || c == 'Q' || c == 'K') return 10;
-    return c - '0';
+    if (N * 52 - pos < n && !next_ready) {
+        shuffle_into(cards + N * 52);
+        next_ready = 1;
+    }
 }
 
-static int is_ten(char c) { return c == 'T' || c == 'J' || c == 'Q' || c == 'K'; }
-
-static void take(Seat* s, char c)
+static void spill(void)
 {
-    s->cards[s->ncards++] = c;
-    s->hard += card_value(c);
-    if (c == 'A') s->ace = 1;
-}
-
-static int total(const Seat* s) { return (s->ace && s->hard <= 11) ? s->hard + 10 : s->hard; }
-
-static void act(Seat* s, char a)
-{
-    s->state = a;
-    s->actions[s->nactions++] = a;
+    if (pos > N * 52) {
+        int over = pos - N * 52;
+        new_shoe(1);
+        pos = over;
+    }
 }
 
 /* -- what strategies see: fresh zero-filled copies ----------------------------------------- */
-static void record(const Seat* s, Player* p)
+static void view(int j, Player* p)
 {
+    const Player* s = &players[j];
     memset(p, 0, sizeof *p);
     memcpy(p->name, s->name, sizeof p->name - 1);
     p->account = s->account;
-    memcpy(p->mycards, s->cards, s->ncards < 19 ? (size_t)s->ncards : 19);
-    p->count = s->ncards;
-    p->state = s->state;
-    p->mybets = s->bet;
-    p->points = total(s);
+    memcpy(p->mycards, s->mycards, s->count < 19 ? (size_t)s->count : 19);
+    p->count = s->count;
+    p->state = nacts[j] ? acts[j][nacts[j] - 1] : 0;   /* a fouled hand shows its latest action */
+    p->mybets = foul_cause[j] ? bet0[j] : s->mybets;   /* and its stake */
+    p->points = s->points;
     p->rounds = s->rounds;
+}
+
+/* Every seat at its own index; the entries past the last seat are zeroed. */
+static void views(Player* ps)
+{
+    for (int j = 0; j < MAXS; j++) {
+        if (j < pNum - 1) view(j, &ps[j]);
+        else memset(&ps[j], 0, sizeof ps[j]);
+    }
 }
 
 static char ask_first(int i)
 {
-    char tmp[2 + 2 * MAXS + 1];
-    int k = 0;
-    tmp[k++] = up;
-    tmp[k++] = 'X';
-    for (int j = 0; j < nseats; j++) {
-        if (seats[j].in_round) { tmp[k++] = seats[j].cards[0]; tmp[k++] = seats[j].cards[1]; }
-        else { tmp[k++] = '-'; tmp[k++] = '-'; }
-    }
-    tmp[k] = 0;
-    return seats[i].first_f(tmp, 2 + 2 * nseats);
+    char t[sizeof tmpcards];
+    memcpy(t, tmpcards, sizeof t);
+    return first_action_arr[i](t, 2 + 2 * (pNum - 1));
 }
 
+/* (*players)[0] is the player itself, as the course passed it; it is also at [i]. */
 static char ask_continue(int i)
 {
     Player ps[MAXS];
-    for (int j = 0; j < nseats; j++) record(&seats[j], &ps[j]);
-    record(&seats[i], &ps[0]);
-    return seats[i].cont_f((Player(*)[])ps);
+    views(ps);
+    view(i, &ps[0]);
+    return continue_action_arr[i](&ps);
 }
 
 static void show_all(void)
 {
     Banker b;
     Player ps[MAXS];
-    for (int i = 0; i < nseats; i++) {
+    for (int i = 0; i < pNum - 1; i++) {
         memset(&b, 0, sizeof b);
-        memcpy(b.mycards, dealer, ndealer < 19 ? (size_t)ndealer : 19);
-        b.count = ndealer;
-        b.state = hole_shown ? 'l' : 'd';
-        b.points = ndealer ? calculate(&b.mycards, ndealer) : 0;
-        for (int j = 0; j < nseats; j++) record(&seats[j], &ps[j]);
-        seats[i].show_f(&b, (Player(*)[])ps, nseats + 1, decks, pos);
+        memcpy(b.mycards, banker.mycards, banker.count < 19 ? (size_t)banker.count : 19);
+        b.count = banker.count;
+        b.state = banker.state;
+        b.points = banker.points;
+        views(ps);
+        show_arr[i](&b, &ps, pNum, N, pos);
     }
 }
 
-/* -- the round: table.py's steps ------------------------------------------------------------ */
-static void do_foul(Seat* s, const char* cause) { s->foul = cause; s->done = 1; }
-
-static void do_hit(Seat* s)
+/* -- one player's decisions, carried out by the course's helpers ------------------------------- */
+static void note(int i, char a)
 {
-    act(s, 'h');
-    take(s, deal());
-    if (total(s) >= 21) s->done = 1;
+    players[i].state = a;
+    acts[i][nacts[i]++] = a;
 }
 
-static void do_stand(Seat* s) { act(s, 's'); s->done = 1; }
-
-static void do_dbl(Seat* s)
+static void do_foul(int i, const char* cause)
 {
-    if (s->account < s->bet) { do_foul(s, "unaffordable_double"); return; }
-    s->account -= s->bet;
-    s->bet *= 2;
-    s->doubled = 1;
-    act(s, 'd');
-    take(s, deal());
-    s->done = 1;
+    foul_cause[i] = cause;
+    foul(i, &players);
+    done[i] = 1;
 }
 
-static void do_surrender(Seat* s) { s->surrendered = 1; act(s, 'u'); s->done = 1; }
-
-static void do_insurance(Seat* s)
+static void do_insurance(int i)
 {
-    int i = s->bet / 2;
-    if (s->account < i) { do_foul(s, "unaffordable_insurance"); return; }
-    s->account -= i;
-    s->insurance = i;
-    act(s, 'i');
+    int before = players[i].account;
+    insurance(&banker, i, &players, tmpcards);
+    if (players[i].state == 'f') {  /* no A up, or more than the player has */
+        foul_cause[i] = tmpcards[0] == 'A' ? "unaffordable_insurance" : "illegal_insurance";
+        done[i] = 1;
+        return;
+    }
+    paid_insurance[i] = before - players[i].account;
+    note(i, 'i');
 }
 
-static int is_hsdu(char a) { return a == 'h' || a == 's' || a == 'd' || a == 'u'; }
-
-static void take_effect(int idx, char a)
+static void do_hit(int i)
 {
-    Seat* s = &seats[idx];
-    if (s->bj) { act(s, a); s->done = 1; return; }
-    if (a == 'h') do_hit(s);
-    else if (a == 's') do_stand(s);
-    else if (a == 'd') do_dbl(s);
-    else do_surrender(s);
-    while (!s->done) {
-        char c = ask_continue(idx);
-        if (c == 'h') do_hit(s);
-        else if (c == 's') do_stand(s);
-        else do_foul(s, "illegal_action");
+    note(i, 'h');
+    hit(i, &players, draw());
+    if (players[i].points >= 21) done[i] = 1;  /* 21 stands, more is bust */
+}
+
+static void do_stand(int i)
+{
+    note(i, 's');
+    done[i] = 1;
+}
+
+static void do_dbl(int i)
+{
+    if (players[i].account < players[i].mybets) {  /* checked before a card leaves the shoe */
+        do_foul(i, "unaffordable_double");
+        return;
+    }
+    note(i, 'd');
+    dbl(i, &players, draw());
+    doubled[i] = done[i] = 1;
+}
+
+static void do_surrender(int i)
+{
+    note(i, 'u');
+    surrender(i, &players);
+    surrendered[i] = done[i] = 1;
+}
+
+/* A two-card decision h, s, d or u takes effect; then continue_action plays the hand out (h or s). */
+static void play_hand(int i, char c)
+{
+    if (BJ(i)) {  /* a Black Jack makes no playing decision: every choice means stand */
+        note(i, c);
+        done[i] = 1;
+        return;
+    }
+    switch (c) {
+    case 'h': do_hit(i); break;
+    case 's': do_stand(i); break;
+    case 'd': do_dbl(i); break;
+    default: do_surrender(i); break;
+    }
+    while (!done[i]) {
+        c = ask_continue(i);
+        if (c == 'h') do_hit(i);
+        else if (c == 's') do_stand(i);
+        else do_foul(i, "illegal_action");
     }
 }
 
-static void after_insurance(int idx)
+/* Insured, and the dealer has no Black Jack: the hand still has two cards, so h, s, d or u. */
+static void after_insurance(int i)
 {
-    Seat* s = &seats[idx];
-    if (s->bj) { s->done = 1; return; }
-    char c = ask_continue(idx);
-    if (is_hsdu(c)) take_effect(idx, c);
-    else do_foul(s, "illegal_action");
+    if (BJ(i)) { done[i] = 1; return; }
+    char c = ask_continue(i);
+    if (is_hsdu(c)) play_hand(i, c);
+    else do_foul(i, "illegal_action");
 }
 
-static void banker_draw(void)
+/* -- the log and the screen -------------------------------------------------------------------- */
+static void write_match(void)
 {
-    hole_shown = 1;
-    dealer[ndealer++] = hole;
-    int hard = card_value(up) + card_value(hole);
-    int ace = up == 'A' || hole == 'A';
-    for (;;) {
-        int t = (ace && hard <= 11) ? hard + 10 : hard;
-        if (t >= 17) break;
-        char c = deal();
-        dealer[ndealer++] = c;
-        hard += card_value(c);
-        if (c == 'A') ace = 1;
-    }
-    dealer_hard = hard;
-    dealer_ace = ace;
-}
-
-static void settle(const int* active, int nactive, int dealer_bj)
-{
-    int d = (dealer_ace && dealer_hard <= 11) ? dealer_hard + 10 : dealer_hard;
-    for (int k = 0; k < nactive; k++) {
-        Seat* s = &seats[active[k]];
-        if (s->foul) continue;
-        if (dealer_bj) {
-            if (s->insurance) s->account += s->insurance * 3;
-            if (s->bj) s->account += s->bet;
-            continue;
-        }
-        if (s->bj) { s->account += s->bet + 2 * s->bet; continue; }
-        if (s->surrendered) { s->account += s->bet / 2; continue; }
-        int t = total(s);
-        if (t > 21) continue;
-        if (d > 21 || t > d) s->account += 2 * s->bet;
-        else if (t == d) s->account += s->bet;
-    }
-}
-
-static void write_round(const int* active, int nactive, int shoe0, int first, int dealer_bj)
-{
-    fprintf(logf, "{\"type\":\"round\",\"round\":%d,\"shoe\":%d,\"first_card\":%d,\"dealer\":", round_no, shoe0, first);
-    json_str(logf, dealer, ndealer);
-    fprintf(logf, ",\"dealer_bj\":%s,\"players\":[", jbool(dealer_bj));
-    for (int k = 0; k < nactive; k++) {
-        Seat* s = &seats[active[k]];
-        fprintf(logf, "%s{\"seat\":%d,\"account_before\":%d,\"bet\":%d,\"insurance\":%d,\"actions\":",
-                k ? "," : "", active[k] + 1, s->account_before, s->doubled ? s->bet / 2 : s->bet, s->insurance);
-        json_str(logf, s->actions, s->nactions);
-        fputs(",\"cards\":", logf);
-        json_str(logf, s->cards, s->ncards);
-        fprintf(logf, ",\"bj\":%s,\"doubled\":%s,\"surrendered\":%s,\"foul\":", jbool(s->bj), jbool(s->doubled),
-                jbool(s->surrendered));
-        if (s->foul) json_str(logf, s->foul, -1);
-        else fputs("null", logf);
-        fprintf(logf, ",\"account_after\":%d}", s->account);
+    fprintf(logf, "{\"type\":\"match\",\"seed\":%llu,\"rules\":\"course\",\"decks\":%d,\"seats\":[", seed, N);
+    for (int i = 0; i < pNum - 1; i++) {
+        fprintf(logf, "%s{\"seat\":%d,\"name\":", i ? "," : "", i + 1);
+        json_str(logf, players[i].name, -1);
+        fputs(",\"player\":\"", logf);
+        json_chars(logf, source, -1);
+        fprintf(logf, ":%d\"}", i + 1);
     }
     fputs("]}\n", logf);
 }
 
-static void print_round(const int* active, int nactive)
+static void write_round(int shoe, int first, int dealer_bj)
 {
-    printf("round %d: dealer %.*s (%d)\n", round_no, ndealer, dealer,
-           (dealer_ace && dealer_hard <= 11) ? dealer_hard + 10 : dealer_hard);
-    for (int k = 0; k < nactive; k++) {
-        Seat* s = &seats[active[k]];
-        printf("  %-10s %-8.*s %2d  bet %4d  %s%s money %d\n", s->name, s->ncards, s->cards, total(s),
-               s->doubled ? s->bet / 2 : s->bet, s->foul ? s->foul : "", s->foul ? " " : "", s->account);
+    fprintf(logf, "{\"type\":\"round\",\"round\":%d,\"shoe\":%d,\"first_card\":%d,\"dealer\":", total_rounds, shoe,
+            first);
+    json_str(logf, banker.mycards, banker.count);
+    fprintf(logf, ",\"dealer_bj\":%s,\"players\":[", jbool(dealer_bj));
+    int k = 0;
+    for (int i = 0; i < pNum - 1; i++) {
+        if (!IN_ROUND(i)) continue;
+        fprintf(logf, "%s{\"seat\":%d,\"account_before\":%d,\"bet\":%d,\"insurance\":%d,\"actions\":", k++ ? "," : "",
+                i + 1, account_before[i], bet0[i], paid_insurance[i]);
+        json_str(logf, acts[i], nacts[i]);
+        fputs(",\"cards\":", logf);
+        json_str(logf, players[i].mycards, players[i].count);
+        fprintf(logf, ",\"bj\":%s,\"doubled\":%s,\"surrendered\":%s,\"foul\":", jbool(BJ(i)), jbool(doubled[i]),
+                jbool(surrendered[i]));
+        if (foul_cause[i]) json_str(logf, foul_cause[i], -1);
+        else fputs("null", logf);
+        fprintf(logf, ",\"account_after\":%d}", players[i].account);
     }
+    fputs("]}\n", logf);
 }
 
-/* Returns 0 if the round was played, 1 if nobody could play. */
-static int play_round(void)
+static void print_round(void)
 {
-    int active[MAXS], nactive = 0;
-    round_no++;
-    up = hole = 0;
-    ndealer = 0;
-    hole_shown = 0;
-    dealer_hard = dealer_ace = 0;
-    for (int i = 0; i < nseats; i++) {
-        Seat* s = &seats[i];
-        s->ncards = s->hard = s->ace = 0;
-        s->state = 0;
-        s->nactions = 0;
-        s->bet = s->insurance = 0;
-        s->doubled = s->surrendered = s->done = s->bj = 0;
-        s->foul = NULL;
-        s->in_round = 0;
-        s->account_before = s->account;
-        if (s->in_game && s->account < MIN_BET) s->in_game = 0;
-        if (s->in_game) active[nactive++] = i;
+    printf("round %d: dealer %.*s (%d)\n", total_rounds, banker.count, banker.mycards, banker.points);
+    for (int i = 0; i < pNum - 1; i++) {
+        Player* p = &players[i];
+        if (!IN_ROUND(i)) continue;
+        printf("  %-10s %-8.*s %2d  bet %4d  %s%s money %d\n", p->name, p->count, p->mycards, p->points, bet0[i],
+               foul_cause[i] ? foul_cause[i] : "", foul_cause[i] ? " " : "", p->account);
     }
-    if (!nactive) { round_no--; return 1; }
-    int shoe0 = shoe_no, first = pos;
-    for (int k = 0; k < nactive; k++) {
-        Seat* s = &seats[active[k]];
-        s->in_round = 1;
-        s->rounds++;
-        int b = s->bet_f(decks);
-        if (b < MIN_BET) b = MIN_BET;
-        if (b > s->account) b = s->account;
-        s->bet = b;
-        s->account -= b;
-    }
-    for (int k = 0; k < nactive; k++) {
-        Seat* s = &seats[active[k]];
-        take(s, deal());
-        take(s, deal());
-        s->bj = s->hard == 11 && s->ace && s->ncards == 2;
-    }
-    up = deal();
-    hole = deal();
-    dealer[ndealer++] = up;
-    int dealer_bj = (up == 'A' && is_ten(hole)) || (is_ten(up) && hole == 'A');
-    if (is_ten(up) && dealer_bj) {
-        /* revealed at once: nobody is asked for a decision */
-    } else if (up == 'A') {
-        char chosen[MAXS] = { 0 };
-        for (int k = 0; k < nactive; k++) {
-            Seat* s = &seats[active[k]];
-            if (s->done) continue;
-            char a = ask_first(active[k]);
-            if (a == 'i') do_insurance(s);
-            else if (is_hsdu(a)) chosen[active[k]] = a;
-            else do_foul(s, "illegal_action");
-        }
-        if (dealer_bj) {
-            for (int k = 0; k < nactive; k++)
-                if (chosen[active[k]]) act(&seats[active[k]], chosen[active[k]]);
-        } else {
-            for (int k = 0; k < nactive; k++) {
-                Seat* s = &seats[active[k]];
-                if (s->done) continue;
-                if (chosen[active[k]]) take_effect(active[k], chosen[active[k]]);
-                else if (s->insurance) after_insurance(active[k]);
-            }
-        }
-    } else {
-        for (int k = 0; k < nactive; k++) {
-            Seat* s = &seats[active[k]];
-            if (s->done) continue;
-            char a = ask_first(active[k]);
-            if (a == 'i') do_foul(s, "illegal_insurance");
-            else if (is_hsdu(a)) take_effect(active[k], a);
-            else do_foul(s, "illegal_action");
-        }
-    }
-    if (dealer_bj) {
-        hole_shown = 1;
-        dealer[ndealer++] = hole;
-        dealer_hard = card_value(up) + card_value(hole);
-        dealer_ace = 1;
-    } else {
-        banker_draw();
-    }
-    settle(active, nactive, dealer_bj);
-    show_all();
-    if (logf) write_round(active, nactive, shoe0, first, dealer_bj);
-    if (!quiet) print_round(active, nactive);
-    return 0;
-}
-
-/* -- the match: match.py's loop ------------------------------------------------------------- */
-static int rank_key_beats(const Seat* a, const Seat* b)
-{
-    if (a->account != b->account) return a->account > b->account;
-    return a->account == 0 && a->rounds > b->rounds;
-}
-
-static const char* play_match(void)
-{
-    const char* reason = "broke";
-    int max_rounds = ROUNDS * nseats;
-    tw_rng_seed(&rng, (uint64_t)seed);
-    shoe_no = shuffles = round_no = 0;
-    for (int i = 0; i < nseats; i++) {
-        seats[i].account = TOTAL_MONEY;
-        seats[i].in_game = 1;
-        seats[i].rounds = 0;
-    }
-    if (logf) {
-        fprintf(logf, "{\"type\":\"match\",\"seed\":%llu,\"rules\":\"course\",\"decks\":%d,\"seats\":[", seed, decks);
-        for (int i = 0; i < nseats; i++) {
-            fprintf(logf, "%s{\"seat\":%d,\"name\":", i ? "," : "", i + 1);
-            json_str(logf, seats[i].name, -1);
-            fprintf(logf, ",\"player\":\"mycodes.c:%d\"}", i + 1);
-        }
-        fputs("]}\n", logf);
-    }
-    new_shoe(0);
-    for (;;) {
-        if (play_round()) { reason = "broke"; break; }
-        if (round_no >= max_rounds) { reason = "rounds"; break; }
-        int any = 0;
-        for (int i = 0; i < nseats; i++)
-            if (seats[i].in_game && seats[i].account >= MIN_BET) any = 1;
-        if (!any) { reason = "broke"; break; }
-        if (shuffles > SHUFFLE_TIMES) { reason = "shuffles"; break; }
-        if (shoe_len - pos < decks * 52 / 4) {
-            if (shuffles >= SHUFFLE_TIMES) { reason = "shuffles"; break; }
-            new_shoe(0);
-        }
-    }
-    return reason;
 }
 
 static void write_end(const char* reason)
 {
-    int rank[MAXS], order[MAXS];
-    for (int i = 0; i < nseats; i++) {
-        rank[i] = 1;
-        for (int j = 0; j < nseats; j++)
-            if (rank_key_beats(&seats[j], &seats[i])) rank[i]++;
-        order[i] = i;
-    }
-    for (int i = 0; i < nseats; i++)
-        for (int j = i + 1; j < nseats; j++)
-            if (rank[order[j]] < rank[order[i]] || (rank[order[j]] == rank[order[i]] && order[j] < order[i])) {
-                int t = order[i]; order[i] = order[j]; order[j] = t;
-            }
     if (logf) {
-        fprintf(logf, "{\"type\":\"end\",\"reason\":\"%s\",\"rounds\":%d,\"ranking\":[", reason, round_no);
-        for (int k = 0; k < nseats; k++) {
-            Seat* s = &seats[order[k]];
-            fprintf(logf, "%s{\"rank\":%d,\"seat\":%d,\"account\":%d,\"rounds\":%d}", k ? "," : "", rank[order[k]],
-                    order[k] + 1, s->account, s->rounds);
-        }
+        fprintf(logf, "{\"type\":\"end\",\"reason\":\"%s\",\"rounds\":%d,\"ranking\":[", reason, total_rounds);
+        int k = 0;
+        for (int r = 1; r <= pNum - 1; r++)
+            for (int i = 0; i < pNum - 1; i++)
+                if (tw_rank(&players, pNum, i) == r)
+                    fprintf(logf, "%s{\"rank\":%d,\"seat\":%d,\"account\":%d,\"rounds\":%d}", k++ ? "," : "", r, i + 1,
+                            players[i].account, players[i].rounds);
         fputs("]}\n", logf);
     }
-    printf("match ended (%s) after %d rounds, %d shoes\n", reason, round_no, shuffles);
-    for (int k = 0; k < nseats; k++) {
-        Seat* s = &seats[order[k]];
-        printf("%d. seat %d %s: %d after %d rounds\n", rank[order[k]], order[k] + 1, s->name, s->account, s->rounds);
+    printf("match ended (%s) after %d rounds, %d shoes\n", reason, total_rounds, turns);
+    show_result(&players, pNum);
+}
+
+/* -- the match: the course's main loop ------------------------------------------------------------ */
+static const char* play_match(void)
+{
+    const char* reason = NULL;
+    int i, threshold = N * 52 * THD;  /* reshuffle once more cards than this have been dealt */
+    for (i = 0; i < pNum - 1; i++) {
+        players[i].account = TOTAL_MONEY;
+        players[i].rounds = 0;
     }
+    shoe_state = seed;
+    next_ready = 0;
+    turns = total_rounds = 0;
+    alive = pNum - 1;
+    if (logf) write_match();
+    new_shoe(0);  /* init_cards, shuffle_cards */
+    do {
+        round_init(&banker, &players, pNum);
+
+        /* bets: every player still in the game; below MIN_BET a player is out for good */
+        for (i = 0; i < pNum - 1; i++) {
+            account_before[i] = players[i].account;
+            bet0[i] = paid_insurance[i] = doubled[i] = surrendered[i] = done[i] = nacts[i] = 0;
+            foul_cause[i] = NULL;
+            if (players[i].account < MIN_BET) continue;
+            players[i].rounds++;
+            int mybet = bet_arr[i](N);
+            if (mybet < MIN_BET) mybet = MIN_BET;
+            if (mybet > players[i].account) mybet = players[i].account;
+            players[i].mybets = bet0[i] = mybet;
+            players[i].account -= mybet;
+        }
+        int shoe = turns, first = pos;
+
+        reserve(2 * pNum);
+        first_deal(cards, &pos, &banker, &players, pNum);
+        spill();
+
+        /* what everybody sees: the up card, X for the hole card, two cards per seat (- - if out) */
+        char up = banker.mycards[0], hole = banker.mycards[1];
+        int dealer_bj = (up == 'A' && is_ten(hole)) || (is_ten(up) && hole == 'A');
+        tmpcards[0] = up;
+        tmpcards[1] = 'X';
+        for (i = 0; i < pNum - 1; i++) {
+            tmpcards[2 + 2 * i] = IN_ROUND(i) ? players[i].mycards[0] : '-';
+            tmpcards[3 + 2 * i] = IN_ROUND(i) ? players[i].mycards[1] : '-';
+        }
+        tmpcards[2 * pNum] = 0;
+
+        if (is_ten(up) && dealer_bj) {
+            /* the dealer's Black Jack is shown at once: nobody is asked for a decision */
+        } else if (up == 'A') {
+            /* everybody's first action; insurance is bought at once */
+            char chosen[MAXS] = { 0 };
+            for (i = 0; i < pNum - 1; i++) {
+                if (!IN_ROUND(i)) continue;
+                char c = ask_first(i);
+                if (c == 'i') do_insurance(i);
+                else if (is_hsdu(c)) chosen[i] = c;
+                else do_foul(i, "illegal_action");
+            }
+            /* the dealer peeks: with Black Jack every other choice is void; without, they take effect */
+            for (i = 0; i < pNum - 1; i++) {
+                if (!IN_ROUND(i)) continue;
+                if (dealer_bj) {
+                    if (chosen[i]) note(i, chosen[i]);
+                } else if (!done[i]) {
+                    if (chosen[i]) play_hand(i, chosen[i]);
+                    else if (players[i].state == 'i') after_insurance(i);
+                }
+            }
+        } else {
+            /* seat by seat: the first action, then the hand played out */
+            for (i = 0; i < pNum - 1; i++) {
+                if (!IN_ROUND(i)) continue;
+                char c = ask_first(i);
+                if (c == 'i') do_insurance(i);  /* no A up: a foul */
+                else if (is_hsdu(c)) play_hand(i, c);
+                else do_foul(i, "illegal_action");
+            }
+        }
+
+        reserve((int)sizeof banker.mycards);
+        banker_continue(&banker, cards, &pos);  /* the dealer always completes the hand */
+        spill();
+
+        judge(&banker, &players, pNum, &alive, &total_rounds);
+
+        show_all();
+        if (logf) write_round(shoe, first, dealer_bj);
+        if (!quiet) print_round();
+
+        /* the end of the match, or a new shoe once fewer than a quarter of the cards remain */
+        if (total_rounds >= ROUNDS * (pNum - 1)) reason = "rounds";
+        else if (alive == 0) reason = "broke";
+        else if (turns > SHUFFLE_TIMES) reason = "shuffles";  /* a mid-round refill was the 6th shuffle */
+        else if (pos > threshold) {
+            if (turns >= SHUFFLE_TIMES) reason = "shuffles";
+            else new_shoe(0);
+        }
+    } while (!reason);
+    return reason;
 }
 
 /* -- set-up ------------------------------------------------------------------------------------ */
-static int bind_sets(int n)
+static int check_sets(int n)
 {
-    bet_fn b[MAXS] = { bet1, bet2, bet3, bet4, bet5 };
-    first_fn f[MAXS] = { first_action1, first_action2, first_action3, first_action4, first_action5 };
-    cont_fn c[MAXS] = { continue_action1, continue_action2, continue_action3, continue_action4, continue_action5 };
-    show_fn s[MAXS] = { show1, show2, show3, show4, show5 };
     for (int i = 0; i < n; i++) {
-        if (!b[i] || !f[i] || !c[i] || !s[i]) {
+        if (!bet_arr[i] || !first_action_arr[i] || !continue_action_arr[i] || !show_arr[i]) {
             fprintf(stderr, "twentyone-c: error: mycodes.c has no function set %d (missing:%s%s%s%s)\n", i + 1,
-                    b[i] ? "" : " bet", f[i] ? "" : " first_action", c[i] ? "" : " continue_action",
-                    s[i] ? "" : " show");
+                    bet_arr[i] ? "" : " bet", first_action_arr[i] ? "" : " first_action",
+                    continue_action_arr[i] ? "" : " continue_action", show_arr[i] ? "" : " show");
             return 0;
         }
-        seats[i].bet_f = b[i]; seats[i].first_f = f[i]; seats[i].cont_f = c[i]; seats[i].show_f = s[i];
     }
     return 1;
 }
 
 static int usage(const char* msg)
 {
-    fprintf(stderr, "twentyone-c: error: %s (usage: twentyone-c [--seed S --decks N --seats K [--log FILE.jsonl] [--quiet]])\n", msg);
+    fprintf(stderr, "twentyone-c: error: %s (usage: twentyone-c [--seed S --decks N --seats K [--log FILE.jsonl] "
+            "[--quiet] [--source PATH]])\n", msg);
     return 2;
 }
 
@@ -523,6 +524,7 @@ static void read_line(char* buf, int n)
     buf[strcspn(buf, "\r\n")] = 0;
 }
 
+/* The course's questions: how many people, their names, how many decks. */
 static int interactive(void)
 {
     char line[64];
@@ -535,13 +537,13 @@ static int interactive(void)
         if (parse_int(line, 1, 5, &v)) break;
         printf("please type a number from 1 to 5\n");
     }
-    nseats = (int)v;
-    for (int i = 0; i < nseats; i++) {
+    pNum = (int)v + 1;
+    for (int i = 0; i < pNum - 1; i++) {
         printf("name of player %d: ", i + 1);
         fflush(stdout);
         read_line(line, sizeof line);
         if (!line[0]) snprintf(line, sizeof line, "player%d", i + 1);
-        snprintf(seats[i].name, sizeof seats[i].name, "%s", line);
+        snprintf(players[i].name, sizeof players[i].name, "%s", line);
     }
     for (;;) {
         printf("number of decks (1-8): ");
@@ -551,7 +553,7 @@ static int interactive(void)
         if (parse_int(line, 1, 8, &v)) break;
         printf("please type a number from 1 to 8\n");
     }
-    decks = (int)v;
+    N = (int)v;
     seed = (unsigned long long)time(NULL);
     return 0;
 }
@@ -576,12 +578,14 @@ int main(int argc, char** argv)
             have_seed = 1;
         } else if (!strcmp(a, "--decks")) {
             if (!parse_int(val, 1, 8, &v)) return usage("decks out of range (1 .. 8)");
-            decks = (int)v; have_decks = 1;
+            N = (int)v; have_decks = 1;
         } else if (!strcmp(a, "--seats")) {
             if (!parse_int(val, 1, 5, &v)) return usage("seats out of range (1 .. 5)");
-            nseats = (int)v; have_seats = 1;
+            pNum = (int)v + 1; have_seats = 1;
         } else if (!strcmp(a, "--log")) {
             logpath = val;
+        } else if (!strcmp(a, "--source")) {
+            source = val;
         } else if (!strcmp(a, "--matches")) {
             if (!parse_int(val, 1, 1000000000L, &v)) return usage("matches out of range");
             matches = v;
@@ -595,9 +599,9 @@ int main(int argc, char** argv)
     } else if (!(have_seed && have_decks && have_seats)) {
         return usage("--seed, --decks and --seats go together");
     } else {
-        for (int i = 0; i < nseats; i++) snprintf(seats[i].name, sizeof seats[i].name, "player%d", i + 1);
+        for (int i = 0; i < pNum - 1; i++) snprintf(players[i].name, sizeof players[i].name, "player%d", i + 1);
     }
-    if (!bind_sets(nseats)) return 2;
+    if (!check_sets(pNum - 1)) return 2;
     if (logpath) {
         logf = fopen(logpath, "w");
         if (!logf) { fprintf(stderr, "twentyone-c: error: cannot write log '%s': %s\n", logpath, strerror(errno)); return 2; }
@@ -611,7 +615,7 @@ int main(int argc, char** argv)
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (long m = 0; m < matches; m++) {
             play_match();
-            rounds += round_no;
+            rounds += total_rounds;
             seed++;
         }
         clock_gettime(CLOCK_MONOTONIC, &t1);

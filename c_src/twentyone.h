@@ -51,7 +51,11 @@ void banker_continue(Banker* pbanker, const char* cards, int* ppos);
 void judge(Banker* pbanker, Player(*players)[], int pNum, int* palive, int* ptotal_round);
 void show_result(Player(*players)[], int pNum);
 
-/* Not in the course: seed the generator behind shuffle_cards (the course used the clock). */
+/* Not in the course: seed the generator behind shuffle_cards (the course used the clock), and read
+ * its state back (tw_set_seed(tw_get_seed()) continues exactly where the generator was). */
 void tw_set_seed(unsigned long long seed);
+unsigned long long tw_get_seed(void);
+/* Not in the course: player i's place in the final ranking, 1 = best (ties share a place). */
+int tw_rank(Player(*players)[], int pNum, int i);
 
 #endif

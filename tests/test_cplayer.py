@@ -160,22 +160,67 @@ def _build_c_program(mycodes: Path, out: Path) -> Path:
     return exe
 
 
-@pytest.mark.parametrize("style", ["basic", "static_counter", "sloppy", "copy_paste5"])
+@pytest.mark.parametrize("style", ["basic", "static_counter", "sloppy", "copy_paste5", "helpers"])
 def test_c_program_and_python_engine_write_identical_logs(style: str, tmp_path: Path) -> None:
-    """For several seeds, twentyone-c and the Python engine running the same C file log the same lines."""
+    """For several seeds, twentyone-c and the Python engine running the same C file write the same log file,
+    byte for byte, the match line included: --source names the players as the Python engine's SPECs do."""
     exe = _build_c_program(STUDENTS / f"{style}.c", tmp_path)
+    source = f"{STUDENTS / style}.c"
     for seed, decks, seats in ((1, 6, 2), (2, 1, 5), (3, 8, 3), (4, 2, 4), (5, 4, 1)):
         clog = tmp_path / f"c{seed}.jsonl"
         subprocess.run([str(exe), "--seed", str(seed), "--decks", str(decks), "--seats", str(seats), "--log", str(clog),
-                        "--quiet"], check=True, capture_output=True)
-        c_lines = [json.loads(x) for x in clog.read_text().splitlines()]
-        for s in c_lines[0]["seats"]:
-            s["player"] = ""
-        py_lines = log_of([f"{STUDENTS / style}.c:{k}" for k in range(1, seats + 1)], seed, decks)
-        assert c_lines == py_lines, (style, seed)
-        # and byte for byte, once the SPEC text is the same
-        raw = clog.read_text().splitlines()
-        assert raw[1:] == [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in py_lines[1:]]
+                        "--quiet", "--source", source], check=True, capture_output=True)
+        out = io.StringIO()  # the Python engine's log of the same match, the SPECs naming the same file
+        specs = [f"{source}:{k}" for k in range(1, seats + 1)]
+        play_match([Seating(f"player{k}", s, make_strategy(s, warn=lambda m: None)) for k, s in enumerate(specs, 1)],
+                   decks, seed, log=RoundLog(out))
+        py_text = out.getvalue()
+        assert clog.read_bytes() == py_text.encode("utf-8"), (style, seed)
+        assert json.loads(py_text.splitlines()[0])["seats"][0]["player"] == f"{source}:1"
+
+
+def test_c_program_source_names_the_players(tmp_path: Path) -> None:
+    """Without --source the match line says mycodes.c:K; with it, PATH:K, JSON-escaped as Python escapes it."""
+    exe = _build_c_program(STUDENTS / "basic.c", tmp_path)
+    for extra, want in (([], "mycodes.c"), (["--source", 'odd "dir"\\学生/mycodes.c'], 'odd "dir"\\学生/mycodes.c')):
+        log = tmp_path / "m.jsonl"
+        subprocess.run([str(exe), "--seed", "7", "--decks", "6", "--seats", "2", "--log", str(log), "--quiet", *extra],
+                       check=True, capture_output=True)
+        first = log.read_text(encoding="utf-8").splitlines()[0]
+        assert [s["player"] for s in json.loads(first)["seats"]] == [f"{want}:1", f"{want}:2"]
+        assert first == json.dumps(json.loads(first), ensure_ascii=False, separators=(",", ":"))
+
+
+def test_c_program_student_file_may_call_every_helper(tmp_path: Path) -> None:
+    """A student file that calls all 14 helper functions of twentyone.c builds and plays both ways: linked into
+    twentyone-c (the make c-program build) and loaded by the Python engine, and its calls do not disturb the game."""
+    path = STUDENTS / "helpers.c"
+    text = path.read_text()
+    helpers = ["init_cards", "shuffle_cards", "round_init", "first_deal", "getcard", "insurance", "hit", "dbl",
+               "surrender", "foul", "calculate", "banker_continue", "judge", "show_result"]
+    assert all(re.search(rf"\b{h}\(", text) for h in helpers)
+    exe = _build_c_program(path, tmp_path)
+    r = subprocess.run([str(exe), "--seed", "3", "--decks", "2", "--seats", "5"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "practice round:" in r.stdout and "match ended" in r.stdout
+    seats = [Seating(f"p{k}", f"helpers:{k}", make_strategy(f"{path}:{k}", warn=lambda m: None)) for k in range(1, 6)]
+    for seed in (1, 2):
+        res = play_match(seats, 2, seed)
+        assert res.rounds >= 5 and all(s.fault is None for s in res.ranking)
+    # the engine's shoes do not depend on the student's own shuffle_cards calls
+    log = tmp_path / "h.jsonl"
+    subprocess.run([str(exe), "--seed", "3", "--decks", "2", "--seats", "5", "--log", str(log), "--quiet"], check=True,
+                   capture_output=True)
+    (tmp_path / "b").mkdir()
+    basic = _build_c_program(STUDENTS / "basic.c", tmp_path / "b")
+    blog = tmp_path / "b.jsonl"
+    subprocess.run([str(basic), "--seed", "3", "--decks", "2", "--seats", "5", "--log", str(blog), "--quiet"],
+                   check=True, capture_output=True)
+    shoes = [ln for ln in log.read_text().splitlines() if '"type":"shuffle"' in ln]
+    basic_shoes = [ln for ln in blog.read_text().splitlines() if '"type":"shuffle"' in ln]
+    n = min(len(shoes), len(basic_shoes))
+    assert n >= 1 and shoes[:n] == basic_shoes[:n]
 
 
 def test_c_program_interactive_mode(tmp_path: Path) -> None:
