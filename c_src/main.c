@@ -568,6 +568,16 @@ int main(int argc, char** argv)
         const char* val = i + 1 < argc ? argv[i + 1] : NULL;
         long v;
         if (!strcmp(a, "--quiet")) { quiet = 1; continue; }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            printf("twentyone-c: the course's 21 program with this project's rulings.\n"
+                   "  twentyone-c                      ask for the players, names and decks, then play\n"
+                   "                                   (by hand when mycodes.c has #define PERSON)\n"
+                   "  twentyone-c --seed S --decks N --seats K [--log FILE.jsonl] [--quiet] [--source PATH]\n"
+                   "                                   play one match automatically; seats 1..K are the\n"
+                   "                                   file's function sets 1..K; --log writes the round log\n"
+                   "                                   (as the Python engine's), --source names the file in it\n");
+            return 0;
+        }
         if (!val) return usage("missing value after an option");
         if (!strcmp(a, "--seed")) {
             char* end;
