@@ -326,3 +326,217 @@ def test_without_seccomp_the_output_says_so_once(tmp_path: Path, monkeypatch: py
         b.close()
     assert r.by_seat(1).fault is None
     assert sum("libseccomp" in w for w in warnings) == 1
+
+
+# -- the sandbox plays exactly like in process: logs byte for byte -------------------------------------
+# The engine fetches a seat's next bet in the same round trip as its show when that bet is sure to be
+# asked for.  None of that may show: the round log must be the trusted log, faults included.
+SHOW_FAULT = """
+shown = 0
+def bet1(N): return 10 + 5 * (shown % 3)
+def first_action1(t, n): return "h" if t[2] in "23456" else "s"
+def continue_action1(players): return "h" if players[0].points < 13 else "s"
+def show1(b, players, pNum, N, pos):
+    global shown
+    shown += 1
+    if shown == {when}:
+        raise ValueError(f"show broke after {{shown}} rounds at pos {{pos}}")
+"""
+
+BET_FAULT = """
+bets = 0
+def bet1(N):
+    global bets
+    bets += 1
+    if bets == 5:
+        return 1 // 0
+    return True if bets == {garbage} else 10 * bets
+def first_action1(t, n): return "d" if t[2] in "9T" else "s"
+def continue_action1(players): return "s"
+def show1(b, players, pNum, N, pos): pass
+"""
+
+ACTION_FAULT = """
+calls = 0
+def bet1(N): return 10
+def first_action1(t, n):
+    global calls
+    calls += 1
+    return {first}
+def continue_action1(players):
+    if calls == 9:
+        raise KeyError(players[0].mycards)
+    return "s"
+def show1(b, players, pNum, N, pos): pass
+"""
+
+LOGGED_FILES = {
+    "good": GOOD,
+    "show_fault": SHOW_FAULT.format(when=7),
+    "show_fault_last_round": SHOW_FAULT.format(when=100),
+    "bet_raises": BET_FAULT.format(garbage=0),
+    "bet_garbage": BET_FAULT.format(garbage=4),
+    "first_garbage": ACTION_FAULT.format(first='"h" if calls < 6 else ("hh" if calls == 6 else "s")'),
+    "first_wide_char": ACTION_FAULT.format(first='"h" if calls != 4 else "\\u0168"'),
+    "continue_raises": ACTION_FAULT.format(first='"h"'),
+}
+
+
+def _log(specs: list[str], tmp_path: Path, sandboxed: bool, seeds: tuple[int, ...] = (3, 11)) -> str:
+    """The round log of one match per seed with the players of ``specs``, sandboxed or in process."""
+    strategies = [make_strategy(spec, warn=lambda m: None, sandbox=FAST if sandboxed else None,
+                                capture_dir=tmp_path / ("boxed" if sandboxed else "trusted")) for spec in specs]
+    out = io.StringIO()
+    log = RoundLog(out)
+    try:
+        for seed in seeds:
+            play_match([Seating(f"p{i + 1}", spec, s) for i, (spec, s) in enumerate(zip(specs, strategies))],
+                       6, seed, log=log)
+    finally:
+        for s in strategies:
+            s.close()
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("name", list(LOGGED_FILES))
+def test_sandboxed_python_log_is_the_trusted_log(name: str, tmp_path: Path) -> None:
+    """Well-behaved or faulting (in show, in a bet fetched with the previous show, in a decision):
+    the round log with the sandbox is byte for byte the log in process."""
+    path = str(_write(tmp_path, f"{name}.py", LOGGED_FILES[name]))
+    trusted = _log([path, "basic"], tmp_path, sandboxed=False)
+    assert _log([path, "basic"], tmp_path, sandboxed=True) == trusted
+    if name != "good":
+        assert '"faults":[{"seat":1' in trusted
+
+
+def test_a_fault_in_the_last_show_is_in_the_last_round_record(tmp_path: Path) -> None:
+    """show faults in the match's last round: that round's record lists it, the end record follows."""
+    path = str(_write(tmp_path, "last.py", LOGGED_FILES["show_fault_last_round"]))
+    text = _log([path, "basic"], tmp_path, sandboxed=True, seeds=(3,))
+    records = [json.loads(line) for line in text.splitlines()]
+    rounds = [r for r in records if r["type"] == "round"]
+    assert records[-1]["type"] == "end" and records[-1]["rounds"] == len(rounds) == 100
+    last = rounds[-1]
+    pos = int(last["first_card"]) + len(str(last["dealer"])) + sum(len(p["cards"]) for p in last["players"])
+    assert last["faults"] == [{"seat": 1, "cause": "error",
+                               "detail": f"show raised ValueError: show broke after 100 rounds at pos {pos}"}]
+    assert all("faults" not in r for r in rounds[:-1])
+    assert [p["foul"] for p in last["players"]] == [None, None]  # the settled hand stands
+
+
+def test_a_show_fault_of_the_last_player_ends_the_match_as_in_process(tmp_path: Path) -> None:
+    """One seat: its show faults, nobody is left, the match ends 'broke' after that round, as in process."""
+    path = str(_write(tmp_path, "alone.py", LOGGED_FILES["show_fault"]))
+    trusted = _log([path], tmp_path, sandboxed=False)
+    assert _log([path], tmp_path, sandboxed=True) == trusted
+    assert '"type":"end","reason":"broke","rounds":7' in trusted
+
+
+@pytest.mark.parametrize("files", [("static_counter.c:1", "basic.c:2"), ("bet_grows.c:1", "sloppy.c:2")])
+def test_sandboxed_c_log_is_the_trusted_log(files: tuple[str, str], tmp_path: Path) -> None:
+    """Two C files, statics and all: the sandboxed log is the in-process log, match after match."""
+    students = Path(__file__).resolve().parent / "fixtures" / "c" / "students"
+    specs = [str(students / f) for f in files]
+    assert _log(specs, tmp_path, sandboxed=True) == _log(specs, tmp_path, sandboxed=False)
+
+
+CRASH_OR_HANG = """
+import os, time
+bets = shown = 0
+def _fail():
+    if "{how}" == "crash":
+        os.abort()
+    time.sleep(10**6)
+def bet1(N):
+    global bets
+    bets += 1
+    if "{where}" == "bet" and bets == 3:
+        _fail()
+    return 10
+def first_action1(t, n): return "s"
+def continue_action1(players): return "s"
+def show1(b, players, pNum, N, pos):
+    global shown
+    shown += 1
+    if "{where}" == "show" and shown == 3:
+        _fail()
+"""
+
+
+CRASH_OR_HANG_C = """#include "mycodes.h"
+static int bets, shown;
+static void fail(void) { if (HOW == 1) { *(volatile int *)0 = 1; } for (;;) { } }
+int bet1(int N) { if (WHERE == 2 && ++bets == 3) fail(); return 10; }
+char first_action1(char* tmpcards, int len) { return 's'; }
+char continue_action1(Player(*players)[]) { return 's'; }
+void show1(Banker* pbanker, Player(*players)[], int pNum, int N, int pos) { if (WHERE == 1 && ++shown == 3) fail(); }
+"""
+
+
+@pytest.mark.parametrize("lang", ["py", "c"])
+@pytest.mark.parametrize("where", ["show", "bet"])
+@pytest.mark.parametrize("how", ["crash", "hang"])
+def test_a_crash_or_hang_is_charged_to_show_or_to_the_next_bet(lang: str, where: str, how: str,
+                                                                tmp_path: Path) -> None:
+    """show and the next bet share a round trip, yet a crash or a hang is charged to the call that made it:
+    in show, round 3 lists the fault and its hand stands; in the bet, round 3 is fouled with the minimum bet."""
+    if lang == "py":
+        path = _write(tmp_path, f"{how}_{where}.py", CRASH_OR_HANG.format(how=how, where=where))
+    else:
+        defines = f"#define HOW {1 if how == 'crash' else 2}\n#define WHERE {1 if where == 'show' else 2}\n"
+        path = _write(tmp_path, f"{how}_{where}.c", defines + CRASH_OR_HANG_C)
+    result, records = _play(path, tmp_path)
+    _completes(result)
+    rounds = [r for r in records if r["type"] == "round"]
+    assert all("faults" not in r for r in rounds[:2])
+    fault = rounds[2]["faults"]
+    crash = "abort" if lang == "py" else "segmentation fault"
+    cause, detail = ("crash", crash) if how == "crash" else ("timeout", "decision limit")
+    assert len(fault) == 1 and fault[0]["seat"] == 1 and fault[0]["cause"] == cause  # type: ignore[index]
+    assert detail in fault[0]["detail"]  # type: ignore[index]
+    me = _rounds(records, 1)
+    assert len(me) == 3 and result.by_seat(1).rounds == 3
+    if where == "show":
+        assert me[2]["foul"] is None and result.by_seat(1).account == me[2]["account_after"]
+    else:
+        assert me[2]["foul"] == cause and me[2]["bet"] == 10
+        assert result.by_seat(1).account == int(me[2]["account_before"]) - 10  # type: ignore[call-overload]
+
+
+class _Interrupt(Stand):
+    """Stands, and presses Ctrl-C in the show of round ``at``."""
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+        self.shown = 0
+
+    def show(self, view: object) -> None:  # type: ignore[override]
+        self.shown += 1
+        if self.shown == self.at:
+            raise KeyboardInterrupt
+
+
+def test_ctrl_c_keeps_the_standings_and_the_next_match_starts_clean(tmp_path: Path) -> None:
+    """Ctrl-C after seat 1's show (its next bet already fetched): the standings are those of the round
+    played, and the next match with the same worker is the same as with a fresh one."""
+    from twentyone.match import MatchInterrupted
+
+    path = str(_write(tmp_path, "counting.py", SHOW_FAULT.format(when=0)))  # bets 10, 15, 20 as it is shown
+    boxed = make_strategy(path, sandbox=FAST, capture_dir=tmp_path / "out")
+    try:
+        with pytest.raises(MatchInterrupted) as info:
+            play_match([Seating("x", path, boxed), Seating("i", "stand", _Interrupt(5))], 6, 3)
+        assert info.value.result.reason == "interrupted" and info.value.result.rounds == 5
+        assert info.value.result.by_seat(1).rounds == 5
+        log = RoundLog(io.StringIO(), keep=True)
+        play_match([Seating("x", path, boxed), Seating("s", "stand", Stand())], 6, 4, log=log)
+    finally:
+        boxed.close()
+    assert "\n".join(log.lines()) == "\n".join(_log_lines(path, tmp_path))
+
+
+def _log_lines(path: str, tmp_path: Path) -> list[str]:
+    s = make_strategy(path, warn=lambda m: None)
+    log = RoundLog(io.StringIO(), keep=True)
+    play_match([Seating("x", path, s), Seating("s", "stand", Stand())], 6, 4, log=log)
+    return log.lines()

@@ -57,6 +57,7 @@ int tw_segments(uintptr_t *addr, size_t *len, int max);
 int tw_capture_open(const char *path, long cap);
 void tw_capture_close(void);
 long tw_capture_written(void);
+void tw_serve(int in, int out, int k);
 """
 
 _PROTOS = ("int bet{k}(int N)", "char first_action{k}(char *tmpcards, int len)",
@@ -214,6 +215,11 @@ int tw_fflush(FILE *f) { if (f == stdout || f == stderr) return tw_out ? fflush(
 int tw_system(const char *cmd) { (void)cmd; return 0; }
 """
 
+#: The sandboxed child's request loop (c_src/tw_serve.c), compiled into every student module.
+_SERVE = """
+#include "tw_serve.c"
+"""
+
 _PERSON = re.compile(rb"^([ \t]*#[ \t]*define[ \t]+PERSON\b.*)$", re.MULTILINE)
 
 
@@ -274,7 +280,7 @@ def module_name(source: bytes) -> str:
     h.update(source)
     h.update(_headers_digest())
     h.update(" ".join(FLAGS).encode())
-    h.update(PREAMBLE.encode() + _CAPTURE.encode() + CDEF.encode())
+    h.update(PREAMBLE.encode() + _CAPTURE.encode() + _SERVE.encode() + CDEF.encode())
     h.update(sys.version.encode())
     return "_tw_student_" + h.hexdigest()[:24]
 
@@ -325,7 +331,7 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None,
         import json
 
         args = {
-            "cdef": CDEF, "name": name, "preamble": PREAMBLE + _CAPTURE,
+            "cdef": CDEF, "name": name, "preamble": PREAMBLE + _CAPTURE + _SERVE,
             "sources": [str(copy), str(C_SRC / "twentyone.c"), str(C_SRC / "tw_rng.c")],
             "cc": os.environ.get("CC", "gcc"),
             "include_dirs": [str(C_SRC), str(C_SRC / "compat")],

@@ -134,7 +134,7 @@ def _play_rounds(table: Table, rules: Rules, log: RoundLog | None, fouls: list[i
             return "broke"
         shoe_no, first_card = table.shoe_no, table.pos
         dealer_bj = table.play_round(active)
-        table.show_all()
+        table.show_all(bets_follow=not _last_round(table, rules, max_rounds))
         for s in active:
             if s.foul is not None:
                 fouls[s.seat - 1] += 1
@@ -152,6 +152,15 @@ def _play_rounds(table: Table, rules: Rules, log: RoundLog | None, fouls: list[i
             if table.shuffles >= rules.max_shoes:
                 return "shuffles"
             table.shuffle_cards()
+
+
+def _last_round(table: Table, rules: Rules, max_rounds: int) -> bool:
+    """True when the match ends after this round whatever the seats do (the round limit or the shoes).
+
+    Otherwise every seat that is still in the game after its ``show`` bets in the next round.
+    """
+    return (table.round_no >= max_rounds or table.shuffles > rules.max_shoes
+            or (table.needs_shuffle() and table.shuffles >= rules.max_shoes))
 
 
 def _result(table: Table, seed: int, decks: int, rules: Rules, reason: str, fouls: list[int],

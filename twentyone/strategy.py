@@ -45,6 +45,15 @@ class Strategy:
     def show(self, view: SeatView) -> None:
         """See every card of the finished round."""
 
+    def show_before_bet(self, view: SeatView) -> None:
+        """``show``, when this seat will be asked for its next bet unless this very call faults.
+
+        The engine calls it instead of ``show`` when that is sure; the default is ``show``.  A strategy
+        in a worker process uses the hint to fetch that bet in the same round trip: it still sees
+        ``show`` and then ``bet``, in that order.
+        """
+        self.show(view)
+
     def close(self) -> None:
         """Release anything the strategy holds (worker processes, loaded libraries)."""
 
@@ -99,6 +108,15 @@ class FunctionSetStrategy(Strategy):
         k = self.k
         width = max(view.seats, k)
         self.functions.show(view.banker(), view.players(k), width + 1, view.decks, view.pos)
+
+    def show_before_bet(self, view: SeatView) -> None:
+        ahead = getattr(self.functions, "show_then_bet", None)
+        if ahead is None or type(self).show is not FunctionSetStrategy.show:
+            self.show(view)
+            return
+        k = self.k
+        width = max(view.seats, k)
+        ahead(view.banker(), view.players(k), width + 1, view.decks, view.pos, view.decks)
 
     def close(self) -> None:
         self.functions.close()

@@ -479,13 +479,21 @@ class Table:
         self.judge(active, dealer_bj)
         return dealer_bj
 
-    def show_all(self) -> None:
-        """Call every seat's ``show`` at the end of the round (not a faulted seat's)."""
+    def show_all(self, bets_follow: bool = False) -> None:
+        """Call every seat's ``show`` at the end of the round (not a faulted seat's).
+
+        ``bets_follow``: another round follows whatever the seats do, so a seat that can still bet
+        will be asked for its bet; it is shown the round through ``Strategy.show_before_bet``.
+        """
+        min_bet = self.rules.min_bet
         for s in self.seats:
             if s.faulted:
                 continue
             try:
-                s.strategy.show(s.view)
+                if bets_follow and s.in_game and s.account >= min_bet:
+                    s.strategy.show_before_bet(s.view)
+                else:
+                    s.strategy.show(s.view)
             except StrategyFault as e:
                 self._fault_outside_round(s, e.cause, e.detail)
             except Exception as e:  # noqa: BLE001 - any exception from student code is a fault

@@ -1,0 +1,117 @@
+/* tw_serve.c - the request loop of a sandboxed C strategy's per-match child (twentyone/sandbox.py).
+ *
+ * Compiled into the glue cffi builds with every student's file (twentyone/cplayer.py).  Once the child
+ * has its resource limits and its system-call filter, Python calls tw_serve(in, out, k), in and out
+ * the child's request and reply pipes, and never gets control back: each request is read, the student's function is called on fresh zero-filled copies, and the
+ * reply is written, all in C.  The frames are the ones twentyone.sandbox writes and reads:
+ *
+ *   request  16 bytes { char op; unsigned char n; char pad[2]; int a, b, c; } and then a body:
+ *            'B'  betK(a)                               no body
+ *            'F'  first_actionK(tmpcards, a)            n bytes of tmpcards
+ *            'C'  continue_actionK(players)             n Player structs
+ *            'S'  showK(banker, players, a, b, c)       one Banker struct, then n Player structs
+ *            'Q'  the match is over: close the output, exit
+ *   reply     8 bytes { char tag = 'R'; char pad[3]; int value; }, one per request, written as soon as
+ *            the call returns and before the next request is looked at, so the engine always knows
+ *            which call a crash or a hang belongs to (it may send show and the next bet together).
+ *
+ * Anything else from the engine ends the child (exit status 7).  The strategy only ever sees the
+ * copies; writing to them, or beyond them, changes nothing the engine holds.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TW_MAX_SEATS 8
+#define TW_MAX_TMPCARDS 64
+
+typedef struct { char op; unsigned char n; char pad[2]; int a, b, c; } tw_request;
+typedef struct { char tag; char pad[3]; int value; } tw_reply;
+
+typedef char tw_player_is_64_bytes[sizeof(Player) == 64 ? 1 : -1];
+typedef char tw_banker_is_32_bytes[sizeof(Banker) == 32 ? 1 : -1];
+typedef char tw_request_is_16_bytes[sizeof(tw_request) == 16 ? 1 : -1];
+
+void tw_capture_close(void);
+
+/* Read until buf holds at least need bytes; -1 at end of file or on an error. */
+static int tw_fill(int fd, char *buf, size_t *have, size_t need, size_t cap)
+{
+    while (*have < need) {
+        ssize_t r = read(fd, buf + *have, cap - *have);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        *have += (size_t)r;
+    }
+    return 0;
+}
+
+static int tw_reply_value(int fd, int value)
+{
+    tw_reply r;
+    memset(&r, 0, sizeof r);
+    r.tag = 'R';
+    r.value = value;
+    const char *p = (const char *)&r;
+    size_t left = sizeof r;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        left -= (size_t)w;
+    }
+    return 0;
+}
+
+void tw_serve(int in, int out, int k)
+{
+    static char buf[4096];
+    size_t have = 0;
+    for (;;) {
+        tw_request q;
+        size_t body;
+        if (tw_fill(in, buf, &have, sizeof q, sizeof buf)) break;
+        memcpy(&q, buf, sizeof q);
+        switch (q.op) {
+        case 'B': case 'Q': body = 0; break;
+        case 'F': body = q.n; break;
+        case 'C': body = (size_t)q.n * sizeof(Player); break;
+        case 'S': body = sizeof(Banker) + (size_t)q.n * sizeof(Player); break;
+        default: _exit(7);
+        }
+        if (q.n > (q.op == 'F' ? TW_MAX_TMPCARDS - 1 : TW_MAX_SEATS)) _exit(7);
+        if (q.op == 'Q') break;
+        if (tw_fill(in, buf, &have, sizeof q + body, sizeof buf)) break;
+
+        /* fresh zero-filled copies, then the frame leaves the buffer before any student code runs */
+        char tmpcards[TW_MAX_TMPCARDS];
+        Player players[TW_MAX_SEATS];
+        Banker banker;
+        const char *p = buf + sizeof q;
+        if (q.op == 'F') {
+            memset(tmpcards, 0, sizeof tmpcards);
+            memcpy(tmpcards, p, body);
+        } else if (q.op == 'C') {
+            memset(players, 0, sizeof players);
+            memcpy(players, p, body);
+        } else if (q.op == 'S') {
+            memcpy(&banker, p, sizeof banker);
+            memset(players, 0, sizeof players);
+            memcpy(players, p + sizeof banker, body - sizeof banker);
+        }
+        have -= sizeof q + body;
+        memmove(buf, buf + sizeof q + body, have);
+
+        int value = 0;
+        switch (q.op) {
+        case 'B': value = tw_bet(k, q.a); break;
+        case 'F': value = (unsigned char)tw_first_action(k, tmpcards, q.a); break;
+        case 'C': value = (unsigned char)tw_continue_action(k, players); break;
+        default: tw_show(k, &banker, players, q.a, q.b, q.c); break;
+        }
+        if (tw_reply_value(out, value)) break;
+    }
+    tw_capture_close();
+    _exit(0);
+}
