@@ -179,3 +179,32 @@ def test_play_in_chinese_prints_chinese_standings() -> None:
     assert "请下注" in r.stdout and "'hello' 不是可选动作" in r.stdout
     assert "名次" in r.stdout and "赌资" in r.stdout and "中途结束" in r.stdout
     assert "Traceback" not in r.stderr and r.returncode == 130
+
+
+def test_ctrl_c_mid_round_gives_the_stake_back(tmp_path: Path) -> None:
+    """A real SIGINT at a decision: the unfinished round is void, the standings show the money before it."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parent.parent
+    log = tmp_path / "m.jsonl"
+    p = subprocess.Popen([sys.executable, "-m", "twentyone", "play", "--seed", "3", "--log", str(log)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root)
+    assert p.stdin is not None and p.stdout is not None
+    p.stdin.write(b"50\n")
+    p.stdin.flush()
+    seen = b""
+    deadline = time.time() + 60
+    while b"surrender" not in seen and time.time() < deadline:
+        seen += os.read(p.stdout.fileno(), 4096)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and b"Traceback" not in err
+    assert b"1000" in out and b"interrupted" in out
+    end = json.loads(log.read_text().splitlines()[-1])
+    assert end == {"type": "end", "reason": "interrupted", "rounds": 0,
+                   "ranking": [{"rank": 1, "seat": 1, "account": 1000, "rounds": 0}]}

@@ -17,7 +17,8 @@ from twentyone.rules import COURSE, Rules
 from twentyone.strategy import Strategy
 from twentyone.table import StackedGenerator, Table
 
-__all__ = ["Seating", "Standing", "MatchResult", "MatchInterrupted", "play_match", "rank", "show_result"]
+__all__ = ["Seating", "Standing", "MatchResult", "MatchInterrupted", "play_match", "rank", "show_result",
+           "current_match"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,15 @@ class MatchInterrupted(TwentyOneError, KeyboardInterrupt):
         self.result = result
 
 
+_serial = 0
+
+
+def current_match() -> int:
+    """A number for the match being played in this process (0 before any): strategies that share
+    state between seats, like the function sets of one C file, use it to set up once per match."""
+    return _serial
+
+
 def rank(accounts: Sequence[tuple[int, int]]) -> list[int]:
     """Competition ranks for (money, rounds) pairs, per the ranking ruling.
 
@@ -106,6 +116,8 @@ def play_match(
             "type": "match", "seed": seed, "rules": rules.name, "decks": decks,
             "seats": [{"seat": i + 1, "name": p.name, "player": p.spec} for i, p in enumerate(seatings)],
         })
+    global _serial
+    _serial += 1
     for i, p in enumerate(seatings):
         p.strategy.new_match(decks, n, i + 1)
     fouls = [0] * n
@@ -115,7 +127,7 @@ def play_match(
     try:
         reason = _play_rounds(table, rules, log, fouls, hist if history else None)
     except KeyboardInterrupt:
-        result = _result(table, seed, decks, rules, "interrupted", fouls, hist, None)
+        result = _result(table, seed, decks, rules, "interrupted", fouls, hist, log)
         raise MatchInterrupted(result) from None
     return _result(table, seed, decks, rules, reason, fouls, hist, log)
 
@@ -133,8 +145,16 @@ def _play_rounds(table: Table, rules: Rules, log: RoundLog | None, fouls: list[i
             table.round_no -= 1
             return "broke"
         shoe_no, first_card = table.shoe_no, table.pos
-        dealer_bj = table.play_round(active)
-        table.show_all(bets_follow=not _last_round(table, rules, max_rounds))
+        try:
+            dealer_bj = table.play_round(active)
+        except KeyboardInterrupt:
+            table.void_round(active)  # stopped before settlement: the round never happened
+            raise
+        stopped = False
+        try:
+            table.show_all(bets_follow=not _last_round(table, rules, max_rounds))
+        except KeyboardInterrupt:
+            stopped = True  # the round is settled: it is logged and counts
         for s in active:
             if s.foul is not None:
                 fouls[s.seat - 1] += 1
@@ -142,6 +162,8 @@ def _play_rounds(table: Table, rules: Rules, log: RoundLog | None, fouls: list[i
             log.write(table.round_record(active, shoe_no, first_card, dealer_bj))
         if hist is not None:
             hist.append(tuple(s.account for s in seats))
+        if stopped:
+            raise KeyboardInterrupt
         if table.round_no >= max_rounds:
             return "rounds"
         if not any(s.in_game and not s.faulted and s.account >= min_bet for s in seats):

@@ -479,6 +479,15 @@ class Table:
         self.judge(active, dealer_bj)
         return dealer_bj
 
+    def void_round(self, active: list[_Seat]) -> None:
+        """Undo a round stopped before settlement (Ctrl-C): every stake goes back, the round is not counted."""
+        for s in active:
+            if s.in_round:
+                s.account = s.account_before
+                s.rounds -= 1
+                s.in_round = False
+        self.round_no -= 1
+
     def show_all(self, bets_follow: bool = False) -> None:
         """Call every seat's ``show`` at the end of the round (not a faulted seat's).
 
