@@ -58,7 +58,8 @@ def test_person_on_is_switched_off_in_a_copy() -> None:
     before = hashlib.sha256(path.read_bytes()).hexdigest()
     warnings: list[str] = []
     text = prepare_source(path, warnings.append)
-    assert b"#define PERSON" in text and b"/* twentyone: PERSON switched off" in text
+    assert b"#define TWENTYONE_PERSON_SWITCHED_OFF" in text
+    assert not re.search(rb"^\s*#\s*define\s+PERSON\b", text, re.MULTILINE)
     assert len(warnings) == 1 and "PERSON" in warnings[0]
     make_strategy(f"{path}:1", warn=warnings.append)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
@@ -258,3 +259,131 @@ def test_c_program_rejects_bad_arguments(tmp_path: Path) -> None:
     partial = _build_c_program(STUDENTS / "partial_sets.c", tmp_path)
     r = subprocess.run([str(partial), "--seed", "1", "--decks", "6", "--seats", "3"], capture_output=True, text=True)
     assert r.returncode == 2 and "no function set 3" in r.stderr
+
+
+# -- the loader's details ------------------------------------------------------------------------
+CLI = [sys.executable, "-m", "twentyone"]
+
+
+def test_unchanged_file_is_not_compiled_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second compile of an unchanged file comes from the cache: the compiler is not run."""
+    import twentyone.cplayer as cp
+
+    built = compile_student(STUDENTS / "basic.c")
+
+    def no_compiler(*a: object, **k: object) -> None:
+        raise AssertionError("the compiler ran for a cached file")
+
+    monkeypatch.setattr(cp, "_run_group", no_compiler)
+    assert compile_student(STUDENTS / "basic.c") == built
+
+
+def test_build_name_covers_headers_flags_and_toolchain(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Changing the flags, the headers or the compiler gives a new module name (a new build)."""
+    import twentyone.cplayer as cp
+
+    base = module_name(b"int x;")
+    monkeypatch.setattr(cp, "FLAGS", cp.FLAGS + ("-O3",))
+    assert module_name(b"int x;") != base
+    monkeypatch.undo()
+    monkeypatch.setattr(cp, "_headers_digest", lambda: b"other headers")
+    assert module_name(b"int x;") != base
+    monkeypatch.undo()
+    monkeypatch.setattr(cp, "_TOOLCHAIN", b"gcc 99")
+    assert module_name(b"int x;") != base
+
+
+def test_compile_time_limit(tmp_path: Path) -> None:
+    """A compile that takes longer than its limit is stopped and reported in one line."""
+    src = tmp_path / "slow.c"
+    src.write_text((STUDENTS / "basic.c").read_text() + "\n/* unique: slow */\n")
+    with pytest.raises(CompileError, match="compiling took longer than 0.01 s"):
+        compile_student(src, timeout=0.01)
+
+
+def test_modules_are_loaded_without_rtld_global() -> None:
+    """A student module's symbols never join the process's global namespace."""
+    import ctypes
+
+    from twentyone.cplayer import load_student
+
+    built = compile_student(STUDENTS / "static_counter.c")
+    load_student(built)
+    with pytest.raises(AttributeError):
+        getattr(ctypes.CDLL(None), "PyInit_" + built.name.split(".")[0])
+
+
+def test_person_with_a_comment_on_its_line(tmp_path: Path) -> None:
+    """#define PERSON followed by a comment (even one running on) is switched off and compiles."""
+    src = tmp_path / "mycodes.c"
+    text = (ROOT / "c_src" / "mycodes.c").read_text()
+    src.write_text(text.replace("//#define PERSON", "#define PERSON /* manual play:\n   remove this line */", 1))
+    warnings: list[str] = []
+    s = make_strategy(f"{src}:1", warn=warnings.append)
+    result = play_match([Seating("p", "c", s), Seating("b", "basic", Basic())], 6, 2)  # type: ignore[arg-type]
+    assert result.rounds > 0 and len(warnings) == 1 and "PERSON" in warnings[0]
+
+
+def test_person_warning_once_per_file_at_the_command_line() -> None:
+    """A PERSON file at two seats warns once."""
+    spec = str(STUDENTS / "person_on.c")
+    r = subprocess.run(CLI + ["match", "-p", spec + ":1", "-p", spec + ":2", "--seed", "3"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr.count("PERSON") == 1, r.stderr
+
+
+def test_sets_of_one_file_share_its_output_file(tmp_path: Path) -> None:
+    """Two function sets of one file print into one file per match, as one program's stdout."""
+    a = c_player("person_on", 1, capture_dir=tmp_path / "new" / "dir")
+    b = c_player("person_on", 2, capture_dir=tmp_path / "new" / "dir")
+    play_match([Seating("a", "p1", a), Seating("b", "p2", b)], 6, 3)  # type: ignore[arg-type]
+    files = sorted((tmp_path / "new" / "dir").iterdir())
+    assert len(files) == 1
+    text = files[0].read_text()
+    assert "first_action1:" in text and "first_action2:" in text
+
+
+def test_match_writes_c_output_to_the_default_folder(tmp_path: Path) -> None:
+    """Without --output-dir a C player's printing goes to a per-match file under the cache, not the terminal."""
+    import os
+
+    env = dict(os.environ, TWENTYONE_CACHE=str(tmp_path / "cache"))
+    r = subprocess.run(CLI + ["match", "-p", str(STUDENTS / "person_on.c"), "-p", "basic"], capture_output=True,
+                       text=True, timeout=120, env=env)
+    assert r.returncode == 0 and "first_action1" not in r.stdout
+    out = tmp_path / "cache" / "output" / "person_on-set1-match1.out"
+    assert "first_action1:" in out.read_text() and str(out.parent) in r.stdout
+
+
+def test_unwritable_output_folder_is_one_line(tmp_path: Path) -> None:
+    """An output folder that cannot be made is one clear line."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    r = subprocess.run(CLI + ["match", "-p", str(STUDENTS / "basic.c"), "--output-dir", str(blocker / "sub")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "cannot make the output folder" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_text_that_is_not_c_is_one_line(tmp_path: Path) -> None:
+    """A Python file named .c is refused in one line, before the compiler prints pages."""
+    src = tmp_path / "strategy.c"
+    src.write_text((ROOT / "mycodes" / "mycodes.py").read_text())
+    r = subprocess.run(CLI + ["match", "-p", str(src)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "is not C source" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_struct_writes_change_nothing_in_process() -> None:
+    """In process too, a file writing account = 1000000 into its Player copy gains nothing."""
+    s = make_strategy(f"{HOSTILE / 'write_account.c'}:1", warn=lambda m: None)
+    result = play_match([Seating("w", "write", s), Seating("b", "basic", Basic())], 6, 5)
+    assert all(st.account < 5000 for st in result.ranking)
+
+
+def test_python_person_switch_is_turned_off(tmp_path: Path) -> None:
+    """A Python copy of mycodes.py with PERSON = True plays automatically, with one warning."""
+    src = tmp_path / "mine.py"
+    src.write_text((ROOT / "mycodes" / "mycodes.py").read_text().replace("PERSON = False", "PERSON = True", 1))
+    warnings: list[str] = []
+    s = make_strategy(f"{src}:2", warn=warnings.append)
+    result = play_match([Seating("a", "x", Basic()), Seating("m", "mine", s)], 6, 4)
+    assert result.rounds > 0 and len(warnings) == 1 and "PERSON" in warnings[0]

@@ -120,7 +120,8 @@ def _sandbox_options(p: argparse.ArgumentParser, default_sandbox: bool) -> None:
     g.add_argument("--match-timeout", type=float, default=60.0, metavar="SECONDS",
                    help="wall-clock limit per match in the sandbox (60)")
     g.add_argument("--output-dir", type=Path, default=None, metavar="DIR",
-                   help="keep what each file's strategy prints, one capped file per match")
+                   help="where what each file's strategy prints goes, one file per match capped at 1 MiB "
+                        "(default ~/.cache/twentyone/output)")
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
@@ -307,8 +308,15 @@ def print_ranking(result: MatchResult, out: IO[str] | None = None, lang: str = "
                           markup=False)
 
 
+def _output_dir(args: argparse.Namespace) -> Path:
+    from twentyone.cplayer import output_dir
+
+    return args.output_dir if args.output_dir is not None else output_dir()
+
+
 def _run_match(args: argparse.Namespace) -> int:
-    seatings = _seatings(args.player, args.name, args.lang, _limits(args), args.output_dir)
+    out_dir = _output_dir(args)
+    seatings = _seatings(args.player, args.name, args.lang, _limits(args), out_dir)
     stream = _open_log(args.log)
     try:
         log = RoundLog(stream) if stream is not None else None
@@ -326,6 +334,10 @@ def _run_match(args: argparse.Namespace) -> int:
         print(json.dumps(result_json(result), ensure_ascii=False))
     else:
         print_ranking(result)
+        from twentyone.players import parse_spec
+
+        if any(parse_spec(s.spec)[0].lower().endswith(".c") for s in seatings):
+            print(f"what the C files printed: {out_dir}")
     return 0
 
 
@@ -337,7 +349,9 @@ def _run_play(args: argparse.Namespace) -> int:
     if len(args.others) > 4:
         raise TwentyOneError(f"too many other players: {len(args.others)} (at most 4 with you)")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(MAX_SEED)
-    others = _seatings(args.others, [], args.lang) if args.others else []
+    from twentyone.cplayer import output_dir
+
+    others = _seatings(args.others, [], args.lang, None, output_dir()) if args.others else []
     me = Seating("you" if args.lang == "en" else "你", "human", Human(lang=args.lang))
     seatings = [me] + [Seating(f"player{i + 2}", s.spec, s.strategy) for i, s in enumerate(others)]
     stream = _open_log(args.log)

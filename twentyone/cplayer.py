@@ -35,7 +35,7 @@ from twentyone.records import Banker, Player
 from twentyone.strategy import FunctionSetStrategy, Strategy
 
 __all__ = ["C_SRC", "prepare_source", "compile_student", "load_student", "CFunctionSet", "c_strategy",
-           "cache_dir"]
+           "cache_dir", "output_dir"]
 
 C_SRC = Path(__file__).resolve().parent.parent / "c_src"
 COMPILE_TIMEOUT = 120.0
@@ -220,7 +220,7 @@ _SERVE = """
 #include "tw_serve.c"
 """
 
-_PERSON = re.compile(rb"^([ \t]*#[ \t]*define[ \t]+PERSON\b.*)$", re.MULTILINE)
+_PERSON = re.compile(rb"^([ \t]*#[ \t]*define[ \t]+)PERSON\b", re.MULTILINE)
 
 
 def cache_dir() -> Path:
@@ -228,6 +228,12 @@ def cache_dir() -> Path:
     base = os.environ.get("TWENTYONE_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "twentyone")
     return Path(base).resolve() / "c"
+
+
+def output_dir() -> Path:
+    """Where ``twentyone match`` and ``play`` put what C players print, one file per match:
+    ``output`` next to the build cache (``$TWENTYONE_CACHE`` or ``~/.cache/twentyone``)."""
+    return cache_dir().parent / "output"
 
 
 def prepare_source(path: Path, warn: Callable[[str], None] | None = None) -> bytes:
@@ -254,14 +260,44 @@ def prepare_source(path: Path, warn: Callable[[str], None] | None = None) -> byt
         except UnicodeDecodeError:
             text = raw.decode("utf-8", errors="replace")
     data = text.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8")
+    if not _looks_like_c(text):
+        raise PlayerSpecError(f"{path} is not C source (it defines no C function; "
+                              "is it another language's file named .c?)")
     if not re.search(rb"\b(bet|first_action|continue_action|show)[1-5]\s*\(", data):
         raise PlayerSpecError(f"{path} is not a course mycodes.c file (no bet1..5, first_action1..5, "
                               "continue_action1..5 or show1..5 in it)")
     if _PERSON.search(data):
-        data = _PERSON.sub(rb"/* twentyone: PERSON switched off for automatic play: \1 */", data)
+        # The macro is renamed, not commented out: the rest of the line (a comment, even one that
+        # goes on to the next lines) stays as it was, and PERSON is simply not defined.
+        data = _PERSON.sub(rb"\1TWENTYONE_PERSON_SWITCHED_OFF", data)
         if warn is not None:
             warn(f"{path}: #define PERSON is on; playing automatically from a copy (the file is not changed)")
     return data
+
+
+_C_DEFINITION = re.compile(r"\b(?:int|char|void)\s*\*?\s*\w+\s*\([^()]*\)\s*\{")
+
+
+def _looks_like_c(text: str) -> bool:
+    """True when the text defines at least one C function (``int``, ``char`` or ``void`` name(...) {)."""
+    return _C_DEFINITION.search(text) is not None
+
+
+def _toolchain() -> bytes:
+    """The compiler's and cffi's versions: a new compiler or cffi means a new build."""
+    global _TOOLCHAIN
+    if _TOOLCHAIN is None:
+        import cffi
+
+        try:
+            cc = subprocess.run([os.environ.get("CC", "gcc"), "--version"], capture_output=True, timeout=30).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            cc = b"unknown compiler"
+        _TOOLCHAIN = cc.split(b"\n", 1)[0] + b"|cffi " + cffi.__version__.encode()
+    return _TOOLCHAIN
+
+
+_TOOLCHAIN: bytes | None = None
 
 
 def _headers_digest() -> bytes:
@@ -282,6 +318,7 @@ def module_name(source: bytes) -> str:
     h.update(" ".join(FLAGS).encode())
     h.update(PREAMBLE.encode() + _CAPTURE.encode() + _SERVE.encode() + CDEF.encode())
     h.update(sys.version.encode())
+    h.update(_toolchain())
     return "_tw_student_" + h.hexdigest()[:24]
 
 
@@ -338,11 +375,9 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None,
             "flags": [*FLAGS, "-include", str(C_SRC / "tw_capture.h")],
             "tmpdir": str(tmpdir),
         }
-        try:
-            proc = subprocess.run([sys.executable, "-c", _BUILD_SCRIPT, json.dumps(args)],
-                                  capture_output=True, timeout=timeout, cwd=tmpdir)
-        except subprocess.TimeoutExpired:
-            raise CompileError(f"{path}: compiling took longer than {timeout:g} s") from None
+        proc = _run_group([sys.executable, "-c", _BUILD_SCRIPT, json.dumps(args)], tmpdir, timeout)
+        if proc is None:
+            raise CompileError(f"{path}: compiling took longer than {timeout:g} s")
         if proc.returncode != 0:
             raise CompileError(f"{path} does not compile", _compiler_messages(proc, copy, path))
         product = next(tmpdir.glob(f"{name}*.so"), None)
@@ -357,6 +392,23 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None,
             if not out_dir.exists():
                 raise
     return next(out_dir.glob(f"{name}*.so"))
+
+
+def _run_group(cmd: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[bytes] | None:
+    """Run ``cmd`` in a process group of its own; None (and the whole group killed) after ``timeout``."""
+    import signal
+
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.communicate()
+        return None
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
 def _compiler_messages(proc: subprocess.CompletedProcess[bytes], copy: Path, original: Path) -> str:
@@ -405,6 +457,10 @@ class _ModuleState:
         if n <= 0:
             raise PlayerSpecError("cannot find the static data of the compiled module")
         self._segments = [(int(addr[i]), int(size[i])) for i in range(n)]
+        #: The match (``twentyone.match.current_match``) whose statics and output are set up.
+        self.match_serial = 0
+        #: Matches this file has played in this process (numbers its output files).
+        self.matches = 0
         self._saved = [ffi.buffer(ffi.cast("char *", a), ln)[:] for a, ln in self._segments]
 
     def reset_statics(self) -> None:
@@ -427,14 +483,34 @@ class CFunctionSet:
         self._match = 0
 
     def reset(self) -> None:
-        """Fresh statics and a fresh output log for the new match."""
-        self.state.reset_statics()
-        if self.capture_dir is not None:
-            self._match += 1
-            log = self.capture_dir / f"{self.source.stem}-set{self.k}-match{self._match}.out"
-            self._lib.tw_capture_open(str(log).encode(), STDOUT_CAP)
-        else:
+        """Fresh statics and a fresh output log for the new match.
+
+        Function sets of one file at one table share the file's statics and its output, as the
+        five players of one mycodes.c do in the course program: the first set reset for a match
+        restores them and opens the match's output file; the others join it.
+        """
+        from twentyone.match import current_match
+
+        st = self.state
+        serial = current_match()
+        if serial and st.match_serial == serial:
+            return
+        st.match_serial = serial
+        st.reset_statics()
+        if self.capture_dir is None:
             self._lib.tw_capture_open(os.devnull.encode(), STDOUT_CAP)
+            return
+        st.matches += 1
+        from twentyone.submissions import safe_name
+
+        log = self.capture_dir / f"{safe_name(self.source)}-set{self.k}-match{st.matches}.out"
+        try:
+            self.capture_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise PlayerSpecError(f"cannot make the output folder {str(self.capture_dir)!r}: "
+                                  f"{e.strerror or e}") from None
+        if self._lib.tw_capture_open(str(log).encode(), STDOUT_CAP) != 0:
+            raise PlayerSpecError(f"cannot write the output file {str(log)!r}")
 
     def bet(self, N: int) -> int:
         return int(self._lib.tw_bet(self.k, N))
@@ -489,8 +565,10 @@ def c_strategy(path: Path, k: int, warn: Callable[[str], None] | None = None, sa
     if sandbox is not None:
         from twentyone.sandbox import SandboxFunctionSet
 
-        return FunctionSetStrategy(SandboxFunctionSet("c", built, k, sandbox, capture_dir=capture_dir, warn=warn),
-                                   k, name=f"{path.name}:{k}")
+        from twentyone.submissions import safe_name
+
+        return FunctionSetStrategy(SandboxFunctionSet("c", built, k, sandbox, capture_dir=capture_dir, warn=warn,
+                                                      label=safe_name(path)), k, name=f"{path.name}:{k}")
     fs = CFunctionSet(load_student(built), k, path)
     fs.capture_dir = capture_dir
     return FunctionSetStrategy(fs, k, name=f"{path.name}:{k}")

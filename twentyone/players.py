@@ -23,8 +23,14 @@ FUNCTION_NAMES = ("bet", "first_action", "continue_action", "show")
 BUILTIN_NAMES = ("stand", "basic", "hilo", "human")
 
 
+_warned: set[str] = set()
+
+
 def _stderr_warn(message: str) -> None:
-    print(f"twentyone: warning: {message}", file=sys.stderr)
+    """Print a warning once: a file seated at several seats warns once, not once per seat."""
+    if message not in _warned:
+        _warned.add(message)
+        print(f"twentyone: warning: {message}", file=sys.stderr)
 
 
 def parse_spec(spec: str) -> tuple[str, int | None]:
@@ -114,7 +120,9 @@ def _python_player(path: Path, k: int | None, spec: str, warn: Callable[[str], N
 
         k = k or 1
         ModuleFunctionSet(path, k, warn, execute=False)  # one clear line now if it is unusable
-        fs = SandboxFunctionSet("py", path, k, sandbox, capture_dir=capture_dir, warn=warn)
+        from twentyone.submissions import safe_name
+
+        fs = SandboxFunctionSet("py", path, k, sandbox, capture_dir=capture_dir, warn=warn, label=safe_name(path))
         return FunctionSetStrategy(fs, k, name=f"{path.name}:{k}")
     if k is None:
         raw = _read_source(path, spec)

@@ -294,9 +294,12 @@ class SandboxFunctionSet:
     _warned_no_seccomp = False
 
     def __init__(self, kind: str, target: Path, k: int, limits: Limits = Limits(),
-                 capture_dir: Path | None = None, warn: Callable[[str], None] | None = None) -> None:
+                 capture_dir: Path | None = None, warn: Callable[[str], None] | None = None,
+                 label: str | None = None) -> None:
         self.kind = kind
         self.target = target
+        #: Names the output files: the student's file, not the compiled module.
+        self.label = label or target.stem
         self.k = k
         self.limits = limits
         self.capture_dir = capture_dir
@@ -573,7 +576,7 @@ class SandboxFunctionSet:
         capture = os.devnull
         if self.capture_dir is not None:
             self.capture_dir.mkdir(parents=True, exist_ok=True)
-            capture = str(self.capture_dir / f"{self.target.stem}-set{self.k}-match{self.match_no}.out")
+            capture = str(self.capture_dir / f"{self.label}-set{self.k}-match{self.match_no}.out")
         if self._spare is None:
             self._request_spare()
         spare, self._spare = self._spare, None
