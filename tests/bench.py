@@ -211,7 +211,13 @@ void show{K}(Banker* pbanker, Player(*players)[], int pNum, int N, int pos)
 
 
 def make_class(folder: Path, n: int = 30) -> list[Path]:
-    """Write ``n`` varied C submissions, as a class might hand in, into ``folder``: one per student."""
+    """Write ``n`` varied C submissions, as a class might hand in, into ``folder``: one per student.
+
+    Every third student hands in the basic-strategy chart (flat bets): the slowest case for grading,
+    since it beats always-stand in about 89% of matches, right at the 90% line, and plays the maximum.
+    The others hit below a total, some double, some surrender, some bet by a running count.
+    """
+    chart = (ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c").read_text()
     stands = [12, 13, 14, 15, 16, 17, 18]
     doubles = [("never", "0"), ("on 10-11", "t == 10 || t == 11"),
                ("on 9-11 vs weak", "(t >= 9 && t <= 11) && dealer_weak(up)")]
@@ -225,6 +231,10 @@ def make_class(folder: Path, n: int = 30) -> list[Path]:
         bname, bexpr = bets[(i // 2) % len(bets)]
         d = folder / f"student{i + 1:02d}"
         d.mkdir(parents=True, exist_ok=True)
+        if i % 3 == 2:
+            (d / "mycodes.c").write_text(f"/* student {i + 1}: the basic-strategy chart */\n" + chart)
+            out.append(d)
+            continue
         fields = dict(i=i + 1, stand=stand, dbl=dname, sur=sname, bets=bname, bet_expr=bexpr, dbl_cond=dcond,
                       sur_cond=scond, weak="1" if i % 2 else "0")
         text = _CLASS_HEAD.format(**fields) + "".join(_CLASS_SET.format(K=k, **fields) for k in range(1, 6))

@@ -28,7 +28,7 @@ __all__ = ["MatchJob", "MatchOutcome", "play_job", "play_batch", "run_jobs", "dr
 #: Round records kept per seat and match for the report (the count of fouls is always whole).
 MAX_INCIDENTS_PER_SEAT = 5
 #: Seated strategies kept per process for later jobs (each sandboxed one holds a worker process).
-CACHE_SIZE = 12
+CACHE_SIZE = 32
 
 
 @dataclass(frozen=True)
@@ -79,11 +79,11 @@ class MatchOutcome:
 _CACHE: OrderedDict[tuple[str, int, str], Strategy] = OrderedDict()
 
 
-def _strategy(spec: str, seat: int, limits: dict[str, Any] | None, capture_dir: str | None) -> Strategy:
-    """A strategy for ``spec`` at ``seat``, kept for the next job of this process (zygotes are reused)."""
+def _strategy(spec: str, nth: int, limits: dict[str, Any] | None, capture_dir: str | None) -> Strategy:
+    """The ``nth`` strategy for ``spec`` in a match, kept for the next job of this process (zygotes are reused)."""
     from twentyone.players import make_strategy
 
-    key = (spec, seat, repr(sorted(limits.items())) if limits else "trusted")
+    key = (spec, nth, repr(sorted(limits.items())) if limits else "trusted")
     s = _CACHE.get(key)
     if s is not None:
         _CACHE.move_to_end(key)
@@ -108,7 +108,10 @@ def play_job(job: MatchJob) -> MatchOutcome:
     seatings = []
     for i, spec in enumerate(job.specs):
         try:
-            seatings.append(Seating(f"player{i + 1}", spec, _strategy(spec, i + 1, job.limits, job.capture_dir)))
+            # Keyed by the SPEC's occurrence in this match, not its seat: a student who moves from
+            # seat to seat keeps one worker (and zygote); a SPEC seated twice gets two.
+            nth = job.specs[:i].count(spec) + 1
+            seatings.append(Seating(f"player{i + 1}", spec, _strategy(spec, nth, job.limits, job.capture_dir)))
         except TwentyOneError as e:
             # The seat that could not be built faults; the match is not played.
             faults: list[str | None] = [None] * n
