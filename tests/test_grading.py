@@ -204,7 +204,6 @@ def test_resume_after_kill_9_plays_only_the_missing_matches(tmp_path: Path, monk
     assert len(played) == len(set(played))
 
     clean = tmp_path / "clean"
-    grade([Path(p) for p in subs], None, clean, False, QUIET) if False else None  # (config comes from the file)
     r = subprocess.run(CLI + ["grade", *subs, "--config", str(cfg), "--out", str(clean), "-j", "1", "-q"],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr

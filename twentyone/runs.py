@@ -19,7 +19,7 @@ from typing import IO, Any
 
 from twentyone.config import GradingConfig, Isolation, config_from_dict
 from twentyone.errors import TwentyOneError
-from twentyone.grading import Grader, prepare_entries
+from twentyone.grading import Grader, outcome_for_store, prepare_entries
 from twentyone.scores import ClassReport
 from twentyone.store import EntryRow, Store
 
@@ -231,8 +231,6 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
             update(done[0], total)
 
             def on_done(outcomes: list[Any]) -> list[list[Any]]:
-                from twentyone.grading import outcome_for_store
-
                 for o in outcomes:
                     m = o.meta
                     if store.add_match(o.key, "tournament", "", int(m["idx"]), int(m["seed"]), list(m["names"]),

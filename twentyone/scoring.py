@@ -17,7 +17,7 @@ from typing import Any
 
 from twentyone.config import GradingConfig, WinRate, config_from_dict
 from twentyone.grading import win_value, winner_of
-from twentyone.scores import BankrollSample, ClassReport, Criterion, Incident, StudentScore
+from twentyone.scores import BankrollSample, ClassReport, Criterion, Incident, StandingRow, StudentScore
 from twentyone.stats import decide
 from twentyone.store import EntryRow, MatchRow, Store
 from twentyone.tournament import standings
@@ -192,8 +192,6 @@ def class_report(store: Store) -> ClassReport:
                           {e.name: e.error for e in entries if e.error is not None})
         for e in entries:
             if e.error is not None:
-                from twentyone.scores import StandingRow
-
                 table.append(StandingRow(len(table) + 1, e.name, e.spec or e.source, 0, 0, 0, 0, 0.0, 0.0, 1.0,
                                          0.0, 0, 0, [], e.error))
         return ClassReport("tournament", title, created, cfg, [], table, len(rows), rounds)
