@@ -127,11 +127,11 @@ def _sandbox_options(p: argparse.ArgumentParser, default_sandbox: bool) -> None:
 def _run_options(p: argparse.ArgumentParser) -> None:
     """Options shared by grade and tournament: resuming, where matches run, isolation, output."""
     p.add_argument("--resume", action="store_true", help="continue the run stored in --out")
-    p.add_argument("--workers", "-j", type=_int_range(1, 256, "workers"), default=0,
+    p.add_argument("--workers", "-j", type=_int_range(1, 256, "workers"), default=0, metavar="N",
                    help="local worker processes (default: one per core)")
     p.add_argument("--cluster", metavar="dask[:ADDRESS]",
                    help="run on Dask distributed: a scheduler ADDRESS, or a LocalCluster for plain 'dask'")
-    p.add_argument("--dask-workers", type=_int_range(1, 256, "dask workers"), default=2,
+    p.add_argument("--dask-workers", type=_int_range(1, 256, "dask workers"), default=2, metavar="N",
                    help="workers of the LocalCluster that --cluster dask starts (2)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no table")
     g = p.add_argument_group("isolation (submissions run in the sandbox unless --trusted)")
