@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twentyone.config import GradingConfig, WinRate
+from twentyone.config import GradingConfig, Isolation, WinRate
 from twentyone.errors import CompileError, TwentyOneError
 from twentyone.runner import MatchJob, MatchOutcome, drive
 from twentyone.stats import Verdict, decide
@@ -89,9 +89,8 @@ def check_player(path: Path, kind: str, k: int, warn: Callable[[str], None] | No
     return None, ""
 
 
-def limits_of(config: GradingConfig) -> dict[str, Any] | None:
+def limits_of(iso: Isolation) -> dict[str, Any] | None:
     """The sandbox limits of a job as a dict, or None when submissions run trusted."""
-    iso = config.isolation
     if iso.trusted:
         return None
     return {"decision_timeout": iso.decision_timeout, "match_timeout": iso.match_timeout,
@@ -180,7 +179,7 @@ class Grader:
         self.task_size = task_size
         #: Called as (matches done, matches expected at most) after every stored batch.
         self.on_match = on_match
-        self.limits = limits_of(config)
+        self.limits = limits_of(config.isolation)
         self.progress: dict[tuple[str, str], _Progress] = {}
         self.done = 0
         self._fixed: list[MatchJob] = []

@@ -19,7 +19,7 @@ from typing import IO, Any
 
 from twentyone.config import GradingConfig, Isolation, config_from_dict
 from twentyone.errors import TwentyOneError
-from twentyone.grading import Grader, outcome_for_store, prepare_entries
+from twentyone.grading import Grader, limits_of, outcome_for_store, prepare_entries
 from twentyone.scores import ClassReport
 from twentyone.store import EntryRow, Store
 
@@ -219,10 +219,7 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
         usable = [(e.name, e.spec) for e in entries if e.error is None]
         if len(usable) < 2:
             raise TwentyOneError("fewer than 2 players can play: nothing to do")
-        iso = cfg["isolation"]
-        limits = None if iso["trusted"] else {
-            "decision_timeout": iso["decision_timeout"], "match_timeout": iso["match_timeout"],
-            "cpu_seconds": max(1, int(iso["match_timeout"]) + 1)}
+        limits = limits_of(Isolation(**cfg["isolation"]))
         jobs = tournament_jobs(usable, cfg["format"], cfg["matches"], cfg["seed"], cfg["decks"], cfg["rules"],
                                limits, skip=store.keys())
         done = [store.count()]
