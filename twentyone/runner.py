@@ -165,30 +165,19 @@ def parse_cluster(text: str) -> str | None:
 
 def run_jobs(jobs: Sequence[MatchJob], workers: int = 0, batch: int = 8,
              cluster: str | None = None, dask_workers: int = 2) -> Iterator[MatchOutcome]:
-    """Play ``jobs`` and yield outcomes as batches finish (order within a run may vary).
+    """Play ``jobs`` in batches of ``batch`` and yield every outcome (order within a run may vary).
 
     ``workers`` 0 means one per core; 1 plays in this process.  ``cluster`` '' starts a Dask
     LocalCluster with ``dask_workers`` workers; an address connects to that scheduler.
     """
-    if not jobs:
-        return
-    if cluster is not None:
-        yield from _run_dask(jobs, batch, cluster, dask_workers)
-        return
-    workers = workers or (os.cpu_count() or 1)
-    if workers == 1:
-        for j in jobs:
-            yield play_job(j)
-        return
-    import multiprocessing
+    outcomes: list[MatchOutcome] = []
 
-    counter = multiprocessing.get_context().Value("i", 0)
-    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(counter,)) as pool:
-        pending: set[Future[list[MatchOutcome]]] = {pool.submit(play_batch, b) for b in _batches(jobs, batch)}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for f in done:
-                yield from f.result()
+    def keep(done: list[MatchOutcome]) -> list[list[MatchJob]]:
+        outcomes.extend(done)
+        return []
+
+    drive(_batches(jobs, batch), keep, workers, cluster, dask_workers)
+    yield from outcomes
 
 
 def drive(first: Sequence[Sequence[MatchJob]],
@@ -286,16 +275,3 @@ def _pin_worker(index: int) -> None:
     cpus = sorted(os.sched_getaffinity(0))
     os.environ["TWENTYONE_CPU"] = str(cpus[index % len(cpus)])
 
-
-def _run_dask(jobs: Sequence[MatchJob], batch: int, address: str, n_workers: int) -> Iterator[MatchOutcome]:
-    client, cluster = _dask_client(address, n_workers)
-    try:
-        from dask.distributed import as_completed
-
-        futures = client.map(play_batch, _batches(jobs, batch), pure=False)
-        for f in as_completed(futures):
-            yield from f.result()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
