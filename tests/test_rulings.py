@@ -143,7 +143,7 @@ class Recorder:
     def _next(self) -> str:
         return self.actions.pop(0) if self.actions else self.default
 
-    def reset(self) -> None:
+    def reset(self, match: object) -> None:
         self.calls.append(("reset", ()))
 
     def bet(self, N: int) -> int:

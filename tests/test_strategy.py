@@ -167,7 +167,7 @@ def test_basic_round_trip_whole_match(k: int) -> None:
 def test_as_function_set_takes_course_arguments() -> None:
     """The course callables take C-style arguments: bet(N), first_action(tmpcards, len), continue_action, show."""
     fs = as_function_set(Basic(), 2)
-    fs.reset()
+    fs.reset(object())
     assert fs.bet(6) == 10
     assert fs.first_action("9X--T6", 6) == "u"      # set 2's cards are tmpcards[4], [5]
     assert fs.first_action("5XA7T2", 6) == "s"       # hard 12 stands against 5

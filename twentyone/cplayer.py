@@ -457,8 +457,8 @@ class _ModuleState:
         if n <= 0:
             raise PlayerSpecError("cannot find the static data of the compiled module")
         self._segments = [(int(addr[i]), int(size[i])) for i in range(n)]
-        #: The match (``twentyone.match.current_match``) whose statics and output are set up.
-        self.match_serial = 0
+        #: The match token (``Strategy.start_match``) whose statics and output are set up.
+        self.match: object = None
         #: Matches this file has played in this process (numbers its output files).
         self.matches = 0
         self._saved = [ffi.buffer(ffi.cast("char *", a), ln)[:] for a, ln in self._segments]
@@ -482,20 +482,17 @@ class CFunctionSet:
         self.capture_dir: Path | None = None
         self._match = 0
 
-    def reset(self) -> None:
-        """Fresh statics and a fresh output log for the new match.
+    def reset(self, match: object) -> None:
+        """Fresh statics and a fresh output log for the new ``match`` (a token).
 
         Function sets of one file at one table share the file's statics and its output, as the
         five players of one mycodes.c do in the course program: the first set reset for a match
         restores them and opens the match's output file; the others join it.
         """
-        from twentyone.match import current_match
-
         st = self.state
-        serial = current_match()
-        if serial and st.match_serial == serial:
+        if match is not None and st.match is match:
             return
-        st.match_serial = serial
+        st.match = match
         st.reset_statics()
         if self.capture_dir is None:
             self._lib.tw_capture_open(os.devnull.encode(), STDOUT_CAP)

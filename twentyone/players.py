@@ -73,7 +73,7 @@ class ModuleFunctionSet:
         self._warned = False
         self._warn = warn
         if execute:
-            self.reset()
+            self.reset(None)
         else:
             import ast
 
@@ -82,7 +82,7 @@ class ModuleFunctionSet:
             if missing:
                 raise PlayerSpecError(f"{path} has no function set {k} (missing: {', '.join(missing)})")
 
-    def reset(self) -> None:
+    def reset(self, match: object) -> None:
         """Run the file again in a fresh module, so its globals start at their initial values."""
         module = types.ModuleType(f"_twentyone_player_{abs(hash(str(self.path)))}")
         module.__file__ = str(self.path)

@@ -564,8 +564,8 @@ class SandboxFunctionSet:
         self._buf = b""
 
     # -- the FunctionSet protocol ---------------------------------------------------------------
-    def reset(self) -> None:
-        """End the previous match's child and start the new match in the spare child."""
+    def reset(self, match: object) -> None:
+        """End the previous match's child and start the new ``match`` in the spare child."""
         self._ahead = None
         self._retire()
         if self._proc is None or self._proc.poll() is not None or self._ctl is None:
@@ -818,7 +818,7 @@ def _spare(rfd: int, wfd: int, kind: str, loaded: Any, k: int, limits: dict[str,
         loaded._lib.tw_serve(rfd, wfd, k)  # the match, served in C; it ends the process
         os._exit(0)
     try:
-        loaded.reset()  # the student's module code runs here, under the limits and the filter
+        loaded.reset(None)  # the student's module code runs here, under the limits and the filter
     except Exception as e:  # noqa: BLE001 - report, don't crash silently
         conn.text(b"E", str(e))
         os._exit(3)
