@@ -71,3 +71,4 @@ if __name__ == "__main__":  # regenerate: only for a deliberate change of a ruli
         for scenario in sorted(SCENARIOS) if len(sys.argv) < 2 else sys.argv[1:]:
             write_log(scenario, GOLDEN / f"{scenario}.jsonl", Path(tmp))
             print(f"wrote {GOLDEN / scenario}.jsonl")
+

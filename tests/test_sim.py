@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from mycodes.builtin import Basic, Stand
+from twentyone.players.builtin import Basic, Stand
 from twentyone.rules import PRESETS
 from twentyone.sim import EV, fresh_shoe_ev
 

@@ -19,7 +19,10 @@ from twentyone.records import NO_CARD, Banker, Player, SeatView
 from twentyone.rules import COURSE
 
 __all__ = ["Strategy", "FunctionSet", "FunctionSetStrategy", "as_function_set", "CourseFunctions",
-           "CourseSeatView"]
+           "CourseSeatView", "FUNCTION_NAMES"]
+
+#: The four functions of a course function set K: ``betK first_actionK continue_actionK showK``.
+FUNCTION_NAMES = ("bet", "first_action", "continue_action", "show")
 
 
 class Strategy:

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from twentyone.cards import TENS, VALUE, calculate, check_cards, hand_total
-from twentyone.core import Generator
-from twentyone.errors import BadCardsError, IllegalActionError
+from twentyone.cards import TENS, VALUE, calculate, hand_total
+from twentyone.core import Generator, StackedGenerator
+from twentyone.errors import IllegalActionError
 from twentyone.legality import FAULTS, Foul, double_problem, insurance_problem, surrender_problem
 from twentyone.records import HOLE, NO_CARD, Banker, Player
 from twentyone.rules import COURSE, Rules
+from twentyone.seat import Seat
 from twentyone.strategy import Strategy
 
 __all__ = ["Table", "TableSeatView", "Foul", "FAULTS", "StrategyFault", "StackedGenerator"]
@@ -30,79 +31,6 @@ class StrategyFault(Exception):
         super().__init__(detail or cause)
         self.cause = cause
         self.detail = detail
-
-
-class StackedGenerator:
-    """A stand-in for ``Generator`` that deals chosen shoes, for scenario tests and audits.
-
-    Each call to ``shoe`` returns the next stacked string; when they run out it repeats the last.
-    """
-
-    def __init__(self, shoes: Sequence[str]) -> None:
-        if not shoes:
-            raise BadCardsError("a stacked shoe needs at least one card string")
-        self._shoes = [check_cards(s) for s in shoes]
-        self._i = 0
-
-    def shoe(self, decks: int) -> bytes:
-        """Return the next stacked shoe."""
-        s = self._shoes[min(self._i, len(self._shoes) - 1)]
-        self._i += 1
-        return s.encode("ascii")
-
-
-class _Seat:
-    """The engine's own state for one seat.  Strategies never get this object."""
-
-    __slots__ = (
-        "seat", "name", "spec", "strategy", "view", "account", "in_game", "faulted", "rounds",
-        "in_round", "bet", "insurance", "cards", "hard", "ace", "state", "actions", "doubled",
-        "surrendered", "foul", "fault_cause", "fault_detail", "done", "bj", "account_before",
-    )
-
-    def __init__(self, seat: int, name: str, spec: str, strategy: Strategy, money: int) -> None:
-        self.seat = seat
-        self.name = name
-        self.spec = spec
-        self.strategy = strategy
-        self.account = money
-        self.in_game = True
-        self.faulted = False
-        self.rounds = 0
-        self.in_round = False
-        self.bet = 0
-        self.insurance = 0
-        self.cards: list[str] = []
-        self.hard = 0
-        self.ace = False
-        self.state = ""
-        self.actions: list[str] = []
-        self.doubled = False
-        self.surrendered = False
-        self.foul: Foul | None = None
-        self.fault_cause = ""
-        self.fault_detail = ""
-        self.done = False
-        self.bj = False
-        self.account_before = money
-        self.view: TableSeatView
-
-    def total(self) -> int:
-        """Best total of the hand."""
-        return hand_total(self.hard, self.ace)
-
-    def take(self, card: str) -> None:
-        """Add ``card`` to the hand."""
-        self.cards.append(card)
-        self.hard += VALUE[card]
-        if card == "A":
-            self.ace = True
-
-    def record(self) -> Player:
-        """A fresh course ``Player`` copy of this seat."""
-        cards = "".join(self.cards)
-        return Player(self.name, self.account, cards, len(cards), self.state, self.bet,
-                      hand_total(self.hard, self.ace), self.rounds)
 
 
 class Table:
@@ -122,7 +50,7 @@ class Table:
         self.generator = generator
         self.on_shuffle = on_shuffle
         self.seats = [
-            _Seat(i + 1, name, spec, strat, rules.start_money) for i, (name, spec, strat) in enumerate(players)
+            Seat(i + 1, name, spec, strat, rules.start_money) for i, (name, spec, strat) in enumerate(players)
         ]
         for s in self.seats:
             s.view = TableSeatView(self, s)
@@ -164,7 +92,7 @@ class Table:
         return len(self.shoe) - self.pos < self._threshold
 
     # -- round steps -------------------------------------------------------------------------
-    def round_init(self) -> list[_Seat]:
+    def round_init(self) -> list[Seat]:
         """Start a round: drop players below the minimum bet and clear every hand; return who plays."""
         self.round_no += 1
         self.up_card = ""
@@ -194,7 +122,7 @@ class Table:
                 active.append(s)
         return active
 
-    def place_bet(self, s: _Seat) -> None:
+    def place_bet(self, s: Seat) -> None:
         """Ask ``s`` for its bet and clamp it to [min_bet, all its money]."""
         s.in_round = True
         s.rounds += 1
@@ -214,7 +142,7 @@ class Table:
             return
         self._stake(s, b)
 
-    def _stake(self, s: _Seat, b: int) -> None:
+    def _stake(self, s: Seat, b: int) -> None:
         if b < self.rules.min_bet:
             b = self.rules.min_bet
         if b > s.account:
@@ -222,7 +150,7 @@ class Table:
         s.bet = b
         s.account -= b
 
-    def first_deal(self, active: list[_Seat]) -> None:
+    def first_deal(self, active: list[Seat]) -> None:
         """Two cards face up to each player in seat order, then the dealer's up card and hole card."""
         for s in active:
             s.take(self.getcard())
@@ -233,12 +161,12 @@ class Table:
         self.up_card = up
         self.dealer_shown = [up]
 
-    def foul(self, s: _Seat, cause: Foul) -> None:
+    def foul(self, s: Seat, cause: Foul) -> None:
         """The course's ``foul``: the hand ends and everything staked this round is lost."""
         s.foul = cause
         s.done = True
 
-    def fault(self, s: _Seat, cause: Foul, detail: str = "") -> None:
+    def fault(self, s: Seat, cause: Foul, detail: str = "") -> None:
         """A strategy fault: foul the hand and take the player out of the match."""
         self.foul(s, cause)
         s.fault_cause = cause
@@ -246,7 +174,7 @@ class Table:
         s.faulted = True
         self.round_faults.append({"seat": s.seat, "cause": cause, "detail": detail})
 
-    def _ask(self, s: _Seat, first: bool) -> str | None:
+    def _ask(self, s: Seat, first: bool) -> str | None:
         """Ask ``s`` for a decision; return its character, or None after a fault."""
         try:
             a = s.strategy.first_action(s.view) if first else s.strategy.continue_action(s.view)
@@ -264,24 +192,24 @@ class Table:
         return a
 
     # -- legality: verify_x raises, can_x answers, x acts (twentyone.legality decides) ------------
-    def _insurance_problem(self, s: _Seat) -> Foul | None:
+    def _insurance_problem(self, s: Seat) -> Foul | None:
         return insurance_problem(self.rules, self.up_card, s.state, s.account, s.bet)
 
-    def _double_problem(self, s: _Seat) -> Foul | None:
+    def _double_problem(self, s: Seat) -> Foul | None:
         return double_problem(self.rules, len(s.cards), s.state, s.account, s.bet)
 
-    def _surrender_problem(self, s: _Seat) -> Foul | None:
+    def _surrender_problem(self, s: Seat) -> Foul | None:
         return surrender_problem(self.rules, len(s.cards), s.state)
 
-    def verify_insurance(self, s: _Seat) -> None:
+    def verify_insurance(self, s: Seat) -> None:
         """Raise IllegalActionError if ``s`` may not buy insurance now."""
         _verify(s, "i", self._insurance_problem(s))
 
-    def can_insure(self, s: _Seat) -> bool:
+    def can_insure(self, s: Seat) -> bool:
         """True when ``s`` may buy insurance now."""
         return self._insurance_problem(s) is None
 
-    def insurance(self, s: _Seat) -> None:
+    def insurance(self, s: Seat) -> None:
         """The course's ``insurance``: stake I = bet // 2 against a dealer Black Jack (a foul if not allowed)."""
         problem = self._insurance_problem(s)
         if problem is not None:
@@ -293,7 +221,7 @@ class Table:
         s.state = "i"
         s.actions.append("i")
 
-    def hit(self, s: _Seat) -> None:
+    def hit(self, s: Seat) -> None:
         """The course's ``hit``: one more card; a bust or a 21 ends the hand."""
         s.state = "h"
         s.actions.append("h")
@@ -302,15 +230,15 @@ class Table:
         if t >= 21:
             s.done = True
 
-    def verify_double(self, s: _Seat) -> None:
+    def verify_double(self, s: Seat) -> None:
         """Raise IllegalActionError if ``s`` may not double now."""
         _verify(s, "d", self._double_problem(s))
 
-    def can_double(self, s: _Seat) -> bool:
+    def can_double(self, s: Seat) -> bool:
         """True when ``s`` may double now."""
         return self._double_problem(s) is None
 
-    def dbl(self, s: _Seat) -> None:
+    def dbl(self, s: Seat) -> None:
         """The course's ``dbl``: double the stake, take exactly one card, end the hand (a foul if not allowed)."""
         problem = self._double_problem(s)
         if problem is not None:
@@ -324,15 +252,15 @@ class Table:
         s.take(self.getcard())
         s.done = True
 
-    def verify_surrender(self, s: _Seat) -> None:
+    def verify_surrender(self, s: Seat) -> None:
         """Raise IllegalActionError if ``s`` may not surrender now."""
         _verify(s, "u", self._surrender_problem(s))
 
-    def can_surrender(self, s: _Seat) -> bool:
+    def can_surrender(self, s: Seat) -> bool:
         """True when ``s`` may surrender now."""
         return self._surrender_problem(s) is None
 
-    def surrender(self, s: _Seat) -> None:
+    def surrender(self, s: Seat) -> None:
         """The course's ``surrender``: the hand ends; bet // 2 comes back at settlement (a foul if not allowed)."""
         problem = self._surrender_problem(s)
         if problem is not None:
@@ -343,13 +271,13 @@ class Table:
         s.actions.append("u")
         s.done = True
 
-    def stand(self, s: _Seat) -> None:
+    def stand(self, s: Seat) -> None:
         """End the hand as it is."""
         s.state = "s"
         s.actions.append("s")
         s.done = True
 
-    def _first_choice(self, s: _Seat, a: str) -> bool:
+    def _first_choice(self, s: Seat, a: str) -> bool:
         """Validate a first action; apply insurance now.  Return True if it is still to take effect."""
         if a == "i":
             self.insurance(s)  # fouls it when the dealer does not show an A, or it cannot be paid
@@ -359,7 +287,7 @@ class Table:
         self.foul(s, Foul.ILLEGAL_ACTION)
         return False
 
-    def _take_effect(self, s: _Seat, a: str) -> None:
+    def _take_effect(self, s: Seat, a: str) -> None:
         """Make a two-card decision take effect, then play the hand out through continue_action."""
         if s.bj:
             s.state = a
@@ -385,7 +313,7 @@ class Table:
             else:
                 self.foul(s, Foul.ILLEGAL_ACTION)
 
-    def _after_insurance(self, s: _Seat) -> None:
+    def _after_insurance(self, s: Seat) -> None:
         """An insured hand with no dealer Black Jack: the next decision may still be h, s, d or u."""
         if s.bj:
             s.done = True
@@ -421,7 +349,7 @@ class Table:
         """The dealer's best total (after ``banker_continue``)."""
         return hand_total(self.dealer_hard, self.dealer_ace)
 
-    def judge(self, active: list[_Seat], dealer_bj: bool) -> None:
+    def judge(self, active: list[Seat], dealer_bj: bool) -> None:
         """The course's ``judge``: settle every hand of the round and pay the dealer or the player."""
         rules = self.rules
         d = self.dealer_total()
@@ -450,7 +378,7 @@ class Table:
                 s.account += s.bet
 
     # -- a whole round -----------------------------------------------------------------------
-    def play_round(self, active: list[_Seat]) -> bool:
+    def play_round(self, active: list[Seat]) -> bool:
         """Play one round for ``active`` (from ``round_init``); return whether the dealer had Black Jack."""
         for s in active:
             self.place_bet(s)
@@ -460,7 +388,7 @@ class Table:
         if up in TENS and dealer_bj:
             pass  # revealed at once: nobody is asked for a decision
         elif up == "A":
-            chosen: list[tuple[_Seat, str]] = []
+            chosen: list[tuple[Seat, str]] = []
             for s in active:
                 if s.done:
                     continue
@@ -498,7 +426,7 @@ class Table:
         self.judge(active, dealer_bj)
         return dealer_bj
 
-    def void_round(self, active: list[_Seat]) -> None:
+    def void_round(self, active: list[Seat]) -> None:
         """Undo a round stopped before settlement (Ctrl-C): every stake goes back, the round is not counted."""
         for s in active:
             if s.in_round:
@@ -527,14 +455,14 @@ class Table:
             except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
                 self._fault_outside_round(s, Foul.ERROR, f"show raised {type(e).__name__}: {e}")
 
-    def _fault_outside_round(self, s: _Seat, cause: Foul, detail: str) -> None:
+    def _fault_outside_round(self, s: Seat, cause: Foul, detail: str) -> None:
         """A fault in show: the hand is already settled and stays so; the player leaves the match."""
         s.faulted = True
         s.fault_cause = cause
         s.fault_detail = detail
         self.round_faults.append({"seat": s.seat, "cause": cause, "detail": detail})
 
-    def round_record(self, active: list[_Seat], shoe: int, first_card: int, dealer_bj: bool) -> dict[str, Any]:
+    def round_record(self, active: list[Seat], shoe: int, first_card: int, dealer_bj: bool) -> dict[str, Any]:
         """The round's log record (see RULES.md, "The round log"); ``faults`` only when there were any."""
         record = {
             "type": "round",
@@ -565,7 +493,7 @@ class Table:
         return record
 
 
-def _verify(s: _Seat, action: str, problem: Foul | None) -> None:
+def _verify(s: Seat, action: str, problem: Foul | None) -> None:
     if problem is not None:
         raise IllegalActionError(f"illegal action: {action!r} at seat {s.seat} ({problem})")
 
@@ -575,7 +503,7 @@ class TableSeatView:
 
     __slots__ = ("_t", "_s")
 
-    def __init__(self, table: Table, seat: _Seat) -> None:
+    def __init__(self, table: Table, seat: Seat) -> None:
         self._t = table
         self._s = seat
 
@@ -681,9 +609,9 @@ class TableSeatView:
         return "".join(self._t.dealer_shown) + "".join("".join(s.cards) for s in self._t.seats)
 
     # -- the course's views --------------------------------------------------------------------
-    def _order(self, k: int) -> list[_Seat | None]:
+    def _order(self, k: int) -> list[Seat | None]:
         """Seats in the order function set ``k`` expects: this seat moved to index k-1."""
-        order: list[_Seat | None] = list(self._t.seats)
+        order: list[Seat | None] = list(self._t.seats)
         while len(order) < k:
             order.append(None)
         i = self._s.seat - 1
