@@ -328,7 +328,7 @@ def test_a_student_named_like_a_builtin_is_kept_apart(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_basic_beats_stand_as_the_outside_simulation_found() -> None:
-    """Flat-bet basic beats always-stand in 89.4% (+-0.2%) of 2-seat course matches (REFERENCE.md).
+    """Flat-bet basic beats always-stand in 89.4% (+-0.2%) of 2-seat course matches (RULES.md, "Reference values").
 
     Played as grading plays them (seed pairs, seats swapped); a win is a strictly better rank.  The
     tolerance is four combined standard errors, ours and the reference's 0.2%.

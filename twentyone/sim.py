@@ -1,6 +1,6 @@
 """Expected value by simulation: one seat, a fresh shoe every hand, the engine's own rounds.
 
-This is how the reference EVs of REFERENCE.md are defined (one player off the top of a full shoe),
+This is how the reference EVs of RULES.md ("Reference values") are defined (one player off the top of a full shoe),
 so ``fresh_shoe_ev`` can be compared with them; the standard error comes with the mean.
 """
 

@@ -220,7 +220,7 @@ def _init_worker(counter: Any = None) -> None:
 def _pin_worker(index: int) -> None:
     """Worker ``index`` runs its sandboxed strategies on CPU ``index`` (modulo the CPUs it may use).
 
-    A sandboxed strategy's child shares its engine's CPU (see ``twentyone.sandbox.engine_cpu``); without
+    A sandboxed strategy's child shares its engine's CPU (see ``twentyone.players.sandbox.cpus.engine_cpu``); without
     this two workers could pick the same CPU and leave another idle.
     """
     cpus = sorted(os.sched_getaffinity(0))

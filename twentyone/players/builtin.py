@@ -31,7 +31,7 @@ class Stand(Strategy):
 
 
 class Basic(Strategy):
-    """The total-dependent basic strategy of ``mycodes.charts``; flat minimum bet, never insures."""
+    """The total-dependent basic strategy of ``twentyone.players.charts``; flat minimum bet, never insures."""
 
     name = "basic"
 
