@@ -116,14 +116,15 @@ def bench_c_program(runs: int, seconds: float) -> None:
 
 def bench_sandbox(runs: int, seconds: float) -> None:
     """Per-decision overhead, a sandboxed 2-seat C table, and match start (fork) time."""
+    from twentyone.players.pyplayer import ModuleFunctionSet
     from twentyone.players.sandbox.client import SandboxFunctionSet
     from twentyone.players.sandbox.limits import Limits
     from twentyone.players.spec import make_strategy
 
     probe = ROOT / "mycodes" / "mycodes.py"
     boxed = SandboxFunctionSet("py", probe, 1, Limits())
-    boxed.reset()
-    local = ModuleFunctionSet(probe, 1)
+    boxed.reset(object())
+    local = ModuleFunctionSet(probe, 1, warn=lambda m: None)
 
     def per_call(f: Callable[[str, int], str]) -> float:
         times = []
@@ -137,14 +138,14 @@ def bench_sandbox(runs: int, seconds: float) -> None:
     starts = []
     for _ in range(50):
         t = time.perf_counter()
-        boxed.reset()
+        boxed.reset(object())
         starts.append(time.perf_counter() - t)
     ready = []  # as in a tournament: the next match's child is forked while this match plays
     for _ in range(50):
         boxed.first_action("T9" "56", 4)
         time.sleep(0.01)
         t = time.perf_counter()
-        boxed.reset()
+        boxed.reset(object())
         ready.append(time.perf_counter() - t)
     boxed.close()
     print(f"sandbox overhead per decision (median): {overhead:.1f} us (target <= 15 us)")
