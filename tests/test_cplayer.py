@@ -274,7 +274,7 @@ def test_unchanged_file_is_not_compiled_again(monkeypatch: pytest.MonkeyPatch) -
     def no_compiler(*a: object, **k: object) -> None:
         raise AssertionError("the compiler ran for a cached file")
 
-    monkeypatch.setattr(cp, "_run_group", no_compiler)
+    monkeypatch.setattr(cp, "_run_untrusted", no_compiler)
     assert compile_student(STUDENTS / "basic.c") == built
 
 

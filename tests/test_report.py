@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import IN_CI
+
 from twentyone.grading.config import GradingConfig
 from twentyone.grading.report import CHART_SIZE, ReportError, csv_table, format_rate, write_reports
 from twentyone.grading.results import BankrollSample, ClassReport, Criterion, Incident, StandingRow, StudentScore
@@ -306,9 +308,11 @@ def test_tournament_report(tournament_report: ClassReport, tmp_path: Path) -> No
 # ------------------------------------------------------------------------------------------------ browser
 
 def chromium() -> str:
-    """The chromium executable, or skip."""
+    """The chromium executable, or skip (fail under CI=true: .ci/run installs it)."""
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:
+        if IN_CI:
+            pytest.fail("chromium is not installed and CI=true: the browser tests must not skip")
         pytest.skip("chromium not installed: apt-get install chromium")
     return exe
 

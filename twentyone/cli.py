@@ -341,7 +341,7 @@ def _run_match(args: argparse.Namespace) -> int:
         print_ranking(result)
         from twentyone.players.spec import parse_spec
 
-        if any(parse_spec(s.spec)[0].lower().endswith(".c") for s in seatings):
+        if any(parse_spec(s.spec)[0].lower().endswith((".c", ".cpp")) for s in seatings):
             print(f"what the C files printed: {out_dir}")
     return 0
 

@@ -6,6 +6,15 @@ Each also derives from the builtin exception a caller would naturally catch, so
 
 from __future__ import annotations
 
+#: The most characters of a strategy's own text (an exception message, a load error) that are kept.
+MAX_STRATEGY_TEXT = 200
+
+
+def strategy_text(text: str) -> str:
+    """Text that came from a strategy (the student's data), cut to ``MAX_STRATEGY_TEXT`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_STRATEGY_TEXT else text[: MAX_STRATEGY_TEXT - 1] + "\u2026"
+
 
 class TwentyOneError(Exception):
     """Base class of every error this package raises on purpose."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from twentyone.cards import TENS, VALUE, calculate, hand_total
 from twentyone.core import Generator, StackedGenerator
-from twentyone.errors import IllegalActionError
+from twentyone.errors import IllegalActionError, strategy_text
 from twentyone.legality import FAULTS, Foul, double_problem, insurance_problem, surrender_problem
 from twentyone.records import HOLE, NO_CARD, Banker, Player
 from twentyone.rules import COURSE, Rules
@@ -169,6 +169,7 @@ class Table:
     def fault(self, s: Seat, cause: Foul, detail: str = "") -> None:
         """A strategy fault: foul the hand and take the player out of the match."""
         self.foul(s, cause)
+        detail = strategy_text(detail)
         s.fault_cause = cause
         s.fault_detail = detail
         s.faulted = True
@@ -457,6 +458,7 @@ class Table:
 
     def _fault_outside_round(self, s: Seat, cause: Foul, detail: str) -> None:
         """A fault in show: the hand is already settled and stays so; the player leaves the match."""
+        detail = strategy_text(detail)
         s.faulted = True
         s.fault_cause = cause
         s.fault_detail = detail

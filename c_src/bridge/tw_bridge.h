@@ -21,6 +21,8 @@ void tw_show(int k, Banker *banker, Player *players, int pNum, int N, int pos);
 int tw_segments(uintptr_t *addr, size_t *len, int max);
 /* Everything the student's code prints goes to path, at most cap bytes (tw_capture.h renames stdio). */
 int tw_capture_open(const char *path, long cap);
+/* The same on an open descriptor (a sandboxed child's capture file, opened by the engine); it is taken over. */
+int tw_capture_fd(int fd, long cap);
 void tw_capture_close(void);
 long tw_capture_written(void);
 /* A sandboxed child's match, served in C until the engine says it is over; never returns. */

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "tw_bridge.h"
 
 static FILE *tw_out = NULL;
@@ -17,6 +18,16 @@ int tw_capture_open(const char *path, long cap)
     if (tw_out) fclose(tw_out);
     tw_out = fopen(path, "w");
     if (tw_out) setvbuf(tw_out, NULL, _IOLBF, 0); /* the file is complete at every line */
+    tw_cap = cap;
+    tw_written = 0;
+    return tw_out ? 0 : -1;
+}
+
+int tw_capture_fd(int fd, long cap)
+{
+    if (tw_out) fclose(tw_out);
+    tw_out = fdopen(fd, "w");
+    if (tw_out) setvbuf(tw_out, NULL, _IOLBF, 0);
     tw_cap = cap;
     tw_written = 0;
     return tw_out ? 0 : -1;

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 int tw_printf(const char *fmt, ...);
 int tw_vprintf(const char *fmt, va_list ap);
 int tw_puts(const char *s);
@@ -26,6 +29,9 @@ int tw_scanf(const char *fmt, ...);
 int tw_getchar(void);
 int tw_fflush(FILE *f);
 int tw_system(const char *cmd);
+#ifdef __cplusplus
+}
+#endif
 
 #define printf(...) tw_printf(__VA_ARGS__)
 #define vprintf(fmt, ap) tw_vprintf(fmt, ap)

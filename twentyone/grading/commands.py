@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from twentyone.errors import TwentyOneError
 from twentyone.grading.config import GradingConfig, Isolation, config_from_dict
@@ -27,6 +27,9 @@ from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.results import ClassReport
 from twentyone.grading.scoring import class_report
 from twentyone.grading.store import EntryRow, Store
+
+if TYPE_CHECKING:
+    from twentyone.players.sandbox.limits import Limits
 
 __all__ = ["Execution", "grade", "tournament", "report", "summary_table", "tournament_entries"]
 
@@ -149,7 +152,8 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
         store.close()
 
 
-def tournament_entries(specs: Sequence[str], warn: Callable[[str], None] | None = None) -> list[EntryRow]:
+def tournament_entries(specs: Sequence[str], warn: Callable[[str], None] | None = None,
+                       limits: Limits | None = None) -> list[EntryRow]:
     """Name and check each tournament SPEC; a file that cannot be used keeps its error line.
 
     A built-in is named by itself; a file by its name (a ``mycodes.c`` by its folder), with ``.c`` or
@@ -175,7 +179,7 @@ def tournament_entries(specs: Sequence[str], warn: Callable[[str], None] | None 
             error: str | None = str(PlayerSpecError(
                 f"unknown player {spec!r} (use stand, basic, hilo, a .py file or a .c file, optionally :K)"))
             return EntryRow(name, pos, spec, spec, kind, error, "")
-        error, messages = check_player(path, kind, k or 1, warn)
+        error, messages = check_player(path, kind, k or 1, warn, limits)
         return EntryRow(name, pos, spec, f"{path}:{k or 1}", kind, error, messages)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
@@ -210,7 +214,7 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
         else:
             if len(specs) < 2:
                 raise TwentyOneError(f"a tournament needs at least 2 players, got {len(specs)}")
-            entries = tournament_entries(specs, execution.warn)
+            entries = tournament_entries(specs, execution.warn, limits_of(isolation))
             cfg = {"format": fmt, "matches": matches, "seed": seed, "decks": decks, "rules": rules,
                    "isolation": {"trusted": isolation.trusted, "decision_timeout": isolation.decision_timeout,
                                  "match_timeout": isolation.match_timeout}}

@@ -33,6 +33,7 @@ from twentyone.grading.store import EntryRow, Store
 from twentyone.grading.submissions import find_submissions
 from twentyone.players.cbuild import compile_student, missing_functions
 from twentyone.players.pyplayer import ModuleFunctionSet
+from twentyone.players.sandbox.client import SandboxFunctionSet
 from twentyone.players.sandbox.limits import Limits
 
 __all__ = ["prepare_entries", "check_player", "limits_of", "Grader"]
@@ -54,15 +55,20 @@ def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
         error, messages, spec = sub.error, "", ""
         if error is None and sub.path is not None:
             spec = f"{sub.path}:{config.function_set}"
-            error, messages = check_player(sub.path, sub.kind, config.function_set, warn)
+            error, messages = check_player(sub.path, sub.kind, config.function_set, warn,
+                                           limits_of(config.isolation))
         return EntryRow(sub.name, pos, sub.source, spec, EntryKind(sub.kind), error, messages)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         return list(pool.map(check, range(len(subs))))
 
 
-def check_player(path: Path, kind: str, k: int, warn: Callable[[str], None] | None = None) -> tuple[str | None, str]:
-    """(error, compiler messages) for the strategy file ``path`` as function set ``k``; (None, '') if usable."""
+def check_player(path: Path, kind: str, k: int, warn: Callable[[str], None] | None = None,
+                 limits: Limits | None = None) -> tuple[str | None, str]:
+    """(error, compiler messages) for the strategy file ``path`` as function set ``k``; (None, '') if usable.
+
+    With ``limits`` a Python file is read and parsed in a sandbox worker, never in this process.
+    """
     try:
         if kind == "c":
             built = compile_student(path, warn)
@@ -72,7 +78,10 @@ def check_player(path: Path, kind: str, k: int, warn: Callable[[str], None] | No
         elif kind == "py":
             if not path.is_file():
                 raise PlayerSpecError(f"cannot read player file {str(path)!r}: no such file")
-            ModuleFunctionSet(path, k, warn or (lambda m: None), execute=False)
+            if limits is None:
+                ModuleFunctionSet(path, k, warn or (lambda m: None), execute=False)
+            else:
+                SandboxFunctionSet("py", path, k, limits, warn=warn).close()
         else:
             raise PlayerSpecError(f"{path}: not a .c or .py strategy file")
     except CompileError as e:

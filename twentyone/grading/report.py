@@ -122,6 +122,14 @@ def _flatten(d: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
     return rows
 
 
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _pretty_excerpt(text: str) -> str:
     """A round-log excerpt pretty-printed when it is JSON, as is otherwise."""
     try:
@@ -370,8 +378,12 @@ def render_student(student: StudentScore, report: ClassReport, charts: dict[str,
         if s.incident_count > len(s.incidents):
             parts.append(f'<p class="note">The first {len(s.incidents)} of {s.incident_count} are shown.</p>')
         for i in s.incidents:
-            parts.append(f"<h3>{escape(i.cause)} \u00b7 round {i.round} \u00b7 <code>{escape(i.match_key)}</code></h3>"
-                         f"\n<pre>{escape(_pretty_excerpt(i.excerpt))}</pre>")
+            parts.append(f"<h3>{escape(i.cause)} \u00b7 round {i.round} \u00b7 <code>{escape(i.match_key)}</code></h3>")
+            if not _is_json(i.excerpt):
+                parts.append('<p class="note">What the fault said. Text that comes from the strategy itself '
+                             '(an exception\u2019s message, a load error) is the student\u2019s own, quoted as '
+                             'written and cut to 200 characters.</p>')
+            parts.append(f"<pre>{escape(_pretty_excerpt(i.excerpt))}</pre>")
     else:
         parts.append('<p class="note">None.</p>')
     return _page(f"{s.name} \u2014 {report.title}", "\n".join(parts))

@@ -20,7 +20,7 @@ from twentyone.errors import TwentyOneError
 from twentyone.grading.outcome import Incident, MatchOutcome
 from twentyone.grading.plan import MatchJob
 from twentyone.match import Seating, play_match
-from twentyone.players.sandbox.limits import Limits
+from twentyone.players.sandbox.limits import Limits, die_with_parent
 from twentyone.players.spec import make_strategy
 from twentyone.roundlog import RoundLog
 from twentyone.rules import get_rules
@@ -153,7 +153,7 @@ def drive(first: Sequence[Sequence[MatchJob]],
     import multiprocessing
 
     counter = multiprocessing.get_context().Value("i", 0)
-    pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(counter,))
+    pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(counter, os.getpid()))
     pending: set[Future[list[MatchOutcome]]] = set()
     try:
         while queue or pending:
@@ -205,10 +205,13 @@ def _dask_client(address: str, n_workers: int) -> tuple[Any, Any]:
     return client, cluster
 
 
-def _init_worker(counter: Any = None) -> None:
-    """Pool workers ignore Ctrl-C (the parent stops them) and each takes its own CPU for its sandboxes."""
+def _init_worker(counter: Any = None, parent: int = 0) -> None:
+    """Pool workers die with the command, ignore Ctrl-C (the parent stops them) and each takes its own CPU
+    for its sandboxes."""
     import signal
 
+    if parent:
+        die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if counter is not None:
         with counter.get_lock():

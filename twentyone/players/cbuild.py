@@ -10,11 +10,22 @@ and are cached, so an unchanged file is never rebuilt.  Every symbol of the stud
 
 ``prepare_source`` takes care of real students' habits before compiling: ``#define PERSON`` is
 switched off in a temporary copy (with a warning; the student's file is never changed), and CRLF
-endings and GBK or UTF-8 text are accepted.
+endings and GBK or UTF-8 text are accepted.  A ``.cpp`` hand-in (Dev-C++ projects are C++ by
+default) is compiled with g++, its function sets given C linkage by a generated wrapper.
+
+The compiler runs as untrusted code: in a scratch folder holding only the student's file and copies
+of the course's files, with stdin from ``/dev/null``, limits on memory, CPU time, file size (and, for
+an ordinary user, processes), dying with the grader, and under Landlock, which lets it read only the
+toolchain, Python and that folder, and write only that folder.  So ``#include "/etc/passwd"``,
+``.incbin`` of another student's file and ``#include "/dev/stdin"`` all fail, and the messages shown
+quote only the student's own file.  Where Landlock is missing this is said once, and absolute and
+``..`` includes (found by the preprocessor, so a macro cannot hide them) and inline assembly are
+refused before compiling.
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import os
@@ -22,23 +33,39 @@ import re
 import signal
 import subprocess
 import sys
+import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from twentyone.errors import CompileError, PlayerSpecError
+from twentyone.players.sandbox import landlock
 from twentyone.strategy import FUNCTION_NAMES
 
-__all__ = ["C_SRC", "BRIDGE", "FLAGS", "prepare_source", "compile_student", "module_name", "missing_functions",
-           "cache_dir", "output_dir", "bridge_cdef", "main"]
+__all__ = ["C_SRC", "BRIDGE", "FLAGS", "CXX_FLAGS", "prepare_source", "compile_student", "module_name",
+           "missing_functions", "cache_dir", "output_dir", "bridge_cdef", "main", "SOURCE_SUFFIXES"]
 
 C_SRC = Path(__file__).resolve().parent.parent.parent / "c_src"
 BRIDGE = C_SRC / "bridge"
 COMPILE_TIMEOUT = 120.0
-FLAGS = ("-O1", "-std=gnu99", "-fvisibility=hidden", "-w")
+#: Limits of the compiler's processes (each): memory, CPU seconds, the largest file it may write.
+COMPILE_MEMORY = 1 << 30
+COMPILE_CPU = 60
+COMPILE_FILE_SIZE = 256 << 20
+FLAGS = ("-O1", "-std=gnu99", "-fvisibility=hidden", "-w", "-fno-diagnostics-show-caret")
+#: The student's file when it is C++ (the course's helpers and the glue stay C).
+CXX_FLAGS = ("-O1", "-std=gnu++17", "-fvisibility=hidden", "-w", "-fno-diagnostics-show-caret")
 #: The glue compiled with every student's file (c_src/bridge): dispatch, output capture, serve loop.
 GLUE = ("tw_dispatch.c", "tw_capture.c", "tw_serve.c")
+#: The course's files a build needs, copied into its scratch folder (headers flat in include/).
+COURSE_HEADERS = ("twentyone.h", "mycodes.h", "tw_rng.h", "compat/conio.h", "compat/windows.h",
+                  "bridge/tw_bridge.h", "bridge/tw_capture.h")
+COURSE_SOURCES = ("twentyone.c", "tw_rng.c", *(f"bridge/{g}" for g in GLUE))
+#: A student's source file, by suffix: C or C++.
+SOURCE_SUFFIXES = {".c": "c", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp"}
+#: Gives a C++ hand-in's function sets C linkage: the course's declarations come first, inside extern "C".
+_CXX_WRAPPER = 'extern "C" {\n#include "mycodes.h"\n}\n#include "student.cpp"\n'
 
 
 def bridge_cdef() -> str:
@@ -142,10 +169,11 @@ def _inputs_digest() -> bytes:
     return h.digest()
 
 
-def module_name(source: bytes) -> str:
-    """The unique module name of a prepared source: a hash of it, the headers and the flags."""
+def module_name(source: bytes, lang: str = "c") -> str:
+    """The unique module name of a prepared source: a hash of it, its language, the headers and the flags."""
     h = hashlib.sha256()
     h.update(source)
+    h.update(lang.encode())
     h.update(_inputs_digest())
     h.update(" ".join(FLAGS).encode())
     h.update(sys.version.encode())
@@ -155,37 +183,31 @@ def module_name(source: bytes) -> str:
 
 def compile_student(path: Path, warn: Callable[[str], None] | None = None,
                     timeout: float = COMPILE_TIMEOUT) -> Path:
-    """Compile ``path`` (or reuse the cached build) and return the built module's file."""
+    """Compile ``path`` (C, or C++ by its suffix), or reuse the cached build; return the built module's file."""
     path = path.resolve()
+    lang = SOURCE_SUFFIXES.get(path.suffix.lower(), "c")
     source = prepare_source(path, warn)
-    name = module_name(source)
+    name = module_name(source, lang)
     out_dir = cache_dir() / name
     for built in out_dir.glob(f"{name}*.so"):
         return built
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tw-build-", dir=out_dir.parent) as tmp:
-        tmpdir = Path(tmp)
-        copy = tmpdir / "mycodes.c"
-        copy.write_bytes(source)
-        args = {
-            "cdef": bridge_cdef(), "name": name,
-            "sources": [str(copy), str(C_SRC / "twentyone.c"), str(C_SRC / "tw_rng.c")],
-            "glue": [str(BRIDGE / g) for g in GLUE],
-            "cc": os.environ.get("CC", "gcc"),
-            "include_dirs": [str(C_SRC), str(C_SRC / "compat"), str(BRIDGE)],
-            "flags": list(FLAGS),
-            "student_flags": ["-include", str(BRIDGE / "tw_capture.h")],
-            "tmpdir": str(tmpdir),
-        }
-        proc = _run_group([sys.executable, "-m", "twentyone.players.cbuild", json.dumps(args)], tmpdir, timeout)
+        scratch = Path(tmp)
+        args = _scratch(scratch, source, lang, name)
+        if not args["confine"]:
+            _say_unconfined(warn)
+        proc = _run_untrusted([sys.executable, "-m", "twentyone.players.cbuild", json.dumps(args)], scratch,
+                              timeout)
         if proc is None:
             raise CompileError(f"{path}: compiling took longer than {timeout:g} s")
+        student = scratch / ("student.cpp" if lang == "cpp" else "mycodes.c")
         if proc.returncode != 0:
-            raise CompileError(f"{path} does not compile", _compiler_messages(proc, copy, path))
-        product = next(tmpdir.glob(f"{name}*.so"), None)
+            raise CompileError(f"{path} does not compile", _compiler_messages(proc, student, path))
+        product = next(scratch.glob(f"{name}*.so"), None)
         if product is None:
             raise CompileError(f"{path}: the compiler produced no module")
-        final_dir = tmpdir / "final"
+        final_dir = scratch / "final"
         final_dir.mkdir()
         product.replace(final_dir / product.name)
         try:
@@ -196,9 +218,74 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None,
     return next(out_dir.glob(f"{name}*.so"))
 
 
-def _run_group(cmd: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[bytes] | None:
-    """Run ``cmd`` in a process group of its own; None (and the whole group killed) after ``timeout``."""
-    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+def _scratch(scratch: Path, source: bytes, lang: str, name: str) -> dict[str, Any]:
+    """Fill the build's scratch folder (the student's file, copies of the course's) and return the build's
+    arguments, every path inside the folder."""
+    include = scratch / "include"
+    include.mkdir()
+    for rel in COURSE_HEADERS:
+        shutil.copyfile(C_SRC / rel, include / Path(rel).name)
+    course = scratch / "course"
+    course.mkdir()
+    for rel in COURSE_SOURCES:
+        shutil.copyfile(C_SRC / rel, course / Path(rel).name)
+    if lang == "cpp":
+        (scratch / "student.cpp").write_bytes(source)
+        (scratch / "mycodes.cpp").write_text(_CXX_WRAPPER)
+        student = scratch / "mycodes.cpp"
+    else:
+        student = scratch / "mycodes.c"
+        student.write_bytes(source)
+    return {
+        "cdef": bridge_cdef(), "name": name, "lang": lang, "student": str(student),
+        "sources": [str(course / "twentyone.c"), str(course / "tw_rng.c")],
+        "glue": [str(course / g) for g in GLUE],
+        "cc": os.environ.get("CC", "gcc"), "cxx": os.environ.get("CXX", "g++"),
+        "include_dirs": [str(include)],
+        "flags": list(FLAGS), "cxx_flags": list(CXX_FLAGS),
+        "student_flags": ["-include", str(include / "tw_capture.h")],
+        "tmpdir": str(scratch), "confine": landlock.abi() >= 1,
+    }
+
+
+_said_unconfined = False
+
+
+def _say_unconfined(warn: Callable[[str], None] | None) -> None:
+    global _said_unconfined
+    if not _said_unconfined and warn is not None:
+        _said_unconfined = True
+        warn("Landlock is not available: the compiler is not confined to its folder, so absolute and '..' "
+             "includes and inline assembly are refused before compiling")
+
+
+def _untrusted_child() -> None:
+    """In the compiler's process, before it starts: die with the grader, and take the compile limits."""
+    import resource
+
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG (die_with_parent's, fork-safe)
+    resource.setrlimit(resource.RLIMIT_AS, (COMPILE_MEMORY, COMPILE_MEMORY))
+    resource.setrlimit(resource.RLIMIT_CPU, (COMPILE_CPU, COMPILE_CPU + 1))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (COMPILE_FILE_SIZE, COMPILE_FILE_SIZE))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if os.geteuid() != 0:  # root is not bound by RLIMIT_NPROC; an ordinary user's count is all of theirs
+        mine = sum(1 for p in Path("/proc").iterdir() if p.name.isdigit() and _owned(p))
+        resource.setrlimit(resource.RLIMIT_NPROC, (mine + 64, mine + 64))
+
+
+def _owned(p: Path) -> bool:
+    try:
+        return p.stat().st_uid == os.geteuid()
+    except OSError:
+        return False
+
+
+def _run_untrusted(cmd: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[bytes] | None:
+    """Run the compiler's ``cmd`` as untrusted code, in a process group of its own; None (and the whole
+    group killed) after ``timeout``."""
+    env = dict(os.environ, TMPDIR=str(cwd), LC_ALL="C")
+    p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         start_new_session=True, env=env, preexec_fn=_untrusted_child)  # noqa: PLW1509
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -211,17 +298,36 @@ def _run_group(cmd: list[str], cwd: Path, timeout: float) -> subprocess.Complete
     return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
+_LINK = re.compile(r"(multiple definition of|undefined reference to) [`'‘](?:tw_)?(\w+)['’]")
+
+
 def _compiler_messages(proc: subprocess.CompletedProcess[bytes], copy: Path, original: Path) -> str:
+    """The compiler's messages about the student's own file, under its own name; nothing quoted from
+    any other file.  Link errors are named by the student's function (``printf``, not ``tw_printf``)."""
     text = (proc.stderr + b"\n" + proc.stdout).decode("utf-8", errors="replace")
-    text = text.replace(str(copy), str(original))
-    keep = [ln for ln in text.splitlines()
-            if str(original) in ln and ("error" in ln or "warning" in ln or "note" in ln)]
+    text = text.replace(str(copy), str(original)).replace(str(copy.parent / "mycodes.cpp"), str(original))
+    prefix = f"{original}:"
+    keep = [ln for ln in text.splitlines() if ln.startswith(prefix)]
+    links = []
+    for m in _LINK.finditer(text):
+        line = f"{original}: link error: {m.group(1)} `{m.group(2)}'"
+        if m.group(1).startswith("multiple"):
+            line += " (the course's program or the project's output capture already defines it)"
+        if line not in links:
+            links.append(line)
+    keep += links
     if not keep:
-        keep = [ln for ln in text.splitlines() if "error" in ln.lower()][:20]
-    return "\n".join(keep[:40]) or text[-2000:]
+        keep = [f"{original}: the build failed ({_stage(text)})"]
+    return "\n".join(keep[:40])
 
 
-_loaded: dict[Path, Any] = {}
+def _stage(text: str) -> str:
+    """Which step of the build failed, without quoting its messages (they may name other files)."""
+    if "Assembler messages" in text or "Error:" in text:
+        return "the assembler refused it"
+    if "ld:" in text or "collect2" in text:
+        return "the linker refused it"
+    return "the compiler stopped without a message about the file"
 
 
 def missing_functions(built: Path, k: int) -> list[str]:
@@ -235,23 +341,38 @@ def missing_functions(built: Path, k: int) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """The build, run in a subprocess by ``compile_student``: ``python -m twentyone.players.cbuild ARGS``.
 
-    ARGS is a JSON object.  The student's file and the course helpers are compiled (with
-    ``tw_capture.h`` force-included) and linked into one relocatable object whose ``.data`` and
-    ``.bss`` are renamed ``tw_data*`` and ``tw_bss`` (so ``tw_segments`` finds exactly their statics);
-    cffi then builds the module from that object and the glue.  Exit status 1 on any failure.
+    ARGS is a JSON object.  The process first confines itself (Landlock: read the toolchain, Python and
+    the scratch folder, write only that folder), or, where it cannot, checks the source first
+    (``_refused``).  The student's file and the course helpers are then compiled (with ``tw_capture.h``
+    force-included) and linked into one relocatable object whose ``.data`` and ``.bss`` are renamed
+    ``tw_data*`` and ``tw_bss`` (so ``tw_segments`` finds exactly their statics); cffi then builds the
+    module from that object and the glue.  Exit status 1 on any failure, with the messages on stderr.
     """
+    import cffi.recompiler  # noqa: F401 - everything the build needs is loaded before the process is confined
     from cffi import FFI
+    from cffi._shimmed_dist_utils import Distribution  # noqa: F401
 
     args: dict[str, Any] = json.loads((argv if argv is not None else sys.argv[1:])[0])
+    scratch = args["tmpdir"]
+    if args["confine"]:
+        landlock.restrict(read=_python_paths(), write=[scratch, "/dev/null"])
+    else:
+        problem = _refused(args)
+        if problem:
+            print(problem, file=sys.stderr)
+            return 1
     incs = [f"-I{d}" for d in args["include_dirs"]]
     objs = []
-    for i, src in enumerate(args["sources"]):
-        obj = os.path.join(args["tmpdir"], f"part{i}.o")
-        cmd = [args["cc"], "-c", "-fPIC", *args["flags"], *args["student_flags"], *incs, src, "-o", obj]
+    cpp = args["lang"] == "cpp"
+    units = [(args["student"], cpp), *((src, False) for src in args["sources"])]
+    for i, (src, is_cpp) in enumerate(units):
+        obj = os.path.join(scratch, f"part{i}.o")
+        cc, flags = (args["cxx"], args["cxx_flags"]) if is_cpp else (args["cc"], args["flags"])
+        cmd = [cc, "-c", "-fPIC", *flags, *args["student_flags"], *incs, src, "-o", obj]
         if subprocess.run(cmd, stdin=subprocess.DEVNULL).returncode:
             return 1
         objs.append(obj)
-    student = os.path.join(args["tmpdir"], "student.o")
+    student = os.path.join(scratch, "student.o")
     if subprocess.run(["ld", "-r", "-o", student, *objs]).returncode:
         return 1
     renames = []
@@ -263,9 +384,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     ffi = FFI()
     ffi.cdef(args["cdef"])
     ffi.set_source(args["name"], '#include "tw_bridge.h"\n', sources=args["glue"],
-                   include_dirs=args["include_dirs"], extra_compile_args=args["flags"], extra_objects=[student])
-    ffi.compile(tmpdir=args["tmpdir"], verbose=False)
+                   include_dirs=args["include_dirs"], extra_compile_args=args["flags"], extra_objects=[student],
+                   libraries=["stdc++"] if cpp else [])
+    try:
+        ffi.compile(tmpdir=scratch, verbose=False)
+    except Exception as e:  # noqa: BLE001 - the linker's own messages are above; say which step failed
+        print(f"the module could not be linked: {type(e).__name__}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _python_paths() -> list[str]:
+    """What a confined build may read besides the toolchain: Python and its installed packages."""
+    import site
+    import sysconfig
+
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages()}
+    paths.update(p for p in sysconfig.get_paths().values() if p)
+    return sorted(paths)
+
+
+_ASM = re.compile(rb"\b(?:asm|__asm__|__asm)\b")
+
+
+def _refused(args: dict[str, Any]) -> str:
+    """Without Landlock: why the source may not be compiled ('' if it may).  The preprocessor lists every
+    file it includes (so a macro cannot hide one); each must be the scratch folder's or the system's."""
+    student = Path(args["student"])
+    name = "mycodes.c" if args["lang"] == "c" else "student.cpp"
+    body = (student.parent / name).read_bytes()
+    if _ASM.search(body):
+        return f"{student.parent / name}:1: error: inline assembly is refused where the compiler cannot be confined"
+    cc = args["cxx"] if args["lang"] == "cpp" else args["cc"]
+    flags = args["cxx_flags"] if args["lang"] == "cpp" else args["flags"]
+    proc = subprocess.run([cc, "-M", *flags, *args["student_flags"], *(f"-I{d}" for d in args["include_dirs"]),
+                           str(student)], stdin=subprocess.DEVNULL, capture_output=True)
+    if proc.returncode:
+        return ""  # the compile that follows reports it
+    deps = proc.stdout.decode("utf-8", "replace").replace("\\\n", " ").split(":", 1)[-1].split()
+    allowed = (args["tmpdir"], "/usr/include", "/usr/lib/gcc", "/usr/local/include", "/usr/lib/llvm")
+    for dep in deps:
+        real = os.path.realpath(dep)
+        if not real.startswith(allowed):
+            return (f"{student.parent / name}:1: error: includes a file outside the course's headers and the "
+                    "system's, which is refused where the compiler cannot be confined")
+    return ""
 
 
 if __name__ == "__main__":

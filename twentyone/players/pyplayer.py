@@ -53,11 +53,13 @@ def defines_strategy(raw: bytes) -> bool:
 class ModuleFunctionSet:
     """A course function set K from a Python file; ``reset`` re-runs the file for fresh globals."""
 
-    def __init__(self, path: Path, k: int, warn: Callable[[str], None], execute: bool = True) -> None:
-        """Read and compile the file; run it now unless ``execute`` is False (the sandbox runs it later)."""
+    def __init__(self, path: Path, k: int, warn: Callable[[str], None], execute: bool = True,
+                 source: bytes | None = None) -> None:
+        """Read (unless ``source`` holds the file already) and compile the file; run it now unless
+        ``execute`` is False (the sandbox runs it later)."""
         self.path = path
         self.k = k
-        text = _text(read_source(path, str(path)))
+        text = _text(source if source is not None else read_source(path, str(path)))
         self._code = _compile(text, path)
         self._warned = False
         self._warn = warn

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from twentyone.errors import PlayerSpecError
 from twentyone.players.builtin import BUILTINS
-from twentyone.players.cbuild import compile_student, missing_functions
+from twentyone.players.cbuild import SOURCE_SUFFIXES, compile_student, missing_functions
 from twentyone.players.cplayer import CFunctionSet, load_student
 from twentyone.players.pyplayer import ModuleFunctionSet, defines_strategy, read_source, strategy_from_file
 from twentyone.players.sandbox.client import SandboxFunctionSet
@@ -46,7 +46,7 @@ def stderr_warn(message: str) -> None:
 
 def safe_name(p: Path) -> str:
     """A file-system- and key-safe name for a player file: its file, folder or zip name (the student)."""
-    stem = p.stem if p.suffix.lower() in (".zip", ".c", ".py") else p.name
+    stem = p.stem if p.suffix.lower() in (".zip", ".py", *SOURCE_SUFFIXES) else p.name
     if stem.lower() in ("mycodes", "strategy", "main") and p.parent.name:
         stem = p.parent.name
     return _SAFE.sub("_", stem).strip("_") or "submission"
@@ -81,10 +81,10 @@ def make_strategy(spec: str, warn: Warn = stderr_warn, *, sandbox: Limits | None
     suffix = path.suffix.lower()
     if suffix == ".py":
         return _python_player(path, k, spec, warn, sandbox, capture_dir)
-    if suffix == ".c":
+    if suffix in SOURCE_SUFFIXES:
         return _c_player(path, k or 1, warn, sandbox, capture_dir)
     known = ", ".join(BUILTIN_NAMES)
-    raise PlayerSpecError(f"unknown player {spec!r} (use {known}, a .py file or a .c file, optionally :K)")
+    raise PlayerSpecError(f"unknown player {spec!r} (use {known}, a .py, .c or .cpp file, optionally :K)")
 
 
 def _python_player(path: Path, k: int | None, spec: str, warn: Warn, sandbox: Limits | None,
@@ -98,7 +98,8 @@ def _python_player(path: Path, k: int | None, spec: str, warn: Warn, sandbox: Li
     k = k or 1
     fs: FunctionSet
     if sandbox is not None:
-        ModuleFunctionSet(path, k, warn, execute=False)  # one clear line now if it is unusable
+        # Read, parsed and checked in the worker, under its limits: a file that exhausts the parser
+        # costs only itself, and its error line comes from there.
         fs = SandboxFunctionSet("py", path, k, sandbox, capture_dir=capture_dir, warn=warn, label=safe_name(path))
     else:
         fs = ModuleFunctionSet(path, k, warn)
@@ -107,6 +108,10 @@ def _python_player(path: Path, k: int | None, spec: str, warn: Warn, sandbox: Li
 
 def _c_player(path: Path, k: int, warn: Warn, sandbox: Limits | None, capture_dir: Path | None) -> Strategy:
     built = compile_student(path, warn)
+    if sandbox is None and SOURCE_SUFFIXES[path.suffix.lower()] == "cpp":
+        # A C++ file's global objects own heap memory that a snapshot of its statics cannot restore: it
+        # always plays in a worker process, forked afresh from its loaded module for every match.
+        sandbox = Limits()
     missing = missing_functions(built, k)
     if missing:
         raise PlayerSpecError(f"{path} has no function set {k} (missing: {', '.join(missing)})")

@@ -29,11 +29,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from twentyone.errors import PlayerSpecError
+from twentyone.errors import PlayerSpecError, strategy_text
 from twentyone.legality import Foul
 from twentyone.players.sandbox import wire
 from twentyone.players.sandbox.cpus import away_cpus, engine_cpu
-from twentyone.players.sandbox.limits import Limits, WorkerConfig
+from twentyone.players.sandbox.limits import Confinement, Limits, WorkerConfig
 from twentyone.records import Banker, Player
 from twentyone.table import StrategyFault
 
@@ -96,7 +96,9 @@ class SandboxFunctionSet:
         self._poll = select.poll()
         self._buf = b""
         self._pidfd = -1
+        #: The next match's child, forked ahead: its request pipe, its reply pipe and its capture file.
         self._spare: tuple[int, int] | None = None
+        self._spare_capture: Path | None = None
         self._deadline = 0.0
         self._setup_fault: StrategyFault | None = None
         #: The next round's bet, fetched together with ``show``: its value or its fault.
@@ -113,7 +115,8 @@ class SandboxFunctionSet:
         self._exits = {}
         ours.setblocking(False)
         pin = self.limits.pin_cpu
-        config = WorkerConfig(self.limits, engine_cpu() if pin else -1, tuple(sorted(away_cpus())) if pin else ())
+        config = WorkerConfig(self.limits, engine_cpu() if pin else -1, tuple(sorted(away_cpus())) if pin else (),
+                              os.getpid())
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "twentyone.players.sandbox.worker", str(theirs.fileno()), self.kind,
              str(self.target), str(self.k), config.to_json()],
@@ -126,14 +129,35 @@ class SandboxFunctionSet:
                 break
         tag, value, text = self._ctl_msgs.pop(0) if self._ctl_msgs else (b"", 0, b"")
         if tag != b"R":
+            detail = text.decode("utf-8", "replace") if tag == b"E" else self._zygote_end()
             self.close()
-            detail = text.decode("utf-8", "replace") if tag == b"E" else "the worker did not start"
-            raise PlayerSpecError(f"{self.target}: {detail}")
-        if not value and not SandboxFunctionSet._warned_no_seccomp:
+            detail = strategy_text(detail)
+            raise PlayerSpecError(detail if str(self.target) in detail else f"{self.target}: {detail}")
+        how = Confinement(value)
+        if not how.safe:
+            self.close()
+            raise PlayerSpecError("this machine cannot confine unread code: there is no system-call filter "
+                                  "(install libseccomp2) and no network namespace could be made; run with "
+                                  "--trusted only for code you have read")
+        if not how & Confinement.SECCOMP and not SandboxFunctionSet._warned_no_seccomp:
             SandboxFunctionSet._warned_no_seccomp = True
             if self.warn is not None:
-                self.warn("libseccomp not found: sandboxed strategies run with resource limits only")
+                self.warn("libseccomp not found: sandboxed strategies run without a system-call filter, in a "
+                          "network namespace of their own (as nobody when run as root), with resource limits")
         self._request_spare()
+
+    def _zygote_end(self) -> str:
+        """Why the zygote did not get ready: how it ended, if it did."""
+        proc = self._proc
+        if proc is None:
+            return "the worker did not start"
+        try:
+            code = proc.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            return "the worker did not start in time"
+        if code < 0:
+            return "loading it ended the worker: " + describe_status(-code & 0x7F)[1]
+        return f"the worker ended while loading it (status {code})"
 
     def _ctl_read(self, timeout: float) -> bool:
         """Take in what the zygote sent, waiting up to ``timeout`` s for something; False once it is gone."""
@@ -177,25 +201,40 @@ class SandboxFunctionSet:
                 break
         return self._exits.pop(pid, None)
 
+    def _next_capture(self) -> tuple[int, Path | None]:
+        """The next match's capture file, opened here (the child may open no file): (fd, path or None)."""
+        if self.capture_dir is None:
+            return os.open(os.devnull, os.O_WRONLY), None
+        try:
+            self.capture_dir.mkdir(parents=True, exist_ok=True)
+            path = self.capture_dir / f"{self.label}-set{self.k}-match{self.match_no + 1}.out"
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), path
+        except OSError as e:
+            raise PlayerSpecError(f"cannot write the output file in {str(self.capture_dir)!r}: "
+                                  f"{e.strerror or e}") from None
+
     def _request_spare(self) -> None:
-        """Ask the zygote to fork the next match's child now, with two pipes of its own.
+        """Ask the zygote to fork the next match's child now, with two pipes and a capture file of its own.
 
         Pipes, not a socket pair: a request and its reply cost about 2 us less each on this VM.  Only
         the child holds the write end of the reply pipe, so its death reads as end of file at once.
         """
         if self._ctl is None:
             return
+        capture, path = self._next_capture()
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
         try:
-            socket.send_fds(self._ctl, [b"F"], [req_r, rep_w])
+            socket.send_fds(self._ctl, [b"F"], [req_r, rep_w, capture])
             self._spare = (req_w, rep_r)
+            self._spare_capture = path
         except OSError:
             os.close(req_w)
             os.close(rep_r)
         finally:
             os.close(req_r)
             os.close(rep_w)
+            os.close(capture)
 
     # -- the child ----------------------------------------------------------------------------
 
@@ -346,23 +385,19 @@ class SandboxFunctionSet:
             self._restart_zygote()
         else:
             self._ctl_read(0.0)
-        self.match_no += 1
-        capture = os.devnull
-        if self.capture_dir is not None:
-            self.capture_dir.mkdir(parents=True, exist_ok=True)
-            capture = str(self.capture_dir / f"{self.label}-set{self.k}-match{self.match_no}.out")
         if self._spare is None:
             self._request_spare()
+        self.match_no += 1
         spare, self._spare = self._spare, None
+        self._spare_capture = None
         self._setup_fault = StrategyFault(Foul.CRASH, "the worker process did not start")
         if spare is None:
             return
         self._wfd, self._rfd = spare
         self._poll.register(self._rfd, select.POLLIN)
         self._buf = b""
-        path = capture.encode("utf-8")
         try:
-            os.write(self._wfd, wire.request(b"M", 0, len(path)) + path)
+            os.write(self._wfd, wire.request(b"M"))
         except OSError:
             pass
         self._setup_fault = self._await_ready()
@@ -454,6 +489,9 @@ class SandboxFunctionSet:
             for fd in self._spare:
                 os.close(fd)
             self._spare = None
+            if self._spare_capture is not None:  # made for a match that was never played
+                self._spare_capture.unlink(missing_ok=True)
+                self._spare_capture = None
         if self._ctl is not None:
             self._ctl.close()
             self._ctl = None

@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import math
+import os
+import signal
 from dataclasses import asdict, dataclass
+from enum import IntFlag
 
 from twentyone.errors import ConfigError
 
-__all__ = ["Limits", "WorkerConfig", "check_timeout", "MAX_SECONDS"]
+__all__ = ["Limits", "WorkerConfig", "Confinement", "check_timeout", "die_with_parent", "MAX_SECONDS"]
 
 #: The longest time limit accepted anywhere (seconds).
 MAX_SECONDS = 3600.0
+
+
+def die_with_parent(parent: int) -> None:
+    """Be killed when the parent process ``parent`` ends (and leave at once if it already has).
+
+    Every process the tool starts calls this (pool workers, zygotes, their children, the compiler), so a
+    ``kill -9`` of the command leaves nothing running.
+    """
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(0)
 
 
 def check_timeout(what: str, seconds: float) -> float:
@@ -57,13 +72,33 @@ class WorkerConfig:
     cpu: int = -1
     #: The CPUs the zygote itself runs on (empty: anywhere).
     zygote_cpus: tuple[int, ...] = ()
+    #: The engine's pid: the zygote dies with it (0: not asked).
+    engine_pid: int = 0
 
     def to_json(self) -> str:
         """As the command-line argument the zygote reads."""
-        return json.dumps({"limits": asdict(self.limits), "cpu": self.cpu, "zygote_cpus": list(self.zygote_cpus)})
+        return json.dumps({"limits": asdict(self.limits), "cpu": self.cpu, "zygote_cpus": list(self.zygote_cpus),
+                           "engine_pid": self.engine_pid})
 
     @classmethod
     def from_json(cls, text: str) -> WorkerConfig:
         """Read the command-line argument."""
         d = json.loads(text)
-        return cls(Limits(**d["limits"]), int(d["cpu"]), tuple(int(c) for c in d["zygote_cpus"]))
+        return cls(Limits(**d["limits"]), int(d["cpu"]), tuple(int(c) for c in d["zygote_cpus"]),
+                   int(d.get("engine_pid", 0)))
+
+
+class Confinement(IntFlag):
+    """How a zygote confined itself before loading the strategy (it says so when it is ready)."""
+
+    #: The system-call filters (libseccomp).
+    SECCOMP = 1
+    #: Landlock: no file outside the strategy's, Python's and the system's may be read; none written.
+    LANDLOCK = 2
+    #: Without the filters: a network namespace, and the uid nobody when started as root.
+    NAMESPACES = 4
+
+    @property
+    def safe(self) -> bool:
+        """True when unread code can neither start processes nor reach the network."""
+        return bool(self & (Confinement.SECCOMP | Confinement.NAMESPACES))

@@ -5,7 +5,7 @@ Engine -> child: a 16-byte header ``REQUEST`` {op, n, a, b, c} and a body.
 ====  =======================================  =============================================
 op    call                                     body
 ====  =======================================  =============================================
-'M'   start the match                          the capture file's path (``a`` bytes)
+'M'   start the match                          none (the capture file came with the child's pipes)
 'B'   ``bet(a)``                               none
 'F'   ``first_action(tmpcards, a)``            ``n`` bytes of tmpcards
 'C'   ``continue_action(players)``             C: ``n`` Player structs; Python: ``a`` bytes of marshal data
