@@ -22,11 +22,15 @@ ffi.cdef(
     int tw_calculate(const char *cards, int len);
     """
 )
+# The exact analyser (c_src/analysis): its header is plain cdef once the preprocessor lines are gone.
+ffi.cdef("\n".join(line for line in (C_SRC / "analysis" / "tw_ca.h").read_text().splitlines()
+                   if not line.lstrip().startswith("#")))
 ffi.set_source(
     "twentyone._core",
     """
     #include "tw_rng.h"
     #include "twentyone.h"
+    #include "tw_ca.h"
     /* the course's calculate, on a plain string (the C helpers are the same code the C program links) */
     static int tw_calculate(const char *cards, int len)
     {
@@ -35,8 +39,9 @@ ffi.set_source(
         return calculate(&buf, len < 19 ? len : 19);
     }
     """,
-    sources=[str((C_SRC / name).relative_to(HERE.parent)) for name in ("tw_rng.c", "twentyone.c")],
-    include_dirs=[str(C_SRC.relative_to(HERE.parent)), str((C_SRC / "compat").relative_to(HERE.parent))],
+    sources=[str((C_SRC / name).relative_to(HERE.parent)) for name in ("tw_rng.c", "twentyone.c", "analysis/tw_ca.c")],
+    include_dirs=[str(C_SRC.relative_to(HERE.parent)), str((C_SRC / "compat").relative_to(HERE.parent)),
+                  str((C_SRC / "analysis").relative_to(HERE.parent))],
     extra_compile_args=["-O2", "-std=c99"],
 )
 

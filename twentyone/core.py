@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from twentyone._core import ffi, lib
 
-__all__ = ["Generator", "new_shoe", "init_cards", "shuffle_cards", "c_calculate", "MAX_SEED"]
+__all__ = ["Generator", "new_shoe", "init_cards", "shuffle_cards", "c_calculate", "MAX_SEED", "ca_ffi", "ca_lib"]
 
 MAX_SEED = 2**64 - 1
+
+#: The exact analyser's C functions (``c_src/analysis/tw_ca.c``), bound in ``twentyone.analysis._ca``.
+ca_ffi, ca_lib = ffi, lib
 
 
 class Generator:
