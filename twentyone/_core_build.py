@@ -39,7 +39,8 @@ ffi.set_source(
         return calculate(&buf, len < 19 ? len : 19);
     }
     """,
-    sources=[str((C_SRC / name).relative_to(HERE.parent)) for name in ("tw_rng.c", "twentyone.c", "analysis/tw_ca.c")],
+    sources=[str((C_SRC / name).relative_to(HERE.parent)) for name in ("tw_rng.c", "twentyone.c", "analysis/tw_ca.c",
+                                                             "analysis/tw_ca_dealer.c", "analysis/tw_ca_basic.c")],
     include_dirs=[str(C_SRC.relative_to(HERE.parent)), str((C_SRC / "compat").relative_to(HERE.parent)),
                   str((C_SRC / "analysis").relative_to(HERE.parent))],
     extra_compile_args=["-O2", "-std=c99"],
