@@ -141,7 +141,7 @@ def run_chart(args: argparse.Namespace) -> int:
 def _hand_and_up(words: list[str]) -> tuple[str, str]:
     if len(words) == 3 and words[1].lower() in ("vs", "v", "against"):
         return words[0], words[2]
-    if len(words) == 2:
+    if len(words) == 2 and words[1].lower() not in ("vs", "v", "against"):
         return words[0], words[1]
     raise TwentyOneError(f"expected HAND vs UP (e.g. T6 vs 2), not {' '.join(words)!r}")
 

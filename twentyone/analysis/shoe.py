@@ -97,7 +97,7 @@ class Shoe:
                 seen.add(key)
                 counts[rank_index(key)] += int(num)
         else:
-            for c in re.sub(r"[\s,]", "", spec):
+            for c in re.findall(r"10|\S", re.sub(r"[\s,]", "", spec)):
                 counts[rank_index(c)] += 1
         return cls(tuple(counts))
 
