@@ -90,7 +90,7 @@ void tw_ca_free(tw_ca_session *s);
 /* Install a policy table of TW_CA_RANKS * TW_CA_CLASSES * TW_CA_SLOTS cells [up][class][slot]. */
 int tw_ca_set_table(tw_ca_session *s, const uint16_t *table);
 /* Derive the best total-dependent table (basic strategy) for a session rooted at the empty hand,
- * install it and copy it to `table`. */
+ * install it and copy it to `table` (TW_CA_RANKS * TW_CA_CLASSES * TW_CA_SLOTS cells). */
 int tw_ca_basic(tw_ca_session *s, uint16_t *table);
 
 /* Values of `hand` (a superset of the session's root) against `up` under `mode`.  A two-card hand is
