@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.installed
 all: install
 
 $(STAMP): setup.py pyproject.toml twentyone/_core_build.py c_src/tw_rng.c c_src/tw_rng.h c_src/twentyone.c c_src/twentyone.h \
-          $(wildcard c_src/analysis/*.c c_src/analysis/*.h)
+          c_src/bridge/tw_core.c c_src/bridge/tw_core.h $(wildcard c_src/analysis/*.c c_src/analysis/*.h)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -e '.[test,reports,dask]'
@@ -24,6 +24,7 @@ demo: install c-program
 	$(VENV)/bin/twentyone match --seed 2026 --decks 6 --player basic --player hilo --player stand --player c_src/mycodes.c:4 --player mycodes/mycodes.py:5
 
 test: install c-program
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
 
 test-fast: install

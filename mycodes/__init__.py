@@ -1,9 +1,10 @@
-"""Strategies for the twentyone engine: the course's ``mycodes`` mirror and the built-in players.
+"""The course's ``mycodes.c`` in Python: copy ``mycodes/mycodes.py``, fill in its function sets, and seat
+it with ``twentyone match --player my_copy.py:K``.
 
-``mycodes.mycodes`` is the course's ``mycodes.c`` in Python (function sets 1..5 and PERSON).
-``mycodes.builtin`` holds ``stand``, ``basic`` and ``hilo``; ``mycodes.charts`` the basic chart.
+The built-in players live in ``twentyone.players.builtin``; they are re-exported here so that
+``from mycodes import Basic`` keeps working.  The engine never imports this package.
 """
 
-from mycodes.builtin import BUILTINS, Basic, HiLo, Stand
+from twentyone.players.builtin import BUILTINS, Basic, HiLo, Stand
 
 __all__ = ["BUILTINS", "Basic", "HiLo", "Stand"]

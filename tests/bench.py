@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from mycodes.builtin import Basic, Stand
+from twentyone.players.builtin import Basic, Stand
 from twentyone.match import Seating, play_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def bench_c_players(runs: int, seconds: float) -> None:
     """Two C basic-strategy players through the Python engine, in process (target >= 20,000 rounds/s)."""
-    from twentyone.players import make_strategy
+    from twentyone.players.spec import make_strategy
 
     basic_c = str(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
     a, b = make_strategy(basic_c + ":1"), make_strategy(basic_c + ":2")
@@ -116,13 +116,15 @@ def bench_c_program(runs: int, seconds: float) -> None:
 
 def bench_sandbox(runs: int, seconds: float) -> None:
     """Per-decision overhead, a sandboxed 2-seat C table, and match start (fork) time."""
-    from twentyone.players import ModuleFunctionSet, make_strategy
-    from twentyone.sandbox import Limits, SandboxFunctionSet
+    from twentyone.players.pyplayer import ModuleFunctionSet
+    from twentyone.players.sandbox.client import SandboxFunctionSet
+    from twentyone.players.sandbox.limits import Limits
+    from twentyone.players.spec import make_strategy
 
     probe = ROOT / "mycodes" / "mycodes.py"
     boxed = SandboxFunctionSet("py", probe, 1, Limits())
-    boxed.reset()
-    local = ModuleFunctionSet(probe, 1)
+    boxed.reset(object())
+    local = ModuleFunctionSet(probe, 1, warn=lambda m: None)
 
     def per_call(f: Callable[[str, int], str]) -> float:
         times = []
@@ -136,14 +138,14 @@ def bench_sandbox(runs: int, seconds: float) -> None:
     starts = []
     for _ in range(50):
         t = time.perf_counter()
-        boxed.reset()
+        boxed.reset(object())
         starts.append(time.perf_counter() - t)
     ready = []  # as in a tournament: the next match's child is forked while this match plays
     for _ in range(50):
         boxed.first_action("T9" "56", 4)
         time.sleep(0.01)
         t = time.perf_counter()
-        boxed.reset()
+        boxed.reset(object())
         ready.append(time.perf_counter() - t)
     boxed.close()
     print(f"sandbox overhead per decision (median): {overhead:.1f} us (target <= 15 us)")
@@ -248,8 +250,8 @@ def bench_grading(runs: int, seconds: float) -> None:
     import os
     import tempfile
 
-    from twentyone.config import GradingConfig
-    from twentyone.runs import Execution, grade
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.commands import Execution, grade
 
     quiet = Execution(progress=False, warn=lambda m: None)
     with tempfile.TemporaryDirectory() as tmp:

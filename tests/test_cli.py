@@ -162,7 +162,7 @@ def test_play_at_the_terminal() -> None:
 
 def test_play_words_and_letters() -> None:
     """A person may type the letter or the whole word, in English or Chinese; anything else is re-asked."""
-    from twentyone.terminal import parse_action
+    from twentyone.players.terminal import parse_action
 
     assert [parse_action(t) for t in ("h", " S ", "hit", "Stand", "停牌", "加倍", "投降", "保险")] == list("hshssdui")
     assert parse_action("hello") == "" and parse_action("") == "" and parse_action("hs") == ""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from twentyone.config import GradingConfig, config_from_dict, example_toml, load_config
+from twentyone.grading.config import GradingConfig, config_from_dict, example_toml, load_config
 from twentyone.errors import ConfigError
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from mycodes.builtin import Basic, HiLo, Stand
-from twentyone.cplayer import compile_student, module_name, prepare_source
+from twentyone.players.builtin import Basic, HiLo, Stand
+from twentyone.players.cbuild import compile_student, module_name, prepare_source
 from twentyone.errors import CompileError, PlayerSpecError
 from twentyone.match import Seating, play_match
-from twentyone.players import make_strategy
+from twentyone.players.spec import make_strategy
 from twentyone.roundlog import RoundLog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -267,7 +267,7 @@ CLI = [sys.executable, "-m", "twentyone"]
 
 def test_unchanged_file_is_not_compiled_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """The second compile of an unchanged file comes from the cache: the compiler is not run."""
-    import twentyone.cplayer as cp
+    import twentyone.players.cbuild as cp
 
     built = compile_student(STUDENTS / "basic.c")
 
@@ -280,13 +280,13 @@ def test_unchanged_file_is_not_compiled_again(monkeypatch: pytest.MonkeyPatch) -
 
 def test_build_name_covers_headers_flags_and_toolchain(monkeypatch: pytest.MonkeyPatch) -> None:
     """Changing the flags, the headers or the compiler gives a new module name (a new build)."""
-    import twentyone.cplayer as cp
+    import twentyone.players.cbuild as cp
 
     base = module_name(b"int x;")
     monkeypatch.setattr(cp, "FLAGS", cp.FLAGS + ("-O3",))
     assert module_name(b"int x;") != base
     monkeypatch.undo()
-    monkeypatch.setattr(cp, "_headers_digest", lambda: b"other headers")
+    monkeypatch.setattr(cp, "_inputs_digest", lambda: b"other headers")
     assert module_name(b"int x;") != base
     monkeypatch.undo()
     monkeypatch.setattr(cp, "_TOOLCHAIN", b"gcc 99")
@@ -305,7 +305,7 @@ def test_modules_are_loaded_without_rtld_global() -> None:
     """A student module's symbols never join the process's global namespace."""
     import ctypes
 
-    from twentyone.cplayer import load_student
+    from twentyone.players.cplayer import load_student
 
     built = compile_student(STUDENTS / "static_counter.c")
     load_student(built)

@@ -14,12 +14,16 @@ from typing import Any
 
 import pytest
 
-from twentyone import runner
-from twentyone.config import GradingConfig, config_from_dict
-from twentyone.grading import Grader, criterion_job, prepare_entries, winner_of
-from twentyone.runs import Execution, grade, report
-from twentyone.scoring import class_report
-from twentyone.store import Store
+from twentyone.grading import runner
+from twentyone.grading.config import GradingConfig, config_from_dict
+from twentyone.grading.grader import Grader, prepare_entries
+from twentyone.grading.plan import criterion_job
+from twentyone.grading.rubric import winner_of
+
+from tests.outcomes import outcome
+from twentyone.grading.commands import Execution, grade, report
+from twentyone.grading.scoring import class_report
+from twentyone.grading.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "tests" / "fixtures"
@@ -80,9 +84,9 @@ def test_criterion_matches_share_seeds_and_swap_seats() -> None:
 
 def test_winner_of_counts_a_fault_as_a_loss() -> None:
     """A richer submission that faulted still loses the match; a fault of the opponent is a win."""
-    o = {"faults": [None, "crash"], "ranks": [2, 1]}
+    o = outcome([2, 1], [None, "crash"])
     assert winner_of(o, 1) == "win" and winner_of(o, 2) == "loss"
-    assert winner_of({"faults": [None, None], "ranks": [1, 1]}, 1) == "tie"
+    assert winner_of(outcome([1, 1]), 1) == "tie"
 
 
 def test_decision_stops_as_soon_as_the_interval_excludes_the_threshold(tmp_path: Path) -> None:
@@ -317,21 +321,21 @@ def test_a_student_named_like_a_builtin_is_kept_apart(tmp_path: Path) -> None:
     rep = grade([sub], small(tournament={"enabled": False}), tmp_path / "o", False, QUIET)
     (st,) = rep.students
     with Store.open(tmp_path / "o") as s:
-        own = sum(r.outcome["fouls"][r.names.index("basic")] for r in s.matches())
+        own = sum(r.outcome.fouls[r.names.index("basic")] for r in s.matches())
         assert all(r.names.count("basic") == 1 for r in s.matches())
     assert st.name == "basic" and st.incident_count == own > 0
 
 
 @pytest.mark.slow
 def test_basic_beats_stand_as_the_outside_simulation_found() -> None:
-    """Flat-bet basic beats always-stand in 89.4% (+-0.2%) of 2-seat course matches (REFERENCE.md).
+    """Flat-bet basic beats always-stand in 89.4% (+-0.2%) of 2-seat course matches (RULES.md, "Reference values").
 
     Played as grading plays them (seed pairs, seats swapped); a win is a strictly better rank.  The
     tolerance is four combined standard errors, ours and the reference's 0.2%.
     """
     import math
 
-    from mycodes.builtin import Basic, Stand
+    from twentyone.players.builtin import Basic, Stand
     from twentyone.match import Seating, play_match
 
     n = 10_000

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from twentyone.config import GradingConfig
-from twentyone.report import CHART_SIZE, ReportError, csv_table, format_rate, write_reports
-from twentyone.scores import BankrollSample, ClassReport, Criterion, Incident, StandingRow, StudentScore
+from twentyone.grading.config import GradingConfig
+from twentyone.grading.report import CHART_SIZE, ReportError, csv_table, format_rate, write_reports
+from twentyone.grading.results import BankrollSample, ClassReport, Criterion, Incident, StandingRow, StudentScore
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SCRIPT = "<script>alert('pwned')</script>"

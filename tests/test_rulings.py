@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.outcomes import outcome
 from tests.scripted import Scenario, Scripted, one_round
 from twentyone.core import Generator, new_shoe
 from twentyone.errors import BadCardsError, RulesError
@@ -143,7 +144,7 @@ class Recorder:
     def _next(self) -> str:
         return self.actions.pop(0) if self.actions else self.default
 
-    def reset(self) -> None:
+    def reset(self, match: object) -> None:
         self.calls.append(("reset", ()))
 
     def bet(self, N: int) -> int:
@@ -1052,7 +1053,7 @@ def test_bug_7_small_money_out(money: int) -> None:
 def _graded(results: list[str], seats: list[int] | None = None, faults: list[bool] | None = None,
             fouls: list[int] | None = None, purpose: str = "beat_stand") -> list[Any]:
     """Stored 2-seat matches of submission 'li' against stand: its result, seat, fault and fouls in each."""
-    from twentyone.store import MatchRow
+    from twentyone.grading.store import MatchRow
 
     rows = []
     for i, r in enumerate(results):
@@ -1066,15 +1067,14 @@ def _graded(results: list[str], seats: list[int] | None = None, faults: list[boo
         foul = [0, 0]
         foul[seat - 1] = fouls[i] if fouls else 0
         names = ["li", "stand (built-in)"] if seat == 1 else ["stand (built-in)", "li"]
-        rows.append(MatchRow(f"{purpose}|li|{i}", purpose, "li", i, 7 + i // 2, names,
-                             {"ranks": ranks, "faults": fault, "fouls": foul, "accounts": [1000, 1000],
-                              "seat_rounds": [5, 5], "fault_details": ["", ""], "incidents": [], "rounds": 5,
-                              "seat": seat, "bankroll": []}))
+        o = outcome(ranks, fault, fouls=foul, seat=seat, purpose=purpose, subject="li", idx=i, seed=7 + i // 2,
+                    names=names, key=f"{purpose}|li|{i}", rounds=5)
+        rows.append(MatchRow(o.key, purpose, "li", i, 7 + i // 2, names, o))
     return rows
 
 
 def _config(**kw: Any) -> Any:
-    from twentyone.config import config_from_dict
+    from twentyone.grading.config import config_from_dict
 
     base: dict[str, Any] = {"beat_stand": {"batch": 10, "min_matches": 10, "max_matches": 30},
                             "beat_basic": {"weight": 0}}
@@ -1083,8 +1083,8 @@ def _config(**kw: Any) -> Any:
 
 
 def _grade(rows: list[Any], config: Any, rank: int | None = None, error: str | None = None) -> Any:
-    from twentyone.scoring import grade_student
-    from twentyone.store import EntryRow
+    from twentyone.grading.scoring import grade_student
+    from twentyone.grading.store import EntryRow
 
     return grade_student(EntryRow("li", 0, "li.c", "li.c:1", "c", error, ""), rows, config, rank, 3)
 
@@ -1136,13 +1136,13 @@ def test_ruling_grade_borderline() -> None:
 
 def test_ruling_grade_fairness() -> None:
     """Match i: seed + i // 2, the submission at seat 1 for even i, seat 2 for odd, for everyone alike."""
-    from twentyone.config import GradingConfig
-    from twentyone.grading import criterion_job
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.plan import criterion_job
 
     c = GradingConfig()
     for name in ("li", "wang"):
         jobs = [criterion_job(c, "beat_stand", c.beat_stand, name, f"{name}.c:1", i, None) for i in range(4)]
-        assert [(j.seed - c.seed, j.meta["seat"]) for j in jobs] == [(0, 1), (0, 2), (1, 1), (1, 2)]
+        assert [(j.seed - c.seed, j.info.seat) for j in jobs] == [(0, 1), (0, 2), (1, 1), (1, 2)]
         assert jobs[1].specs == ("stand", f"{name}.c:1")
 
 
@@ -1158,8 +1158,8 @@ def test_ruling_grade_function_set(tmp_path: "Path") -> None:
     """Function set 1 is graded unless the configuration names another."""
     from pathlib import Path
 
-    from twentyone.config import config_from_dict
-    from twentyone.grading import prepare_entries
+    from twentyone.grading.config import config_from_dict
+    from twentyone.grading.grader import prepare_entries
 
     src = Path(__file__).resolve().parent / "fixtures" / "py" / "stand_py.py"
     (row,) = prepare_entries([src], tmp_path, config_from_dict({}))
@@ -1177,13 +1177,13 @@ def test_ruling_grade_bad_submission() -> None:
 
 def test_ruling_tournament_results() -> None:
     """Better rank wins, equal rank ties, a fault loses to everyone who did not fault."""
-    from twentyone.store import MatchRow
-    from twentyone.tournament import pairwise
+    from twentyone.grading.store import MatchRow
+    from twentyone.grading.standings import pairwise
 
     row = MatchRow("k", "tournament", "", 0, 1, ["a", "b", "c", "d"],
-                   {"ranks": [2, 1, 2, 1], "faults": [None, None, None, "timeout"]})
-    assert list(pairwise(row)) == [("a", "b", "b"), ("a", "c", "tie"), ("a", "d", "a"), ("b", "c", "a"),
-                                   ("b", "d", "a"), ("c", "d", "a")]
+                   outcome([2, 1, 2, 1], [None, None, None, "timeout"]))
+    assert list(pairwise(row)) == [("a", "b", "loss"), ("a", "c", "tie"), ("a", "d", "win"), ("b", "c", "win"),
+                                   ("b", "d", "win"), ("c", "d", "win")]
 
 def test_every_ruling_has_its_test() -> None:
     """Every bold ruling name in RULES.md has exactly one test_ruling_<name> here, and nothing else is one."""

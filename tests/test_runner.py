@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from twentyone.errors import TwentyOneError
-from twentyone.config import GradingConfig
-from twentyone.grading import criterion_job, outcome_for_store, win_value, winner_of
-from twentyone.runner import MatchJob, parse_cluster, play_job, run_jobs
-from twentyone.submissions import find_submissions
+from twentyone.grading.config import GradingConfig
+from twentyone.grading.outcome import JobInfo, MatchOutcome
+from twentyone.grading.plan import MatchJob, criterion_job
+from twentyone.grading.rubric import win_value, winner_of
+from twentyone.grading.runner import parse_cluster, play_job, run_jobs
+from twentyone.grading.submissions import find_submissions
 
 ROOT = Path(__file__).resolve().parent.parent
 BASIC_C = str(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
@@ -34,16 +36,18 @@ def test_stored_outcome_keeps_the_seat_money_and_bankroll() -> None:
     """What the store keeps of a match: the submission's seat, every seat's money and the bankroll."""
     job = _jobs(2)[1]  # the submission at seat 2
     out = play_job(job)
-    stored = outcome_for_store(out)
+    stored = out.to_dict()
     assert stored["seat"] == 2 and stored["accounts"] == out.accounts and len(stored["bankroll"]) == out.rounds
-    assert winner_of(stored, 2) in ("win", "tie", "loss") and "key" not in stored
+    assert "key" not in stored and "info" not in stored
+    assert MatchOutcome.from_dict(stored, out.key, out.info) == out
 
 
 def test_a_player_that_cannot_be_built_is_an_error_outcome() -> None:
     """A job whose player cannot be built returns an outcome naming the seat at fault, not an exception."""
-    out = play_job(MatchJob("k", (str(ROOT / "tests/fixtures/c/hostile/syntax_error.c:1"), "stand"), 1))
+    info = JobInfo("tournament", "", 0, 1, ("bad", "stand"))
+    out = play_job(MatchJob("k", (str(ROOT / "tests/fixtures/c/hostile/syntax_error.c:1"), "stand"), 1, info))
     assert out.error is not None and "does not compile" in out.error
-    assert out.faults == ["error", None] and winner_of(out.to_dict(), 1) == "loss"
+    assert out.faults == ["error", None] and winner_of(out, 1) == "loss"
 
 
 def test_win_value_ties() -> None:
@@ -54,7 +58,7 @@ def test_win_value_ties() -> None:
 
 def test_drive_plays_follow_up_batches() -> None:
     """drive() hands each batch's outcomes back and plays the batches that come due."""
-    from twentyone.runner import drive
+    from twentyone.grading.runner import drive
 
     jobs = _jobs(4)
     seen: list[str] = []

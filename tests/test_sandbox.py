@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from mycodes.builtin import Basic, Stand
+from twentyone.players.builtin import Basic, Stand
 from twentyone.match import MatchResult, Seating, play_match
-from twentyone.players import make_strategy
+from twentyone.players.spec import make_strategy
 from twentyone.roundlog import RoundLog
-from twentyone.sandbox import Limits, describe_status, seccomp_available
+from twentyone.players.sandbox.client import describe_status
+from twentyone.players.sandbox.limits import Limits
+from twentyone.players.sandbox.seccomp import seccomp_available
 
 needs_seccomp = pytest.mark.skipif(not seccomp_available(), reason="libseccomp2 is not installed")
 
@@ -311,9 +313,9 @@ def test_c_cheats_without_forbidden_calls_gain_nothing(name: str, tmp_path: Path
 
 def test_without_seccomp_the_output_says_so_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With no libseccomp, children run on resource limits only and the engine warns once."""
-    from twentyone import sandbox
+    from twentyone.players.sandbox.client import SandboxFunctionSet
 
-    monkeypatch.setattr(sandbox.SandboxFunctionSet, "_warned_no_seccomp", False)
+    monkeypatch.setattr(SandboxFunctionSet, "_warned_no_seccomp", False)
     monkeypatch.setenv("TWENTYONE_NO_SECCOMP", "1")
     warnings: list[str] = []
     path = _write(tmp_path, "good.py", GOOD)

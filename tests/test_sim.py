@@ -1,4 +1,4 @@
-"""EV against exact values (REFERENCE.md, an outside combinatorial analyser), course rules.
+"""EV against exact values (RULES.md "Reference values", an outside combinatorial analyser), course rules.
 
 One player, a fresh shoe every hand.  Tolerances come from the standard error: an estimate passes
 when it is within Z standard errors of the exact value (for ``basic``, of the band between the
@@ -17,12 +17,12 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from mycodes.builtin import Basic, Stand
+from twentyone.players.builtin import Basic, Stand
 from twentyone.rules import PRESETS
 from twentyone.sim import EV, fresh_shoe_ev
 
 Z = 4.0
-GAP = 0.0010  # basic may sit up to 0.10% below the optimal (REFERENCE.md: "a few hundredths")
+GAP = 0.0010  # basic may sit up to 0.10% below the optimal (RULES.md: "a few hundredths")
 OPTIMAL = {1: 0.020147, 6: 0.013737, 8: 0.013449}
 STAND_6 = -0.137085
 CHUNKS = 2

@@ -7,7 +7,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twentyone.stats import decide, wilson, z_for
+from twentyone.grading.stats import decide, wilson, z_for
 
 
 def test_z_for_95_percent() -> None:

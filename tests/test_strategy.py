@@ -1,4 +1,4 @@
-"""Strategies: the Strategy defaults, the built-in Basic chart against REFERENCE.md, and the adapters
+"""Strategies: the Strategy defaults, the built-in Basic chart against RULES.md's reference chart, and the adapters
 between a ``Strategy`` and a course function set (``FunctionSetStrategy``, ``as_function_set``)."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from mycodes.builtin import BUILTINS, Basic, HiLo, Stand
+from twentyone.players.builtin import BUILTINS, Basic, HiLo, Stand
 from tests.scripted import one_round
 from twentyone.match import Seating, play_match
 from twentyone.records import Banker, Player, SeatView
 from twentyone.roundlog import RoundLog
 from twentyone.strategy import CourseFunctions, FunctionSetStrategy, Strategy, as_function_set
 
-# (decks, cards, dealer up card, expected first decision) from REFERENCE.md's "Best first decision" chart.
+# (decks, cards, dealer up card, expected first decision) from RULES.md's "Reference values" chart.
 CHART = [
     (6, "T6", "T", "u"),   # hard 16 surrenders against T
     (6, "T6", "9", "u"),
@@ -55,13 +55,13 @@ CHART = [
 
 @pytest.mark.parametrize(("decks", "cards", "up", "want"), CHART, ids=[f"{d}d-{c}-vs-{u}" for d, c, u, _ in CHART])
 def test_basic_first_decision_matches_reference(decks: int, cards: str, up: str, want: str) -> None:
-    """Basic's two-card decision is REFERENCE.md's best first decision for that cell."""
+    """Basic's two-card decision is RULES.md's reference best first decision for that cell."""
     b = Basic()
     b.new_match(decks, 1, 1)
     assert b.decide(cards, up, True, True) == want
 
 
-# (decks, cards, up, expected) for hands of three cards or more (REFERENCE.md's "after hitting" rows).
+# (decks, cards, up, expected) for hands of three cards or more (RULES.md's reference "after hitting" rows).
 AFTER_HIT = [
     (6, "T42", "T", "s"),  # a three-card 16 stands against T with 6 decks
     (8, "T42", "T", "h"),  # ... and hits with 8 decks
@@ -78,7 +78,7 @@ AFTER_HIT = [
 @pytest.mark.parametrize(("decks", "cards", "up", "want"), AFTER_HIT,
                          ids=[f"{d}d-{c}-vs-{u}" for d, c, u, _ in AFTER_HIT])
 def test_basic_after_hitting_matches_reference(decks: int, cards: str, up: str, want: str) -> None:
-    """Basic's decision for a hand of three cards or more follows REFERENCE.md's after-hitting rows."""
+    """Basic's decision for a hand of three cards or more follows RULES.md's reference after-hitting rows."""
     b = Basic()
     b.new_match(decks, 1, 1)
     assert b.decide(cards, up, False, False) == want
@@ -167,7 +167,7 @@ def test_basic_round_trip_whole_match(k: int) -> None:
 def test_as_function_set_takes_course_arguments() -> None:
     """The course callables take C-style arguments: bet(N), first_action(tmpcards, len), continue_action, show."""
     fs = as_function_set(Basic(), 2)
-    fs.reset()
+    fs.reset(object())
     assert fs.bet(6) == 10
     assert fs.first_action("9X--T6", 6) == "u"      # set 2's cards are tmpcards[4], [5]
     assert fs.first_action("5XA7T2", 6) == "s"       # hard 12 stands against 5

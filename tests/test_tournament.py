@@ -7,8 +7,10 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twentyone.store import MatchRow
-from twentyone.tournament import pairwise, standings, tables, tournament_jobs
+from tests.outcomes import outcome
+from twentyone.grading.plan import tables, tournament_jobs
+from twentyone.grading.standings import pairwise, standings
+from twentyone.grading.store import MatchRow
 
 E3 = [("a", "stand"), ("b", "basic"), ("c", "hilo")]
 
@@ -17,9 +19,9 @@ def test_pairs_every_pair_meets_with_seats_swapped_on_the_same_seed() -> None:
     """Each pair plays m matches; matches 2j and 2j+1 share a seed with the seats swapped."""
     jobs = tournament_jobs(E3, "pairs", 4, 100, 6, "course", None)
     assert len(jobs) == 3 * 4
-    ab = [j for j in jobs if set(j.meta["names"]) == {"a", "b"}]
+    ab = [j for j in jobs if set(j.info.names) == {"a", "b"}]
     assert [j.seed for j in ab] == [100, 100, 101, 101]
-    assert [j.meta["names"] for j in ab[:2]] == [["a", "b"], ["b", "a"]]
+    assert [j.info.names for j in ab[:2]] == [("a", "b"), ("b", "a")]
 
 
 def test_table5_small_field_rotates_seats() -> None:
@@ -46,16 +48,15 @@ def test_skip_leaves_out_stored_matches() -> None:
 
 
 def _row(names: list[str], ranks: list[int], faults: list[str | None], accounts: list[int]) -> MatchRow:
-    return MatchRow("k", "tournament", "", 0, 1, names, {"ranks": ranks, "faults": faults, "accounts": accounts,
-                                                        "fouls": [0] * len(names), "rounds": 10})
+    return MatchRow("k", "tournament", "", 0, 1, names, outcome(ranks, faults, accounts, names=names))
 
 
 def test_pairwise_results_and_faults() -> None:
     """Better rank wins, equal rank ties, a faulted player loses to everyone who did not fault."""
     row = _row(["a", "b", "c"], [1, 1, 3], [None, None, "crash"], [1200, 1200, 0])
-    assert list(pairwise(row)) == [("a", "b", "tie"), ("a", "c", "a"), ("b", "c", "a")]
+    assert list(pairwise(row)) == [("a", "b", "tie"), ("a", "c", "win"), ("b", "c", "win")]
     rich_faulter = _row(["a", "b"], [2, 1], [None, "timeout"], [900, 5000])
-    assert list(pairwise(rich_faulter)) == [("a", "b", "a")]
+    assert list(pairwise(rich_faulter)) == [("a", "b", "win")]
 
 
 def test_standings_rank_by_rate_then_money() -> None:

@@ -1,48 +1,37 @@
-"""cffi build script for twentyone._core: the shuffle/generator and the course helpers shared with C.
+"""cffi build script for ``twentyone._core``: the generator and shuffle shared with C, and the course helpers.
 
-setup.py names this file in ``cffi_modules``.  Only ``twentyone.core`` imports the result.
+setup.py names this file in ``cffi_modules``.  The cdef is read from the C headers themselves
+(``c_src/tw_rng.h``, ``c_src/bridge/tw_core.h``, the exact analyser's ``c_src/analysis/tw_ca.h``),
+preprocessor lines and comments dropped; the C is
+in ``c_src``.  Only ``twentyone.core`` imports the result.
 """
 
+import re
 from pathlib import Path
 
 from cffi import FFI
 
 HERE = Path(__file__).resolve().parent
-C_SRC = HERE.parent / "c_src"
+ROOT = HERE.parent
+C_SRC = ROOT / "c_src"
+HEADERS = [C_SRC / "tw_rng.h", C_SRC / "bridge" / "tw_core.h", C_SRC / "analysis" / "tw_ca.h"]
+SOURCES = [C_SRC / "tw_rng.c", C_SRC / "twentyone.c", C_SRC / "bridge" / "tw_core.c",
+           *(C_SRC / "analysis" / name for name in ("tw_ca.c", "tw_ca_dealer.c", "tw_ca_basic.c"))]
+
+
+def cdef_of(header: Path) -> str:
+    """A C header as cffi's cdef: comments and preprocessor lines dropped."""
+    text = re.sub(r"/\*.*?\*/", "", header.read_text(encoding="utf-8"), flags=re.S)
+    return "\n".join(ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#"))
+
 
 ffi = FFI()
-ffi.cdef(
-    """
-    typedef struct { uint64_t state; } tw_rng;
-    void tw_rng_seed(tw_rng *rng, uint64_t seed);
-    uint64_t tw_rng_next(tw_rng *rng);
-    uint32_t tw_rng_below(tw_rng *rng, uint32_t bound);
-    void tw_init_cards(char *cards, int decks);
-    void tw_shuffle(tw_rng *rng, char *cards, int n);
-    int tw_calculate(const char *cards, int len);
-    """
-)
-# The exact analyser (c_src/analysis): its header is plain cdef once the preprocessor lines are gone.
-ffi.cdef("\n".join(line for line in (C_SRC / "analysis" / "tw_ca.h").read_text().splitlines()
-                   if not line.lstrip().startswith("#")))
+ffi.cdef("\n".join(cdef_of(h) for h in HEADERS))
 ffi.set_source(
     "twentyone._core",
-    """
-    #include "tw_rng.h"
-    #include "twentyone.h"
-    #include "tw_ca.h"
-    /* the course's calculate, on a plain string (the C helpers are the same code the C program links) */
-    static int tw_calculate(const char *cards, int len)
-    {
-        char buf[20] = { 0 };
-        memcpy(buf, cards, len < 19 ? (size_t)len : 19);
-        return calculate(&buf, len < 19 ? len : 19);
-    }
-    """,
-    sources=[str((C_SRC / name).relative_to(HERE.parent)) for name in ("tw_rng.c", "twentyone.c", "analysis/tw_ca.c",
-                                                             "analysis/tw_ca_dealer.c", "analysis/tw_ca_basic.c")],
-    include_dirs=[str(C_SRC.relative_to(HERE.parent)), str((C_SRC / "compat").relative_to(HERE.parent)),
-                  str((C_SRC / "analysis").relative_to(HERE.parent))],
+    '#include "tw_rng.h"\n#include "tw_core.h"\n#include "tw_ca.h"\n',
+    sources=[str(p.relative_to(ROOT)) for p in SOURCES],
+    include_dirs=[str(p.relative_to(ROOT)) for p in (C_SRC, C_SRC / "compat", C_SRC / "bridge", C_SRC / "analysis")],
     extra_compile_args=["-O2", "-std=c99"],
 )
 

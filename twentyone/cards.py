@@ -18,6 +18,7 @@ __all__ = [
     "VALUE",
     "calculate",
     "hand_total",
+    "hand_value",
     "is_black_jack",
     "is_soft",
     "check_cards",
@@ -57,8 +58,20 @@ def check_cards(cards: str) -> str:
 
 
 def hand_total(hard: int, has_ace: bool) -> int:
-    """The best total of a hand with hard sum ``hard`` (aces as 1) and at least one ace if ``has_ace``."""
+    """The best total of a hand with hard sum ``hard`` (aces as 1) and at least one ace if ``has_ace``.
+
+    This is the soft-ace rule, written once: one ace counts 11 when that does not bust the hand.
+    """
     return hard + 10 if has_ace and hard <= 11 else hard
+
+
+def hand_value(cards: str) -> tuple[int, bool]:
+    """(best total, soft) of ``cards``: soft when an ace counts 11."""
+    hard = 0
+    for c in cards:
+        hard += VALUE[c]
+    total = hand_total(hard, "A" in cards)
+    return total, total != hard
 
 
 def calculate(cards: str) -> int:
@@ -66,13 +79,12 @@ def calculate(cards: str) -> int:
     hard = 0
     for c in cards:
         hard += VALUE[c]
-    return hard + 10 if "A" in cards and hard <= 11 else hard
+    return hand_total(hard, "A" in cards)
 
 
 def is_soft(cards: str) -> bool:
     """True if an ace in ``cards`` is counted as 11."""
-    hard = sum(VALUE[c] for c in cards)
-    return "A" in cards and hard <= 11
+    return hand_value(cards)[1]
 
 
 def is_black_jack(cards: str) -> bool:

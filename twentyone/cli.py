@@ -1,7 +1,8 @@
 """The ``twentyone`` command line: ``match``, ``play``, ``grade``, ``tournament``, ``report``, ``rules``.
 
 Every error a user can cause prints one line, ``twentyone: error: ...``, and exits with status 2;
-nothing prints a traceback.
+nothing prints a traceback.  Each command imports what it needs when it runs, so that ``report``
+never loads the table, the sandbox or the C bridge.
 """
 
 from __future__ import annotations
@@ -13,11 +14,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-from twentyone.core import MAX_SEED
+from typing import TYPE_CHECKING
+
 from twentyone.errors import CompileError, TwentyOneError
-from twentyone.match import MatchInterrupted, MatchResult, Seating, play_match
-from twentyone.roundlog import RoundLog
-from twentyone.rules import PRESETS, get_rules
+from twentyone.rules import MAX_SEED, PRESETS, get_rules
+
+if TYPE_CHECKING:
+    from twentyone.grading.commands import Execution
+    from twentyone.grading.config import Isolation
+    from twentyone.match import MatchResult, Seating
+    from twentyone.players.sandbox.limits import Limits
 
 __all__ = ["main"]
 
@@ -147,18 +153,20 @@ def _run_options(p: argparse.ArgumentParser) -> None:
                    help="wall-clock limit per match (60)")
 
 
-def _execution(args: argparse.Namespace) -> Any:
-    from twentyone.runner import parse_cluster
-    from twentyone.runs import Execution
+def _execution(args: argparse.Namespace) -> Execution:
+    from twentyone.grading.commands import Execution
+    from twentyone.grading.runner import parse_cluster
 
     cluster = parse_cluster(args.cluster) if args.cluster else None
     return Execution(workers=args.workers, cluster=cluster, dask_workers=args.dask_workers,
                      progress=not args.quiet)
 
 
-def _isolation(args: argparse.Namespace, base: Any) -> Any:
-    """``base`` (a config.Isolation) with the command-line options applied and checked."""
+def _isolation(args: argparse.Namespace, base: Isolation) -> Isolation:
+    """``base`` with the command-line options applied and checked."""
     from dataclasses import replace
+
+    from twentyone.players.sandbox.limits import check_timeout
 
     changes: dict[str, Any] = {}
     if args.trusted:
@@ -166,17 +174,15 @@ def _isolation(args: argparse.Namespace, base: Any) -> Any:
     for name in ("decision_timeout", "match_timeout"):
         v = getattr(args, name)
         if v is not None:
-            if not 0 < v <= 3600:
-                raise TwentyOneError(f"--{name.replace('_', '-')} out of range: {v:g} (0 .. 3600 seconds)")
-            changes[name] = v
+            changes[name] = check_timeout(f"--{name.replace('_', '-')}", v)
     return replace(base, **changes)
 
 
 def _run_grade(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from twentyone.config import GradingConfig, example_toml, load_config
-    from twentyone.runs import grade, summary_table
+    from twentyone.grading.commands import grade, summary_table
+    from twentyone.grading.config import GradingConfig, example_toml, load_config
 
     if args.example_config:
         print(example_toml(), end="")
@@ -193,8 +199,8 @@ def _run_grade(args: argparse.Namespace) -> int:
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
-    from twentyone.config import Isolation
-    from twentyone.runs import summary_table, tournament
+    from twentyone.grading.commands import summary_table, tournament
+    from twentyone.grading.config import Isolation
 
     rep = tournament(args.players, args.matches, args.seed, args.format, args.decks, args.rules, args.out,
                      args.resume, _isolation(args, Isolation()), _execution(args))
@@ -205,7 +211,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
 
 
 def _run_report(args: argparse.Namespace) -> int:
-    from twentyone.runs import Execution, report, summary_table
+    from twentyone.grading.commands import Execution, report, summary_table
 
     rep = report(args.out, Execution(progress=False))
     if not args.quiet:
@@ -214,19 +220,14 @@ def _run_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _limits(args: argparse.Namespace) -> Any:
+def _limits(args: argparse.Namespace) -> Limits | None:
     """The sandbox limits the options ask for, or None for in-process play."""
     sandboxed = getattr(args, "sandbox", False) or not getattr(args, "trusted", True)
     if not sandboxed:
         return None
-    from twentyone.sandbox import Limits
+    from twentyone.players.sandbox.limits import Limits
 
-    for name in ("decision_timeout", "match_timeout"):
-        v = getattr(args, name)
-        if not 0 < v <= 3600:
-            raise TwentyOneError(f"--{name.replace('_', '-')} out of range: {v:g} (0 .. 3600 seconds)")
-    return Limits(decision_timeout=args.decision_timeout, match_timeout=args.match_timeout,
-                  cpu_seconds=max(1, int(args.match_timeout) + 1))
+    return Limits.for_timeouts(args.decision_timeout, args.match_timeout)
 
 
 def _fail(message: str, code: int = 2) -> int:
@@ -234,9 +235,10 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
-def _seatings(specs: Sequence[str], names: Sequence[str], lang: str, sandbox: Any = None,
+def _seatings(specs: Sequence[str], names: Sequence[str], lang: str, sandbox: Limits | None = None,
               capture_dir: Path | None = None) -> list[Seating]:
-    from twentyone.players import make_strategy
+    from twentyone.match import Seating
+    from twentyone.players.spec import make_strategy
 
     if not specs:
         raise TwentyOneError("no players: give --player SPEC for each seat (1 to 5)")
@@ -313,12 +315,15 @@ def print_ranking(result: MatchResult, out: IO[str] | None = None, lang: str = "
 
 
 def _output_dir(args: argparse.Namespace) -> Path:
-    from twentyone.cplayer import output_dir
+    from twentyone.players.cbuild import output_dir
 
     return args.output_dir if args.output_dir is not None else output_dir()
 
 
 def _run_match(args: argparse.Namespace) -> int:
+    from twentyone.match import MatchInterrupted, play_match
+    from twentyone.roundlog import RoundLog
+
     out_dir = _output_dir(args)
     seatings = _seatings(args.player, args.name, args.lang, _limits(args), out_dir)
     stream = _open_log(args.log)
@@ -338,7 +343,7 @@ def _run_match(args: argparse.Namespace) -> int:
         print(json.dumps(result_json(result), ensure_ascii=False))
     else:
         print_ranking(result)
-        from twentyone.players import parse_spec
+        from twentyone.players.spec import parse_spec
 
         if any(parse_spec(s.spec)[0].lower().endswith(".c") for s in seatings):
             print(f"what the C files printed: {out_dir}")
@@ -348,13 +353,14 @@ def _run_match(args: argparse.Namespace) -> int:
 def _run_play(args: argparse.Namespace) -> int:
     import random
 
-    from twentyone.terminal import Human
+    from twentyone.match import MatchInterrupted, Seating, play_match
+    from twentyone.players.cbuild import output_dir
+    from twentyone.players.terminal import Human
+    from twentyone.roundlog import RoundLog
 
     if len(args.others) > 4:
         raise TwentyOneError(f"too many other players: {len(args.others)} (at most 4 with you)")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(MAX_SEED)
-    from twentyone.cplayer import output_dir
-
     others = _seatings(args.others, [], args.lang, None, output_dir()) if args.others else []
     me = Seating("you" if args.lang == "en" else "你", "human", Human(lang=args.lang))
     seatings = [me] + [Seating(f"player{i + 2}", s.spec, s.strategy) for i, s in enumerate(others)]

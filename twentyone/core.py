@@ -7,11 +7,15 @@ on both sides.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from twentyone._core import ffi, lib
+from twentyone.cards import check_cards
+from twentyone.errors import BadCardsError
+from twentyone.rules import MAX_SEED
 
-__all__ = ["Generator", "new_shoe", "init_cards", "shuffle_cards", "c_calculate", "MAX_SEED", "ca_ffi", "ca_lib"]
-
-MAX_SEED = 2**64 - 1
+__all__ = ["Generator", "StackedGenerator", "new_shoe", "init_cards", "shuffle_cards", "c_calculate", "MAX_SEED",
+           "ca_ffi", "ca_lib"]
 
 #: The exact analyser's C functions (``c_src/analysis/tw_ca.c``), bound in ``twentyone.analysis._ca``.
 ca_ffi, ca_lib = ffi, lib
@@ -73,3 +77,22 @@ def c_calculate(cards: str) -> int:
     """The C program's ``calculate`` (c_src/twentyone.c) on ``cards``: a cross-check of the Python one."""
     data = cards.encode("ascii")
     return int(lib.tw_calculate(data, len(data)))
+
+
+class StackedGenerator:
+    """A stand-in for ``Generator`` that deals chosen shoes, for scenario tests and audits.
+
+    Each call to ``shoe`` returns the next stacked string; when they run out it repeats the last.
+    """
+
+    def __init__(self, shoes: Sequence[str]) -> None:
+        if not shoes:
+            raise BadCardsError("a stacked shoe needs at least one card string")
+        self._shoes = [check_cards(s) for s in shoes]
+        self._i = 0
+
+    def shoe(self, decks: int) -> bytes:
+        """Return the next stacked shoe."""
+        s = self._shoes[min(self._i, len(self._shoes) - 1)]
+        self._i += 1
+        return s.encode("ascii")

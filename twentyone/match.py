@@ -1,8 +1,9 @@
-"""A whole match: the course's ``main.c`` loop, the end conditions and the ranking (``show_result``).
+"""A whole match: the course's ``main.c`` loop, the end conditions and the ranking.
 
 ``play_match`` seats the players, shuffles shoe 1, plays rounds until the match ends (nobody left,
-a 6th shuffle needed, or 50 rounds per seat), and ranks the players.  With a ``RoundLog`` it
-writes the round log of RULES.md.
+a 6th shuffle needed, or 50 rounds per seat), and ranks the players (``rank``: the order of the
+course's ``show_result``; the command line prints it).  With a ``RoundLog`` it writes the round log
+of RULES.md.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from twentyone.rules import COURSE, Rules
 from twentyone.strategy import Strategy
 from twentyone.table import StackedGenerator, Table
 
-__all__ = ["Seating", "Standing", "MatchResult", "MatchInterrupted", "play_match", "rank", "show_result",
-           "current_match"]
+__all__ = ["Seating", "Standing", "MatchResult", "MatchInterrupted", "play_match", "rank"]
 
 
 @dataclass(frozen=True)
@@ -75,15 +75,6 @@ class MatchInterrupted(TwentyOneError, KeyboardInterrupt):
         self.result = result
 
 
-_serial = 0
-
-
-def current_match() -> int:
-    """A number for the match being played in this process (0 before any): strategies that share
-    state between seats, like the function sets of one C file, use it to set up once per match."""
-    return _serial
-
-
 def rank(accounts: Sequence[tuple[int, int]]) -> list[int]:
     """Competition ranks for (money, rounds) pairs, per the ranking ruling.
 
@@ -116,10 +107,9 @@ def play_match(
             "type": "match", "seed": seed, "rules": rules.name, "decks": decks,
             "seats": [{"seat": i + 1, "name": p.name, "player": p.spec} for i, p in enumerate(seatings)],
         })
-    global _serial
-    _serial += 1
+    token = object()  # this match, for strategies that set up once per table (Strategy.start_match)
     for i, p in enumerate(seatings):
-        p.strategy.new_match(decks, n, i + 1)
+        p.strategy.start_match(token, decks, n, i + 1)
     fouls = [0] * n
     hist: list[tuple[int, ...]] = []
     table.shuffle_cards()
@@ -206,11 +196,3 @@ def _result(table: Table, seed: int, decks: int, rules: Rules, reason: str, foul
         })
     return MatchResult(seed, decks, rules.name, reason, table.round_no, table.shuffles, standings, hist)
 
-
-def show_result(result: MatchResult) -> str:
-    """The course's ``show_result``: the ranking as plain text lines."""
-    lines = [f"match ended ({result.reason}) after {result.rounds} rounds, {result.shuffles} shoes"]
-    for st in result.ranking:
-        extra = f"  [{st.fault}: {st.fault_detail}]" if st.fault else ""
-        lines.append(f"{st.rank}. seat {st.seat} {st.name} ({st.spec}): {st.account} after {st.rounds} rounds{extra}")
-    return "\n".join(lines)

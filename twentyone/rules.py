@@ -11,7 +11,10 @@ from fractions import Fraction
 
 from twentyone.errors import RulesError
 
-__all__ = ["Rules", "PRESETS", "COURSE", "get_rules"]
+__all__ = ["Rules", "PRESETS", "COURSE", "get_rules", "MAX_SEED"]
+
+#: The largest match seed: seeds are 0 .. 2^64-1.
+MAX_SEED = 2**64 - 1
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Expected value by simulation: one seat, a fresh shoe every hand, the engine's own rounds.
 
-This is how the reference EVs of REFERENCE.md are defined (one player off the top of a full shoe),
+This is how the reference EVs of RULES.md ("Reference values") are defined (one player off the top of a full shoe),
 so ``fresh_shoe_ev`` can be compared with them; the standard error comes with the mean.
 """
 
@@ -35,7 +35,7 @@ def fresh_shoe_ev(make: Callable[[], Strategy], decks: int, hands: int, seed: in
     """Play ``hands`` rounds for one seat, each from a freshly shuffled shoe, and return the EV."""
     strategy = make()
     table = Table([("ev", "ev", strategy)], decks, Generator(seed), rules)
-    strategy.new_match(decks, 1, 1)
+    strategy.start_match(object(), decks, 1, 1)
     seat = table.seats[0]
     total = 0
     squares = 0

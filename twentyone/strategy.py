@@ -10,15 +10,19 @@ compiled ``mycodes.c``) is seated through ``FunctionSetStrategy``, which builds 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import replace
+from typing import Protocol
 
-from twentyone.cards import TENS, VALUE
-from twentyone.records import Banker, Player
+from twentyone.cards import calculate, hand_value
+from twentyone.legality import double_problem, insurance_problem, surrender_problem
+from twentyone.records import NO_CARD, Banker, Player, SeatView
+from twentyone.rules import COURSE
 
-if TYPE_CHECKING:
-    from twentyone.records import SeatView
+__all__ = ["Strategy", "FunctionSet", "FunctionSetStrategy", "as_function_set", "CourseFunctions",
+           "CourseSeatView", "FUNCTION_NAMES"]
 
-__all__ = ["Strategy", "FunctionSet", "FunctionSetStrategy", "as_function_set", "CourseFunctions"]
+#: The four functions of a course function set K: ``betK first_actionK continue_actionK showK``.
+FUNCTION_NAMES = ("bet", "first_action", "continue_action", "show")
 
 
 class Strategy:
@@ -26,6 +30,14 @@ class Strategy:
 
     #: A short name for tables and logs.
     name = "strategy"
+
+    def start_match(self, match: object, decks: int, seats: int, seat: int) -> None:
+        """Called by the engine once before every match; ``match`` is a token unique to that match.
+
+        Strategies that share state between seats of one table (the function sets of one C file)
+        use the token to set up once per match.  The default calls ``new_match``.
+        """
+        self.new_match(decks, seats, seat)
 
     def new_match(self, decks: int, seats: int, seat: int) -> None:
         """Called once before every match; reset any state kept between rounds here."""
@@ -61,8 +73,12 @@ class Strategy:
 class FunctionSet(Protocol):
     """One course function set K: ``betK first_actionK continue_actionK showK`` with the C arguments."""
 
-    def reset(self) -> None:
-        """Put every static variable back to its initial value (start of a match)."""
+    def reset(self, match: object) -> None:
+        """Put every static variable back to its initial value at the start of ``match`` (a token).
+
+        Function sets of one file seated at one table share its statics, as in the course program:
+        they are reset once per match token.
+        """
 
     def bet(self, N: int) -> int:
         """``int betK(int N)``."""
@@ -90,8 +106,8 @@ class FunctionSetStrategy(Strategy):
         self.k = k
         self.name = name or f"set{k}"
 
-    def new_match(self, decks: int, seats: int, seat: int) -> None:
-        self.functions.reset()
+    def start_match(self, match: object, decks: int, seats: int, seat: int) -> None:
+        self.functions.reset(match)
 
     def bet(self, view: SeatView) -> int:
         return self.functions.bet(view.decks)
@@ -122,25 +138,55 @@ class FunctionSetStrategy(Strategy):
         self.functions.close()
 
 
-class _CourseView:
-    """A SeatView look-alike rebuilt from the course's arguments, for ``as_function_set``."""
+class CourseSeatView:
+    """A ``SeatView`` rebuilt from the course's C arguments, for ``as_function_set``.
+
+    It knows only what those arguments carry: a function set sees no rules, so legality is the
+    course's (``twentyone.legality`` with ``COURSE``); what the arguments do not tell is empty or 0.
+    """
 
     def __init__(self, seat: int, decks: int, seats: int, up: str, mine: str, account: int, bet: int,
-                 state: str, dealer: str = "", pos: int = 0, others: str = "") -> None:
+                 state: str, *, dealer: str = "", pos: int = 0, tmpcards: str = "",
+                 players: list[Player] | None = None, banker: Banker | None = None, rounds: int = 0) -> None:
         self.seat, self.decks, self.seats, self.up_card = seat, decks, seats, up
         self.my_cards, self.account, self.bet, self.pos = mine, account, bet, pos
         self.dealer_cards = dealer
-        self._state = state
-        self._others = others
-        hard = sum(VALUE[c] for c in mine if c in VALUE)
-        self.soft = "A" in mine and hard <= 11
-        self.total = hard + 10 if self.soft else hard
-        self.can_double = len(mine) == 2 and state in ("", "i") and account >= bet
-        self.can_surrender = len(mine) == 2 and state in ("", "i")
-        self.can_insure = up == "A" and state == "" and account >= bet // 2
+        self.name = ""
+        self.rounds = rounds
+        self.round = 0
+        self.shoe_size = 52 * decks
+        self.total, self.soft = hand_value(mine)
+        self.can_double = double_problem(COURSE, len(mine), state, account, bet) is None
+        self.can_surrender = surrender_problem(COURSE, len(mine), state) is None
+        self.can_insure = insurance_problem(COURSE, up, state, account, bet) is None
+        self._tmpcards = tmpcards
+        self._players = players or []
+        self._banker = banker
+
+    def seat_cards(self, seat: int) -> str:
+        if 0 < seat <= len(self._players):
+            p = self._players[seat - 1]
+            return p.mycards[: p.count]
+        t = self._tmpcards
+        cards = t[2 * seat: 2 * seat + 2] if 2 * seat + 2 <= len(t) else ""
+        return "" if NO_CARD in cards else cards
 
     def round_cards(self) -> str:
-        return self.dealer_cards + self._others
+        return self.dealer_cards + "".join(p.mycards[: p.count] for p in self._players)
+
+    def tmpcards(self, k: int | None = None) -> str:
+        return self._tmpcards
+
+    def players(self, k: int | None = None, *, self_first: bool = False) -> list[Player]:
+        out = [replace(p) for p in self._players]
+        if self_first and out and 0 < self.seat <= len(out):
+            out[0] = replace(out[self.seat - 1])
+        return out
+
+    def banker(self) -> Banker:
+        if self._banker is not None:
+            return replace(self._banker)
+        return Banker(self.up_card, len(self.up_card), "d", calculate(self.up_card) if self.up_card else 0)
 
 
 class CourseFunctions:
@@ -152,32 +198,33 @@ class CourseFunctions:
         self._up = ""
         self._decks = decks_hint
 
-    def reset(self) -> None:
-        self.strategy.new_match(self._decks, 5, self.k)
+    def reset(self, match: object = None) -> None:
+        self.strategy.start_match(match if match is not None else object(), self._decks, 5, self.k)
 
     def bet(self, N: int) -> int:
         self._decks = N
-        return self.strategy.bet(_CourseView(self.k, N, 5, "", "", 0, 0, ""))  # type: ignore[arg-type]
+        return self.strategy.bet(CourseSeatView(self.k, N, 5, "", "", 0, 0, ""))
 
     def first_action(self, tmpcards: str, length: int) -> str:
         k = self.k
         self._up = tmpcards[0]
         mine = tmpcards[2 * k : 2 * k + 2]
-        view = _CourseView(k, self._decks, (length - 2) // 2, tmpcards[0], mine, 10**9, 10, "")
-        return self.strategy.first_action(view)  # type: ignore[arg-type]
+        view = CourseSeatView(k, self._decks, (length - 2) // 2, tmpcards[0], mine, 10**9, 10, "",
+                              tmpcards=tmpcards)
+        return self.strategy.first_action(view)
 
     def continue_action(self, players: list[Player]) -> str:
         me = players[0]
-        view = _CourseView(self.k, self._decks, len(players), self._up, me.mycards[: me.count],
-                           me.account, me.mybets, me.state)
-        return self.strategy.continue_action(view)  # type: ignore[arg-type]
+        view = CourseSeatView(self.k, self._decks, len(players), self._up, me.mycards[: me.count],
+                              me.account, me.mybets, me.state, players=players, rounds=me.rounds)
+        return self.strategy.continue_action(view)
 
     def show(self, banker: Banker, players: list[Player], pNum: int, N: int, pos: int) -> None:
         me = players[self.k - 1]
-        others = "".join(p.mycards[: p.count] for p in players)
-        view = _CourseView(self.k, N, pNum - 1, banker.mycards[:1], me.mycards[: me.count], me.account,
-                           me.mybets, me.state, banker.mycards[: banker.count], pos, others)
-        self.strategy.show(view)  # type: ignore[arg-type]
+        view = CourseSeatView(self.k, N, pNum - 1, banker.mycards[:1], me.mycards[: me.count], me.account,
+                              me.mybets, me.state, dealer=banker.mycards[: banker.count], pos=pos,
+                              players=players, banker=banker, rounds=me.rounds)
+        self.strategy.show(view)
 
     def close(self) -> None:
         self.strategy.close()
@@ -186,8 +233,3 @@ class CourseFunctions:
 def as_function_set(strategy: Strategy, k: int) -> CourseFunctions:
     """Return ``strategy`` as course function set ``k`` (bet/first_action/continue_action/show)."""
     return CourseFunctions(strategy, k)
-
-
-def is_ten(card: str) -> bool:
-    """True for a ten-value card code."""
-    return card in TENS

@@ -12,113 +12,25 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from twentyone.cards import TENS, VALUE, check_cards
-from twentyone.core import Generator
-from twentyone.errors import BadCardsError
-from twentyone.records import Player, SeatView
+from twentyone.cards import TENS, VALUE, calculate, hand_total
+from twentyone.core import Generator, StackedGenerator
+from twentyone.errors import IllegalActionError
+from twentyone.legality import FAULTS, Foul, double_problem, insurance_problem, surrender_problem
+from twentyone.records import HOLE, NO_CARD, Banker, Player
 from twentyone.rules import COURSE, Rules
+from twentyone.seat import Seat
 from twentyone.strategy import Strategy
 
-__all__ = ["Table", "Foul", "StackedGenerator"]
-
-
-class Foul:
-    """The causes a hand can be fouled for, as written in the round log."""
-
-    ILLEGAL_ACTION = "illegal_action"
-    ILLEGAL_INSURANCE = "illegal_insurance"
-    UNAFFORDABLE_INSURANCE = "unaffordable_insurance"
-    UNAFFORDABLE_DOUBLE = "unaffordable_double"
-    #: Strategy faults: the player is out of the match afterwards.
-    ERROR = "error"
-    CRASH = "crash"
-    TIMEOUT = "timeout"
-    FAULTS = frozenset({ERROR, CRASH, TIMEOUT})
+__all__ = ["Table", "TableSeatView", "Foul", "FAULTS", "StrategyFault", "StackedGenerator"]
 
 
 class StrategyFault(Exception):
-    """Raised by a strategy adapter to report a fault with its cause (see ``Foul.FAULTS``)."""
+    """Raised by a strategy adapter to report a fault with its cause (one of ``FAULTS``)."""
 
-    def __init__(self, cause: str, detail: str = "") -> None:
+    def __init__(self, cause: Foul, detail: str = "") -> None:
         super().__init__(detail or cause)
         self.cause = cause
         self.detail = detail
-
-
-class StackedGenerator:
-    """A stand-in for ``Generator`` that deals chosen shoes, for scenario tests and audits.
-
-    Each call to ``shoe`` returns the next stacked string; when they run out it repeats the last.
-    """
-
-    def __init__(self, shoes: Sequence[str]) -> None:
-        if not shoes:
-            raise BadCardsError("a stacked shoe needs at least one card string")
-        self._shoes = [check_cards(s) for s in shoes]
-        self._i = 0
-
-    def shoe(self, decks: int) -> bytes:
-        """Return the next stacked shoe."""
-        s = self._shoes[min(self._i, len(self._shoes) - 1)]
-        self._i += 1
-        return s.encode("ascii")
-
-
-class _Seat:
-    """The engine's own state for one seat.  Strategies never get this object."""
-
-    __slots__ = (
-        "seat", "name", "spec", "strategy", "view", "account", "in_game", "faulted", "rounds",
-        "in_round", "bet", "insurance", "cards", "hard", "ace", "state", "actions", "doubled",
-        "surrendered", "foul", "fault_cause", "fault_detail", "done", "bj", "account_before",
-    )
-
-    def __init__(self, seat: int, name: str, spec: str, strategy: Strategy, money: int) -> None:
-        self.seat = seat
-        self.name = name
-        self.spec = spec
-        self.strategy = strategy
-        self.account = money
-        self.in_game = True
-        self.faulted = False
-        self.rounds = 0
-        self.in_round = False
-        self.bet = 0
-        self.insurance = 0
-        self.cards: list[str] = []
-        self.hard = 0
-        self.ace = False
-        self.state = ""
-        self.actions: list[str] = []
-        self.doubled = False
-        self.surrendered = False
-        self.foul: str | None = None
-        self.fault_cause = ""
-        self.fault_detail = ""
-        self.done = False
-        self.bj = False
-        self.account_before = money
-        self.view: SeatView
-
-    def total(self) -> int:
-        """Best total of the hand."""
-        return self.hard + 10 if self.ace and self.hard <= 11 else self.hard
-
-    def take(self, card: str) -> None:
-        """Add ``card`` to the hand."""
-        self.cards.append(card)
-        self.hard += VALUE[card]
-        if card == "A":
-            self.ace = True
-
-    def record(self) -> Player:
-        """A fresh course ``Player`` copy of this seat."""
-        cards = "".join(self.cards)
-        hard, ace = self.hard, self.ace
-        return Player(
-            self.name, self.account, cards, len(cards), self.state, self.bet,
-            hard + 10 if ace and hard <= 11 else hard, self.rounds,
-        )
 
 
 class Table:
@@ -138,10 +50,10 @@ class Table:
         self.generator = generator
         self.on_shuffle = on_shuffle
         self.seats = [
-            _Seat(i + 1, name, spec, strat, rules.start_money) for i, (name, spec, strat) in enumerate(players)
+            Seat(i + 1, name, spec, strat, rules.start_money) for i, (name, spec, strat) in enumerate(players)
         ]
         for s in self.seats:
-            s.view = SeatView(self, s)
+            s.view = TableSeatView(self, s)
         self.shoe = ""
         self.pos = 0
         self.shoe_no = 0
@@ -180,7 +92,7 @@ class Table:
         return len(self.shoe) - self.pos < self._threshold
 
     # -- round steps -------------------------------------------------------------------------
-    def round_init(self) -> list[_Seat]:
+    def round_init(self) -> list[Seat]:
         """Start a round: drop players below the minimum bet and clear every hand; return who plays."""
         self.round_no += 1
         self.up_card = ""
@@ -210,7 +122,7 @@ class Table:
                 active.append(s)
         return active
 
-    def place_bet(self, s: _Seat) -> None:
+    def place_bet(self, s: Seat) -> None:
         """Ask ``s`` for its bet and clamp it to [min_bet, all its money]."""
         s.in_round = True
         s.rounds += 1
@@ -230,7 +142,7 @@ class Table:
             return
         self._stake(s, b)
 
-    def _stake(self, s: _Seat, b: int) -> None:
+    def _stake(self, s: Seat, b: int) -> None:
         if b < self.rules.min_bet:
             b = self.rules.min_bet
         if b > s.account:
@@ -238,7 +150,7 @@ class Table:
         s.bet = b
         s.account -= b
 
-    def first_deal(self, active: list[_Seat]) -> None:
+    def first_deal(self, active: list[Seat]) -> None:
         """Two cards face up to each player in seat order, then the dealer's up card and hole card."""
         for s in active:
             s.take(self.getcard())
@@ -249,12 +161,12 @@ class Table:
         self.up_card = up
         self.dealer_shown = [up]
 
-    def foul(self, s: _Seat, cause: str) -> None:
+    def foul(self, s: Seat, cause: Foul) -> None:
         """The course's ``foul``: the hand ends and everything staked this round is lost."""
         s.foul = cause
         s.done = True
 
-    def fault(self, s: _Seat, cause: str, detail: str = "") -> None:
+    def fault(self, s: Seat, cause: Foul, detail: str = "") -> None:
         """A strategy fault: foul the hand and take the player out of the match."""
         self.foul(s, cause)
         s.fault_cause = cause
@@ -262,7 +174,7 @@ class Table:
         s.faulted = True
         self.round_faults.append({"seat": s.seat, "cause": cause, "detail": detail})
 
-    def _ask(self, s: _Seat, first: bool) -> str | None:
+    def _ask(self, s: Seat, first: bool) -> str | None:
         """Ask ``s`` for a decision; return its character, or None after a fault."""
         try:
             a = s.strategy.first_action(s.view) if first else s.strategy.continue_action(s.view)
@@ -279,18 +191,37 @@ class Table:
             return None
         return a
 
-    def insurance(self, s: _Seat) -> None:
-        """The course's ``insurance``: stake I = bet // 2 against a dealer Black Jack."""
-        i = s.bet // 2
-        if s.account < i:
-            self.foul(s, Foul.UNAFFORDABLE_INSURANCE)
+    # -- legality: verify_x raises, can_x answers, x acts (twentyone.legality decides) ------------
+    def _insurance_problem(self, s: Seat) -> Foul | None:
+        return insurance_problem(self.rules, self.up_card, s.state, s.account, s.bet)
+
+    def _double_problem(self, s: Seat) -> Foul | None:
+        return double_problem(self.rules, len(s.cards), s.state, s.account, s.bet)
+
+    def _surrender_problem(self, s: Seat) -> Foul | None:
+        return surrender_problem(self.rules, len(s.cards), s.state)
+
+    def verify_insurance(self, s: Seat) -> None:
+        """Raise IllegalActionError if ``s`` may not buy insurance now."""
+        _verify(s, "i", self._insurance_problem(s))
+
+    def can_insure(self, s: Seat) -> bool:
+        """True when ``s`` may buy insurance now."""
+        return self._insurance_problem(s) is None
+
+    def insurance(self, s: Seat) -> None:
+        """The course's ``insurance``: stake I = bet // 2 against a dealer Black Jack (a foul if not allowed)."""
+        problem = self._insurance_problem(s)
+        if problem is not None:
+            self.foul(s, problem)
             return
+        i = s.bet // 2
         s.account -= i
         s.insurance = i
         s.state = "i"
         s.actions.append("i")
 
-    def hit(self, s: _Seat) -> None:
+    def hit(self, s: Seat) -> None:
         """The course's ``hit``: one more card; a bust or a 21 ends the hand."""
         s.state = "h"
         s.actions.append("h")
@@ -299,10 +230,19 @@ class Table:
         if t >= 21:
             s.done = True
 
-    def dbl(self, s: _Seat) -> None:
-        """The course's ``dbl``: double the stake, take exactly one card, end the hand."""
-        if s.account < s.bet:
-            self.foul(s, Foul.UNAFFORDABLE_DOUBLE)
+    def verify_double(self, s: Seat) -> None:
+        """Raise IllegalActionError if ``s`` may not double now."""
+        _verify(s, "d", self._double_problem(s))
+
+    def can_double(self, s: Seat) -> bool:
+        """True when ``s`` may double now."""
+        return self._double_problem(s) is None
+
+    def dbl(self, s: Seat) -> None:
+        """The course's ``dbl``: double the stake, take exactly one card, end the hand (a foul if not allowed)."""
+        problem = self._double_problem(s)
+        if problem is not None:
+            self.foul(s, problem)
             return
         s.account -= s.bet
         s.bet *= 2
@@ -312,33 +252,42 @@ class Table:
         s.take(self.getcard())
         s.done = True
 
-    def surrender(self, s: _Seat) -> None:
-        """The course's ``surrender``: the hand ends; bet // 2 comes back at settlement."""
+    def verify_surrender(self, s: Seat) -> None:
+        """Raise IllegalActionError if ``s`` may not surrender now."""
+        _verify(s, "u", self._surrender_problem(s))
+
+    def can_surrender(self, s: Seat) -> bool:
+        """True when ``s`` may surrender now."""
+        return self._surrender_problem(s) is None
+
+    def surrender(self, s: Seat) -> None:
+        """The course's ``surrender``: the hand ends; bet // 2 comes back at settlement (a foul if not allowed)."""
+        problem = self._surrender_problem(s)
+        if problem is not None:
+            self.foul(s, problem)
+            return
         s.surrendered = True
         s.state = "u"
         s.actions.append("u")
         s.done = True
 
-    def stand(self, s: _Seat) -> None:
+    def stand(self, s: Seat) -> None:
         """End the hand as it is."""
         s.state = "s"
         s.actions.append("s")
         s.done = True
 
-    def _first_choice(self, s: _Seat, a: str, insurance_open: bool) -> bool:
+    def _first_choice(self, s: Seat, a: str) -> bool:
         """Validate a first action; apply insurance now.  Return True if it is still to take effect."""
         if a == "i":
-            if not insurance_open:
-                self.foul(s, Foul.ILLEGAL_INSURANCE)
-                return False
-            self.insurance(s)
+            self.insurance(s)  # fouls it when the dealer does not show an A, or it cannot be paid
             return False
-        if a in "hsdu" and (a != "u" or self.rules.surrender):
+        if a in "hsd" or (a == "u" and self._surrender_problem(s) is None):
             return True
         self.foul(s, Foul.ILLEGAL_ACTION)
         return False
 
-    def _take_effect(self, s: _Seat, a: str) -> None:
+    def _take_effect(self, s: Seat, a: str) -> None:
         """Make a two-card decision take effect, then play the hand out through continue_action."""
         if s.bj:
             s.state = a
@@ -364,7 +313,7 @@ class Table:
             else:
                 self.foul(s, Foul.ILLEGAL_ACTION)
 
-    def _after_insurance(self, s: _Seat) -> None:
+    def _after_insurance(self, s: Seat) -> None:
         """An insured hand with no dealer Black Jack: the next decision may still be h, s, d or u."""
         if s.bj:
             s.done = True
@@ -372,7 +321,7 @@ class Table:
         c = self._ask(s, False)
         if c is None:
             return
-        if c in "hsdu" and (c != "u" or self.rules.surrender):
+        if c in "hsd" or (c == "u" and self._surrender_problem(s) is None):
             self._take_effect(s, c)
         else:
             self.foul(s, Foul.ILLEGAL_ACTION)
@@ -385,9 +334,8 @@ class Table:
         ace = self.up_card == "A" or self.hole == "A"
         h17 = self.rules.dealer_hits_soft_17
         while True:
-            soft = ace and hard <= 11
-            t = hard + 10 if soft else hard
-            if t > 17 or (t == 17 and not (soft and h17)):
+            t = hand_total(hard, ace)
+            if t > 17 or (t == 17 and not (t != hard and h17)):
                 break
             c = self.getcard()
             self.dealer_shown.append(c)
@@ -399,10 +347,9 @@ class Table:
 
     def dealer_total(self) -> int:
         """The dealer's best total (after ``banker_continue``)."""
-        h = self.dealer_hard
-        return h + 10 if self.dealer_ace and h <= 11 else h
+        return hand_total(self.dealer_hard, self.dealer_ace)
 
-    def judge(self, active: list[_Seat], dealer_bj: bool) -> None:
+    def judge(self, active: list[Seat], dealer_bj: bool) -> None:
         """The course's ``judge``: settle every hand of the round and pay the dealer or the player."""
         rules = self.rules
         d = self.dealer_total()
@@ -431,7 +378,7 @@ class Table:
                 s.account += s.bet
 
     # -- a whole round -----------------------------------------------------------------------
-    def play_round(self, active: list[_Seat]) -> bool:
+    def play_round(self, active: list[Seat]) -> bool:
         """Play one round for ``active`` (from ``round_init``); return whether the dealer had Black Jack."""
         for s in active:
             self.place_bet(s)
@@ -441,12 +388,12 @@ class Table:
         if up in TENS and dealer_bj:
             pass  # revealed at once: nobody is asked for a decision
         elif up == "A":
-            chosen: list[tuple[_Seat, str]] = []
+            chosen: list[tuple[Seat, str]] = []
             for s in active:
                 if s.done:
                     continue
                 a = self._ask(s, True)
-                if a is not None and self._first_choice(s, a, True):
+                if a is not None and self._first_choice(s, a):
                     chosen.append((s, a))
             if dealer_bj:
                 for s, a in chosen:
@@ -467,7 +414,7 @@ class Table:
                 if s.done:
                     continue
                 a = self._ask(s, True)
-                if a is not None and self._first_choice(s, a, False):
+                if a is not None and self._first_choice(s, a):
                     self._take_effect(s, a)
         if dealer_bj:
             self.hole_shown = True
@@ -479,7 +426,7 @@ class Table:
         self.judge(active, dealer_bj)
         return dealer_bj
 
-    def void_round(self, active: list[_Seat]) -> None:
+    def void_round(self, active: list[Seat]) -> None:
         """Undo a round stopped before settlement (Ctrl-C): every stake goes back, the round is not counted."""
         for s in active:
             if s.in_round:
@@ -508,14 +455,14 @@ class Table:
             except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
                 self._fault_outside_round(s, Foul.ERROR, f"show raised {type(e).__name__}: {e}")
 
-    def _fault_outside_round(self, s: _Seat, cause: str, detail: str) -> None:
+    def _fault_outside_round(self, s: Seat, cause: Foul, detail: str) -> None:
         """A fault in show: the hand is already settled and stays so; the player leaves the match."""
         s.faulted = True
         s.fault_cause = cause
         s.fault_detail = detail
         self.round_faults.append({"seat": s.seat, "cause": cause, "detail": detail})
 
-    def round_record(self, active: list[_Seat], shoe: int, first_card: int, dealer_bj: bool) -> dict[str, Any]:
+    def round_record(self, active: list[Seat], shoe: int, first_card: int, dealer_bj: bool) -> dict[str, Any]:
         """The round's log record (see RULES.md, "The round log"); ``faults`` only when there were any."""
         record = {
             "type": "round",
@@ -544,3 +491,154 @@ class Table:
         if self.round_faults:
             record["faults"] = list(self.round_faults)
         return record
+
+
+def _verify(s: Seat, action: str, problem: Foul | None) -> None:
+    if problem is not None:
+        raise IllegalActionError(f"illegal action: {action!r} at seat {s.seat} ({problem})")
+
+
+class TableSeatView:
+    """The table's ``SeatView`` of one seat (``twentyone.records.SeatView``): read-only, what the seat may see."""
+
+    __slots__ = ("_t", "_s")
+
+    def __init__(self, table: Table, seat: Seat) -> None:
+        self._t = table
+        self._s = seat
+
+    # -- the seat itself -------------------------------------------------------------------
+    @property
+    def seat(self) -> int:
+        """This seat's number, 1-based."""
+        return self._s.seat
+
+    @property
+    def name(self) -> str:
+        """This seat's name."""
+        return self._s.name
+
+    @property
+    def account(self) -> int:
+        """Money not on the table."""
+        return self._s.account
+
+    @property
+    def bet(self) -> int:
+        """The main stake this round (doubled after a double)."""
+        return self._s.bet
+
+    @property
+    def my_cards(self) -> str:
+        """This seat's cards this round, in the order dealt."""
+        return "".join(self._s.cards)
+
+    @property
+    def total(self) -> int:
+        """The best total of this seat's cards."""
+        return hand_total(self._s.hard, self._s.ace)
+
+    @property
+    def soft(self) -> bool:
+        """True when an ace in this seat's hand counts 11."""
+        s = self._s
+        return hand_total(s.hard, s.ace) != s.hard
+
+    @property
+    def can_double(self) -> bool:
+        """True when ``d`` is allowed now and affordable."""
+        return self._t.can_double(self._s)
+
+    @property
+    def can_surrender(self) -> bool:
+        """True when ``u`` is allowed now."""
+        return self._t.can_surrender(self._s)
+
+    @property
+    def can_insure(self) -> bool:
+        """True when ``i`` is allowed now and affordable."""
+        return self._t.can_insure(self._s)
+
+    @property
+    def rounds(self) -> int:
+        """Rounds this seat has played so far."""
+        return self._s.rounds
+
+    # -- the table ---------------------------------------------------------------------------
+    @property
+    def decks(self) -> int:
+        """Decks in the shoe (the course's N)."""
+        return self._t.decks
+
+    @property
+    def seats(self) -> int:
+        """Player seats at the table."""
+        return len(self._t.seats)
+
+    @property
+    def up_card(self) -> str:
+        """The dealer's up card."""
+        return self._t.up_card
+
+    @property
+    def dealer_cards(self) -> str:
+        """The dealer's cards that are face up (the whole hand once it is shown)."""
+        return "".join(self._t.dealer_shown)
+
+    @property
+    def pos(self) -> int:
+        """Cards of the current shoe dealt so far."""
+        return self._t.pos
+
+    @property
+    def shoe_size(self) -> int:
+        """Cards in a full shoe."""
+        return self._t.decks * 52
+
+    @property
+    def round(self) -> int:
+        """The current round number, 1-based."""
+        return self._t.round_no
+
+    def seat_cards(self, seat: int) -> str:
+        """The face-up cards of ``seat`` this round ('' for a seat not in the round)."""
+        return "".join(self._t.seats[seat - 1].cards)
+
+    def round_cards(self) -> str:
+        """Every card face up on the table now: the dealer's shown cards, then each seat's."""
+        return "".join(self._t.dealer_shown) + "".join("".join(s.cards) for s in self._t.seats)
+
+    # -- the course's views --------------------------------------------------------------------
+    def _order(self, k: int) -> list[Seat | None]:
+        """Seats in the order function set ``k`` expects: this seat moved to index k-1."""
+        order: list[Seat | None] = list(self._t.seats)
+        while len(order) < k:
+            order.append(None)
+        i = self._s.seat - 1
+        order[i], order[k - 1] = order[k - 1], order[i]
+        return order
+
+    def tmpcards(self, k: int | None = None) -> str:
+        """The course's ``tmpcards`` for function set ``k`` (default: this seat's number)."""
+        k = k or self._s.seat
+        parts = [self._t.up_card, HOLE]
+        for s in self._order(k):
+            if s is None or not s.in_round:
+                parts.append(NO_CARD + NO_CARD)
+            else:
+                parts.append(s.cards[0] + s.cards[1])
+        return "".join(parts)
+
+    def players(self, k: int | None = None, *, self_first: bool = False) -> list[Player]:
+        """Fresh Player copies in function set ``k``'s order; with ``self_first`` this seat is also at [0]."""
+        k = k or self._s.seat
+        out = [Player() if s is None else s.record() for s in self._order(k)]
+        if self_first:
+            out[0] = self._s.record()
+        return out
+
+    def banker(self) -> Banker:
+        """A fresh Banker copy: the shown cards, 'l' once the hole card is shown."""
+        cards = "".join(self._t.dealer_shown)
+        shown = self._t.hole_shown
+        return Banker(cards, len(cards), "l" if shown else "d", calculate(cards) if cards else 0)

@@ -11,9 +11,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import StrEnum
 from statistics import NormalDist
 
-__all__ = ["wilson", "z_for", "Verdict", "decide"]
+__all__ = ["wilson", "z_for", "Verdict", "Decision", "decide"]
+
+
+class Decision(StrEnum):
+    """What the decision rule says after a look at the matches."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    #: At the maximum number of matches the interval still holds the threshold.
+    BORDERLINE = "borderline"
+    #: More matches are needed.
+    OPEN = "open"
 
 
 def z_for(confidence: float) -> float:
@@ -41,9 +53,7 @@ def wilson(wins: float, n: int, confidence: float = 0.95) -> tuple[float, float,
 class Verdict:
     """Where a win-rate criterion stands after some matches."""
 
-    #: ``pass``, ``fail``, ``borderline`` (at the maximum, the interval still holds the threshold),
-    #: or ``open`` (more matches are needed).
-    status: str
+    status: Decision
     matches: int
     rate: float
     low: float
@@ -55,11 +65,11 @@ def decide(wins: float, n: int, threshold: float, min_matches: int, max_matches:
     """Apply the decision rule to ``wins`` out of ``n`` matches (``n`` at a batch boundary)."""
     rate, low, high = wilson(wins, n, confidence)
     if n >= min_matches and low > threshold:
-        status = "pass"
+        status = Decision.PASS
     elif n >= min_matches and high < threshold:
-        status = "fail"
+        status = Decision.FAIL
     elif n >= max_matches:
-        status = "borderline"
+        status = Decision.BORDERLINE
     else:
-        status = "open"
+        status = Decision.OPEN
     return Verdict(status, n, rate, low, high)

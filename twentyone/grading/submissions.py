@@ -6,15 +6,14 @@ used gets ``error`` set with one clear line, and the other students are still gr
 
 from __future__ import annotations
 
-import re
 import shutil
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Submission", "find_submissions", "safe_name"]
+from twentyone.players.spec import safe_name
 
-_SAFE = re.compile(r"[^0-9A-Za-z._\-\u4e00-\u9fff]+")
+__all__ = ["Submission", "find_submissions"]
 
 
 @dataclass
@@ -28,19 +27,6 @@ class Submission:
     error: str | None = None
     #: The compiler's messages when a C file does not compile.
     messages: str = ""
-
-    @property
-    def spec(self) -> str:
-        """The player SPEC of the submission's function set 1."""
-        return f"{self.path}:1"
-
-
-def safe_name(p: Path) -> str:
-    """A file-system- and key-safe name for a submission: its file, folder or zip name (the student)."""
-    stem = p.stem if p.suffix.lower() in (".zip", ".c", ".py") else p.name
-    if stem.lower() in ("mycodes", "strategy", "main") and p.parent.name:
-        stem = p.parent.name
-    return _SAFE.sub("_", stem).strip("_") or "submission"
 
 
 def _pick(folder: Path) -> tuple[Path | None, str]:

@@ -1,8 +1,8 @@
 """Run many matches: the unit of work for grading and tournaments, and where it runs.
 
-A ``MatchJob`` names everything a match needs (players as SPEC strings, seed, decks, rules, sandbox
-limits), so it can be shipped to another process or machine; ``play_job`` plays it and returns a
-``MatchOutcome`` of plain data.  ``run_jobs`` plays a list of jobs in this process, in a local process
+A ``plan.MatchJob`` names everything a match needs (players as SPEC strings, seed, decks, rules,
+sandbox limits), so it can be shipped to another process or machine; ``play_job`` plays it and
+returns an ``outcome.MatchOutcome``.  ``run_jobs`` plays a list of jobs in this process, in a local process
 pool (``workers``) or on Dask distributed (``cluster``), many jobs per task, yielding outcomes as
 batches finish.  Outcomes depend only on the jobs, so every way of running gives the same results.
 """
@@ -13,17 +13,20 @@ import os
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from twentyone.errors import TwentyOneError
+from twentyone.grading.outcome import Incident, MatchOutcome
+from twentyone.grading.plan import MatchJob
 from twentyone.match import Seating, play_match
+from twentyone.players.sandbox.limits import Limits
+from twentyone.players.spec import make_strategy
 from twentyone.roundlog import RoundLog
 from twentyone.rules import get_rules
 from twentyone.strategy import Strategy
 
-__all__ = ["MatchJob", "MatchOutcome", "play_job", "play_batch", "run_jobs", "drive", "parse_cluster"]
+__all__ = ["play_job", "play_batch", "run_jobs", "drive", "parse_cluster"]
 
 #: Round records kept per seat and match for the report (the count of fouls is always whole).
 MAX_INCIDENTS_PER_SEAT = 5
@@ -31,69 +34,17 @@ MAX_INCIDENTS_PER_SEAT = 5
 CACHE_SIZE = 32
 
 
-@dataclass(frozen=True)
-class MatchJob:
-    """One match to play: its key, the SPEC at each seat, and how."""
-
-    key: str
-    specs: tuple[str, ...]
-    seed: int
-    decks: int = 6
-    rules: str = "course"
-    #: Sandbox limits as a dict (see ``twentyone.sandbox.Limits``), or None to play in process.
-    limits: dict[str, Any] | None = None
-    capture_dir: str | None = None
-    #: Free data carried to the outcome (purpose, submission, opponent, seat ...).
-    meta: dict[str, Any] = field(default_factory=dict)
-    #: Keep every seat's money after each round (for bankroll charts).
-    bankroll: bool = True
+_CACHE: OrderedDict[tuple[str, int, Limits | None], Strategy] = OrderedDict()
 
 
-@dataclass
-class MatchOutcome:
-    """What a played match returns: plain data, ready for a database."""
-
-    key: str
-    meta: dict[str, Any]
-    reason: str
-    rounds: int
-    #: Per seat (index 0 = seat 1): final money, rank, rounds played, fouls, fault cause and detail.
-    accounts: list[int]
-    ranks: list[int]
-    seat_rounds: list[int]
-    fouls: list[int]
-    faults: list[str | None]
-    fault_details: list[str]
-    #: Every seat's money after each round.
-    bankroll: list[list[int]]
-    #: Round records (log lines) of rounds with a foul, with the seat that fouled.
-    incidents: list[dict[str, Any]]
-    #: A setup error (e.g. a player that could not be built): the match was not played.
-    error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """As a JSON-ready dict."""
-        return asdict(self)
-
-
-_CACHE: OrderedDict[tuple[str, int, str], Strategy] = OrderedDict()
-
-
-def _strategy(spec: str, nth: int, limits: dict[str, Any] | None, capture_dir: str | None) -> Strategy:
+def _strategy(spec: str, nth: int, limits: Limits | None, capture_dir: str | None) -> Strategy:
     """The ``nth`` strategy for ``spec`` in a match, kept for the next job of this process (zygotes are reused)."""
-    from twentyone.players import make_strategy
-
-    key = (spec, nth, repr(sorted(limits.items())) if limits else "trusted")
+    key = (spec, nth, limits)
     s = _CACHE.get(key)
     if s is not None:
         _CACHE.move_to_end(key)
     else:
-        sandbox = None
-        if limits is not None:
-            from twentyone.sandbox import Limits
-
-            sandbox = Limits(**limits)
-        s = make_strategy(spec, warn=lambda m: None, sandbox=sandbox,
+        s = make_strategy(spec, warn=lambda m: None, sandbox=limits,
                           capture_dir=Path(capture_dir) if capture_dir else None)
         _CACHE[key] = s
         while len(_CACHE) > CACHE_SIZE:
@@ -118,12 +69,12 @@ def play_job(job: MatchJob) -> MatchOutcome:
             faults[i] = "error"
             details = [""] * n
             details[i] = str(e)
-            return MatchOutcome(job.key, job.meta, "error", 0, [0] * n, [1] * n, [0] * n, [0] * n, faults,
-                                details, [], [], error=str(e))
+            return MatchOutcome(job.key, job.info, "error", 0, [0] * n, [1] * n, [0] * n, [0] * n, faults,
+                                details, error=str(e))
     log = RoundLog(keep=True)
     result = play_match(seatings, job.decks, job.seed, get_rules(job.rules), log=log, history=job.bankroll)
     by_seat = {s.seat: s for s in result.ranking}
-    incidents = []
+    incidents: list[Incident] = []
     kept = [0] * n
     for rec in log.records or []:
         if rec.get("type") != "round":
@@ -131,9 +82,9 @@ def play_job(job: MatchJob) -> MatchOutcome:
         for p in rec["players"]:
             if p["foul"] is not None and kept[p["seat"] - 1] < MAX_INCIDENTS_PER_SEAT:
                 kept[p["seat"] - 1] += 1
-                incidents.append({"seat": p["seat"], "round": rec["round"], "foul": p["foul"], "record": rec})
+                incidents.append(Incident(p["seat"], rec["round"], p["foul"], rec))
     return MatchOutcome(
-        key=job.key, meta=job.meta, reason=result.reason, rounds=result.rounds,
+        key=job.key, info=job.info, reason=result.reason, rounds=result.rounds,
         accounts=[by_seat[i + 1].account for i in range(n)],
         ranks=[by_seat[i + 1].rank for i in range(n)],
         seat_rounds=[by_seat[i + 1].rounds for i in range(n)],
@@ -269,7 +220,7 @@ def _init_worker(counter: Any = None) -> None:
 def _pin_worker(index: int) -> None:
     """Worker ``index`` runs its sandboxed strategies on CPU ``index`` (modulo the CPUs it may use).
 
-    A sandboxed strategy's child shares its engine's CPU (see ``twentyone.sandbox.engine_cpu``); without
+    A sandboxed strategy's child shares its engine's CPU (see ``twentyone.players.sandbox.cpus.engine_cpu``); without
     this two workers could pick the same CPU and leave another idle.
     """
     cpus = sorted(os.sched_getaffinity(0))

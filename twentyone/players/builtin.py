@@ -5,11 +5,10 @@ Each is a ``twentyone.strategy.Strategy`` and can sit at any seat.
 
 from __future__ import annotations
 
-from twentyone.cards import VALUE
+from twentyone.cards import hand_value
+from twentyone.players.charts import UP, chart
 from twentyone.records import SeatView
 from twentyone.strategy import Strategy
-
-from mycodes.charts import UP, chart
 
 __all__ = ["Stand", "Basic", "HiLo", "BUILTINS"]
 
@@ -32,7 +31,7 @@ class Stand(Strategy):
 
 
 class Basic(Strategy):
-    """The total-dependent basic strategy of ``mycodes.charts``; flat minimum bet, never insures."""
+    """The total-dependent basic strategy of ``twentyone.players.charts``; flat minimum bet, never insures."""
 
     name = "basic"
 
@@ -50,11 +49,7 @@ class Basic(Strategy):
 
     def decide(self, cards: str, up: str, can_double: bool, can_surrender: bool) -> str:
         """The chart's decision for ``cards`` against ``up``."""
-        hard = 0
-        for c in cards:
-            hard += VALUE[c]
-        soft = "A" in cards and hard <= 11
-        total = hard + 10 if soft else hard
+        total, soft = hand_value(cards)
         if total > 21:
             return "s"
         two = len(cards) == 2
@@ -121,11 +116,9 @@ class HiLo(Basic):
         return 10
 
     def _index(self, cards: str, up: str, tc: float, can_double: bool, can_surrender: bool) -> str | None:
-        hard = sum(VALUE[c] for c in cards)
-        soft = "A" in cards and hard <= 11
+        t, soft = hand_value(cards)
         if soft:
             return None
-        t = hard
         u = "T" if up in "JQK" else up
         if can_surrender:
             if t == 14 and u == "T" and tc >= 3:

@@ -3,6 +3,10 @@
 A run lives in one folder (``--out``): ``results.sqlite`` holds the configuration, the entries and
 every finished match; the reports are made from it.  A folder that already holds a run is only
 continued with ``--resume``, which plays exactly the matches still missing.
+
+The write side (``grader``, ``runner``, the players) is imported only by ``grade`` and ``tournament``:
+``report`` reads the store and writes the reports without loading the table, the sandbox or the C
+bridge.
 """
 
 from __future__ import annotations
@@ -17,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from twentyone.config import GradingConfig, Isolation, config_from_dict
 from twentyone.errors import TwentyOneError
-from twentyone.grading import Grader, limits_of, outcome_for_store, prepare_entries
-from twentyone.scores import ClassReport
-from twentyone.store import EntryRow, Store
+from twentyone.grading.config import GradingConfig, Isolation, config_from_dict
+from twentyone.grading.outcome import EntryKind, MatchOutcome
+from twentyone.grading.results import ClassReport
+from twentyone.grading.scoring import class_report
+from twentyone.grading.store import EntryRow, Store
 
 __all__ = ["Execution", "grade", "tournament", "report", "summary_table", "tournament_entries"]
 
@@ -86,8 +91,6 @@ def _same_sources(stored: Sequence[EntryRow], given: Sequence[str]) -> None:
 
 
 def _finish(store: Store, out: Path, execution: Execution) -> ClassReport:
-    from twentyone.scoring import class_report
-
     rep = class_report(store)
     write_all(rep, out, execution.warn)
     return rep
@@ -95,7 +98,7 @@ def _finish(store: Store, out: Path, execution: Execution) -> ClassReport:
 
 def write_all(rep: ClassReport, out: Path, warn: Callable[[str], None]) -> list[Path]:
     """Write every report of ``rep`` into ``out``."""
-    from twentyone.report import write_reports
+    from twentyone.grading.report import write_reports
 
     try:
         return write_reports(rep, out)
@@ -111,6 +114,8 @@ def _interrupted(store: Store, out: Path, command: str) -> TwentyOneError:
 def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, resume: bool,
           execution: Execution, config_given: bool = False) -> ClassReport:
     """Grade ``submissions`` into ``out`` (or continue the run there) and write the reports."""
+    from twentyone.grading.grader import Grader, prepare_entries
+
     store, continued = _open_run(out, "grade", resume)
     try:
         if continued:
@@ -152,21 +157,21 @@ def tournament_entries(specs: Sequence[str], warn: Callable[[str], None] | None 
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from mycodes.builtin import BUILTINS
     from twentyone.errors import PlayerSpecError
-    from twentyone.grading import check_player
-    from twentyone.players import parse_spec
-    from twentyone.submissions import safe_name
+    from twentyone.grading.grader import check_player
+    from twentyone.players.builtin import BUILTINS
+    from twentyone.players.spec import parse_spec, safe_name
 
     def check(pos: int) -> EntryRow:
         spec = specs[pos]
         if spec in BUILTINS:
-            return EntryRow(spec, pos, spec, spec, "builtin", None, "")
+            return EntryRow(spec, pos, spec, spec, EntryKind.BUILTIN, None, "")
         target, k = parse_spec(spec)
         path = Path(target).expanduser().resolve()
-        kind = path.suffix.lower().lstrip(".")
+        suffix = path.suffix.lower().lstrip(".")
+        kind = EntryKind(suffix) if suffix in ("c", "py") else EntryKind.UNKNOWN
         name = safe_name(path) + (f"_{k}" if k and k != 1 else "")
-        if kind not in ("c", "py"):
+        if kind == EntryKind.UNKNOWN:
             error: str | None = str(PlayerSpecError(
                 f"unknown player {spec!r} (use stand, basic, hilo, a .py file or a .c file, optionally :K)"))
             return EntryRow(name, pos, spec, spec, kind, error, "")
@@ -179,7 +184,7 @@ def tournament_entries(specs: Sequence[str], warn: Callable[[str], None] | None 
     out = []
     for r in rows:
         name = r.name
-        if name in seen or (r.kind != "builtin" and name in BUILTINS):
+        if name in seen or (r.kind != EntryKind.BUILTIN and name in BUILTINS):
             name = f"{name}.{r.kind}"
         base, i = name, 2
         while name in seen:
@@ -192,8 +197,9 @@ def tournament_entries(specs: Sequence[str], warn: Callable[[str], None] | None 
 def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: int, rules: str, out: Path,
                resume: bool, isolation: Isolation, execution: Execution) -> ClassReport:
     """Play a tournament between ``specs`` into ``out`` (or continue it) and write the reports."""
-    from twentyone.runner import drive
-    from twentyone.tournament import tournament_jobs
+    from twentyone.grading.grader import limits_of
+    from twentyone.grading.plan import tournament_jobs
+    from twentyone.grading.runner import drive
 
     store, continued = _open_run(out, "tournament", resume)
     try:
@@ -227,11 +233,9 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
         with _progress(execution.progress, "tournament") as update:
             update(done[0], total)
 
-            def on_done(outcomes: list[Any]) -> list[list[Any]]:
+            def on_done(outcomes: list[MatchOutcome]) -> list[Any]:
                 for o in outcomes:
-                    m = o.meta
-                    if store.add_match(o.key, "tournament", "", int(m["idx"]), int(m["seed"]), list(m["names"]),
-                                       outcome_for_store(o)):
+                    if store.add_outcome(o):
                         done[0] += 1
                 update(done[0], total)
                 return []

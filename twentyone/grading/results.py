@@ -1,6 +1,6 @@
 """What grading and tournaments produce: plain records that every report is written from.
 
-``twentyone.grading`` builds a ``ClassReport`` from the results database alone; ``twentyone.report``
+``grading.scoring`` builds a ``ClassReport`` from the results database alone; ``grading.report``
 turns it into HTML pages, PNG charts, CSV and JSON, and Gradescope and PrairieLearn ``results.json``.
 Everything here is plain data (``to_dict`` gives JSON-ready dicts).
 """
@@ -8,9 +8,25 @@ Everything here is plain data (``to_dict`` gives JSON-ready dicts).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
 
-__all__ = ["Incident", "Criterion", "BankrollSample", "StudentScore", "StandingRow", "ClassReport"]
+__all__ = ["Incident", "Status", "Criterion", "BankrollSample", "StudentScore", "StandingRow", "ClassReport"]
+
+
+class Status(StrEnum):
+    """Where a rubric line stands for one student."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    #: The interval still holds the threshold at the maximum number of matches.
+    BORDERLINE = "borderline"
+    #: The matches stopped before the criterion was decided (an interrupted run).
+    INCOMPLETE = "incomplete"
+    #: Nothing was played, e.g. the submission did not compile.
+    NOT_PLAYED = "not played"
+    #: A bonus line (the tournament).
+    BONUS = "bonus"
 
 
 @dataclass
@@ -36,9 +52,7 @@ class Criterion:
     title: str
     points: float
     max_points: float
-    #: ``pass``, ``fail``, ``borderline`` (the interval still holds the threshold at the maximum number of
-    #: matches), ``not played`` (e.g. the submission did not compile) or ``bonus``.
-    status: str
+    status: Status
     #: One line that says why, e.g. "912 of 1000 matches won (91.2%, 95% CI 89.3%-92.8%)".
     detail: str
     #: Win-rate criteria: wins (a tie counts as the configuration says), ties, losses, matches played.

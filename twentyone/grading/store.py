@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from twentyone.errors import TwentyOneError
+from twentyone.grading.outcome import EntryKind, JobInfo, MatchOutcome
 
 __all__ = ["Store", "EntryRow", "MatchRow", "DB_NAME", "StoreError"]
 
@@ -50,14 +51,14 @@ class EntryRow:
     position: int
     source: str
     spec: str
-    kind: str
+    kind: EntryKind
     error: str | None
     messages: str
 
 
 @dataclass(frozen=True)
 class MatchRow:
-    """A finished match as stored; ``outcome`` is ``runner.MatchOutcome.to_dict()``."""
+    """A finished match as stored, its outcome read back into a ``MatchOutcome``."""
 
     key: str
     purpose: str
@@ -65,7 +66,7 @@ class MatchRow:
     idx: int
     seed: int
     names: list[str]
-    outcome: dict[str, Any]
+    outcome: MatchOutcome
 
 
 class Store:
@@ -136,18 +137,19 @@ class Store:
 
     def entries(self) -> list[EntryRow]:
         """The entries in their original order."""
-        return [EntryRow(*r) for r in self._conn.execute(
-            "SELECT name, position, source, spec, kind, error, messages FROM entries ORDER BY position")]
+        return [EntryRow(name, pos, source, spec, EntryKind(kind), error, messages) for name, pos, source, spec, kind,
+                error, messages in self._conn.execute(
+                    "SELECT name, position, source, spec, kind, error, messages FROM entries ORDER BY position")]
 
     # -- matches -----------------------------------------------------------------------------
-    def add_match(self, key: str, purpose: str, subject: str, idx: int, seed: int, names: list[str],
-                  outcome: dict[str, Any]) -> bool:
+    def add_outcome(self, o: MatchOutcome) -> bool:
         """Store a finished match in its own transaction; False if its key was already there."""
+        info = o.info
         with self._conn:
             cur = self._conn.execute(
                 "INSERT OR IGNORE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (key, purpose, subject, idx, seed, json.dumps(names, ensure_ascii=False),
-                 json.dumps(outcome, ensure_ascii=False, separators=(",", ":")), time.time()))
+                (o.key, info.purpose, info.subject, info.idx, info.seed, json.dumps(list(info.names), ensure_ascii=False),
+                 json.dumps(o.to_dict(), ensure_ascii=False, separators=(",", ":")), time.time()))
         return cur.rowcount == 1
 
     def keys(self) -> set[str]:
@@ -172,4 +174,7 @@ class Store:
             sql += " WHERE " + " AND ".join(cond)
         sql += " ORDER BY purpose, subject, idx"
         for key, p, s, idx, seed, names, outcome in self._conn.execute(sql, args):
-            yield MatchRow(key, p, s, idx, seed, json.loads(names), json.loads(outcome))
+            who = json.loads(names)
+            d = json.loads(outcome)
+            info = JobInfo(p, s, idx, seed, tuple(who), d.get("seat"))
+            yield MatchRow(key, p, s, idx, seed, who, MatchOutcome.from_dict(d, key, info))

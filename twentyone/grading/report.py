@@ -1,6 +1,6 @@
 """Reports of a graded class or a tournament: HTML pages, PNG charts, CSV, JSON and course-platform results.
 
-``write_reports(report, out)`` writes, from a ``ClassReport`` alone (``twentyone.scores``):
+``write_reports(report, out)`` writes, from a ``ClassReport`` alone (``grading.results``):
 
 - ``index.html``: the class page.  A graded class gets the score table (one row per student: every rubric
   criterion's points and status, bonus, total, incidents, the error line); a tournament gets its standings
@@ -49,7 +49,7 @@ from typing import Any
 from urllib.parse import quote
 
 from twentyone.errors import TwentyOneError
-from twentyone.scores import BankrollSample, ClassReport, Criterion, StandingRow, StudentScore
+from twentyone.grading.results import BankrollSample, ClassReport, Criterion, StandingRow, StudentScore
 
 __all__ = ["ReportError", "write_reports", "render_index", "render_student", "csv_table", "gradescope_results",
            "prairielearn_results", "win_rate_chart", "bankroll_chart", "format_rate"]

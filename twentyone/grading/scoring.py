@@ -1,7 +1,7 @@
 """Scores from the results database alone: the rubric of each submission, or a tournament's standings.
 
 ``class_report(store)`` reads the configuration, the entries and every stored match and returns the
-``scores.ClassReport`` that every report is written from, so ``twentyone report DIR`` can remake the
+``results.ClassReport`` that every report is written from, so ``twentyone report DIR`` can remake the
 reports at any time.  The decision rule is applied to the stored matches in index order, batch by
 batch, exactly as the grader applied it while playing, so the score does not depend on the order in
 which matches finished (local pool, Dask, or a resumed run).
@@ -15,12 +15,13 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from twentyone.config import GradingConfig, WinRate, config_from_dict
-from twentyone.grading import win_value, winner_of
-from twentyone.scores import BankrollSample, ClassReport, Criterion, Incident, StandingRow, StudentScore
-from twentyone.stats import decide
-from twentyone.store import EntryRow, MatchRow, Store
-from twentyone.tournament import standings
+from twentyone.grading.config import GradingConfig, WinRate, config_from_dict
+from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
+                                       StudentScore)
+from twentyone.grading.rubric import Result, judge_batches, winner_of
+from twentyone.grading.standings import standings
+from twentyone.grading.stats import Decision
+from twentyone.grading.store import EntryRow, MatchRow, Store
 
 __all__ = ["class_report", "grade_student", "MAX_INCIDENTS_SHOWN"]
 
@@ -41,47 +42,39 @@ def _pct(x: float) -> str:
 def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: GradingConfig) -> Criterion:
     """Apply the decision rule to one criterion's stored matches."""
     title = TITLES[purpose].format(t=crit.threshold)
-    results = {r.idx: winner_of(r.outcome, r.outcome["seat"]) for r in rows}
+    results = {r.idx: winner_of(r.outcome, r.outcome.seat) for r in rows if r.outcome.seat is not None}
     by_idx = {r.idx: r for r in rows}
-    running: list[tuple[int, float, float, float]] = []
-    n = min(crit.batch, crit.max_matches)
-    verdict = None
-    while all(i in results for i in range(n)):
-        wins = sum(win_value(results[i], config.ties) for i in range(n))
-        verdict = decide(wins, n, crit.threshold, crit.min_matches, crit.max_matches, crit.confidence)
-        running.append((n, verdict.rate, verdict.low, verdict.high))
-        if verdict.status != "open":
-            break
-        n = min(n + crit.batch, crit.max_matches)
+    judgement = judge_batches(results, crit, config.ties)
+    verdict, running = judgement.verdict, judgement.running
     crit_max = crit.weight
     if verdict is None:
-        return Criterion(purpose, title, 0.0, crit_max, "not played", "no complete batch of matches stored",
+        return Criterion(purpose, title, 0.0, crit_max, Status.NOT_PLAYED, "no complete batch of matches stored",
                          threshold=crit.threshold, confidence=crit.confidence)
     used = [results[i] for i in range(verdict.matches)]
-    c = Counter(used)
-    status = verdict.status
-    if status == "pass":
+    c: Counter[Result] = Counter(used)
+    decision = verdict.status
+    if decision == Decision.PASS:
         points = crit_max
-    elif status == "borderline":
+    elif decision == Decision.BORDERLINE:
         rule = config.borderline
         passed = rule == "pass" or (rule == "estimate" and verdict.rate >= crit.threshold)
         points = crit_max if passed else 0.0
     else:
         points = 0.0
-    if status == "open":
-        status = "incomplete"
+    status = Status.INCOMPLETE if decision == Decision.OPEN else Status(decision)
     ties_rule = "a tie counts half" if config.ties == "half" else "a tie counts as a loss"
     conf = f"{crit.confidence:.0%}"
-    detail = (f"won {c['win']}, tied {c['tie']}, lost {c['loss']} of {verdict.matches} matches against "
+    detail = (f"won {c[Result.WIN]}, tied {c[Result.TIE]}, lost {c[Result.LOSS]} of {verdict.matches} matches against "
               f"{crit.opponent} ({ties_rule}): {_pct(verdict.rate)}, {conf} CI {_pct(verdict.low)}-"
               f"{_pct(verdict.high)}; threshold {_pct(crit.threshold)}: {status}")
-    if verdict.status == "borderline":
+    if decision == Decision.BORDERLINE:
         detail += (f" (the interval still holds the threshold after the maximum of {crit.max_matches} matches; "
                    f"points by the '{config.borderline}' rule)")
-    sub_money = [by_idx[i].outcome["accounts"][by_idx[i].outcome["seat"] - 1] for i in range(verdict.matches)]
-    opp_money = [by_idx[i].outcome["accounts"][2 - by_idx[i].outcome["seat"]] for i in range(verdict.matches)]
-    return Criterion(purpose, title, points, crit_max, status, detail, wins=c["win"] + (
-        0.5 * c["tie"] if config.ties == "half" else 0.0), ties=c["tie"], losses=c["loss"],
+    outcomes = [by_idx[i].outcome for i in range(verdict.matches)]
+    sub_money = [o.accounts[(o.seat or 1) - 1] for o in outcomes]
+    opp_money = [o.accounts[2 - (o.seat or 1)] for o in outcomes]
+    return Criterion(purpose, title, points, crit_max, status, detail, wins=c[Result.WIN] + (
+        0.5 * c[Result.TIE] if config.ties == "half" else 0.0), ties=c[Result.TIE], losses=c[Result.LOSS],
         matches=verdict.matches, rate=verdict.rate, low=verdict.low, high=verdict.high,
         threshold=crit.threshold, running=running, mean_account=sum(sub_money) / len(sub_money),
         opponent_mean_account=sum(opp_money) / len(opp_money), confidence=crit.confidence)
@@ -101,37 +94,36 @@ def _incidents(name: str, rows: Iterable[MatchRow]) -> tuple[list[Incident], int
         for seat0, who in enumerate(row.names):
             if who != name:
                 continue
-            fault = o["faults"][seat0]
-            n = max(o["fouls"][seat0], 1 if fault else 0)
+            fault = o.faults[seat0]
+            n = max(o.fouls[seat0], 1 if fault else 0)
             if not n:
                 continue
             count += n
-            recs = [inc for inc in o["incidents"] if inc["seat"] == seat0 + 1]
+            recs = [inc for inc in o.incidents if inc.seat == seat0 + 1]
             for inc in recs:
-                causes[inc["foul"]] += 1
+                causes[inc.foul] += 1
                 if len(shown) < MAX_INCIDENTS_SHOWN:
-                    shown.append(Incident(row.key, inc["round"], inc["foul"],
-                                          json.dumps(inc["record"], ensure_ascii=False)))
-            if fault and not any(inc["foul"] == fault for inc in recs):
+                    shown.append(Incident(row.key, inc.round, inc.foul, json.dumps(inc.record, ensure_ascii=False)))
+            if fault and not any(inc.foul == fault for inc in recs):
                 causes[fault] += 1
                 if len(shown) < MAX_INCIDENTS_SHOWN:
-                    shown.append(Incident(row.key, o["seat_rounds"][seat0], fault,
-                                          o["fault_details"][seat0] or o.get("error") or fault))
-            if o["fouls"][seat0] > len(recs):
-                causes["more fouls (not all kept)"] += o["fouls"][seat0] - len(recs)
+                    shown.append(Incident(row.key, o.seat_rounds[seat0], fault,
+                                          o.fault_details[seat0] or o.error or fault))
+            if o.fouls[seat0] > len(recs):
+                causes["more fouls (not all kept)"] += o.fouls[seat0] - len(recs)
     return shown, count, matches, causes
 
 
 def _samples(rows: list[MatchRow]) -> list[BankrollSample]:
     out = []
     for r in rows:
-        curve = r.outcome.get("bankroll") or []
+        curve = r.outcome.bankroll
         if not curve:
             continue
         names = list(r.names)
         what = {"beat_stand": "vs stand", "beat_basic": "vs basic", "legal": "5-seat legal play",
                 "tournament": "tournament"}.get(r.purpose, r.purpose)
-        title = f"{what}, seed {r.seed}, seat {r.outcome.get('seat') or '-'}"
+        title = f"{what}, seed {r.seed}, seat {r.outcome.seat or '-'}"
         out.append(BankrollSample(r.key, title, names, [[h[i] for h in curve] for i in range(len(names))]))
     return out
 
@@ -141,10 +133,10 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
     """The rubric result of one submission from its stored matches."""
     legal_title = TITLES["legal"]
     if entry.error is not None:
-        crits = [Criterion("legal", legal_title, 0.0, config.legal.weight, "not played", entry.error)]
+        crits = [Criterion("legal", legal_title, 0.0, config.legal.weight, Status.NOT_PLAYED, entry.error)]
         for purpose, crit in config.win_criteria().items():
             crits.append(Criterion(purpose, TITLES[purpose].format(t=crit.threshold), 0.0, crit.weight,
-                                   "not played", "the submission could not be used", threshold=crit.threshold))
+                                   Status.NOT_PLAYED, "the submission could not be used", threshold=crit.threshold))
         return StudentScore(entry.name, entry.source, entry.kind, entry.error, entry.messages, 0.0,
                             config.max_score, 0.0, crits, [], 0, [], None, tournament_size)
     own = [r for r in rows if r.subject == entry.name]
@@ -155,24 +147,24 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
     shown, count, matches, causes = _incidents(entry.name, rows)
     lp = config.legal
     if matches == 0:
-        legal = Criterion("legal", legal_title, 0.0, lp.weight, "not played", "no match stored")
+        legal = Criterion("legal", legal_title, 0.0, lp.weight, Status.NOT_PLAYED, "no match stored")
     else:
         ok = count <= lp.max_incidents
         what = ", ".join(f"{k} {v}" for k, v in causes.most_common()) or "none"
         allowed = f" ({lp.max_incidents} allowed)" if lp.max_incidents else ""
         detail = (f"no incident in {matches} matches" if count == 0 else
                   f"{count} incident(s) in {matches} matches{allowed}: {what}")
-        legal = Criterion("legal", legal_title, lp.weight if ok else 0.0, lp.weight, "pass" if ok else "fail",
+        legal = Criterion("legal", legal_title, lp.weight if ok else 0.0, lp.weight, Status.PASS if ok else Status.FAIL,
                           detail, matches=matches)
     crits.insert(0, legal)
     bonus = 0.0
     if tournament_rank is not None:
         scale = config.tournament.bonus
         bonus = scale[tournament_rank - 1] if tournament_rank <= len(scale) else 0.0
-        crits.append(Criterion("tournament", TITLES["tournament"], bonus, max(scale, default=0.0), "bonus",
+        crits.append(Criterion("tournament", TITLES["tournament"], bonus, max(scale, default=0.0), Status.BONUS,
                                f"rank {tournament_rank} of {tournament_size} in the class tournament"))
     score = sum(c.points for c in crits if c.name != "tournament")
-    samples = _samples([r for r in own if r.outcome.get("bankroll")])
+    samples = _samples([r for r in own if r.outcome.bankroll])
     return StudentScore(entry.name, entry.source, entry.kind, None, "", score, config.max_score, bonus, crits,
                         shown, count, samples, tournament_rank, tournament_size)
 
@@ -184,7 +176,7 @@ def class_report(store: Store) -> ClassReport:
     created = store.meta("created") or _dt.datetime.now().isoformat(timespec="seconds")
     entries = store.entries()
     rows = list(store.matches())
-    rounds = sum(int(r.outcome["rounds"]) for r in rows)
+    rounds = sum(r.outcome.rounds for r in rows)
     if kind == "tournament":
         cfg: dict[str, Any] = store.meta("config", {})
         players = [(e.name, e.spec) for e in entries if e.error is None]

@@ -1,9 +1,9 @@
-/* tw_serve.c - the request loop of a sandboxed C strategy's per-match child (twentyone/sandbox.py).
+/* tw_serve.c - the request loop of a sandboxed C strategy's per-match child (twentyone/players/sandbox/).
  *
- * Compiled into the glue cffi builds with every student's file (twentyone/cplayer.py).  Once the child
+ * Compiled into the glue cffi builds with every student's file (twentyone/players/cbuild.py).  Once the child
  * has its resource limits and its system-call filter, Python calls tw_serve(in, out, k), in and out
  * the child's request and reply pipes, and never gets control back: each request is read, the student's function is called on fresh zero-filled copies, and the
- * reply is written, all in C.  The frames are the ones twentyone.sandbox writes and reads:
+ * reply is written, all in C.  The frames are the ones twentyone/players/sandbox/wire.py lays out:
  *
  *   request  16 bytes { char op; unsigned char n; char pad[2]; int a, b, c; } and then a body:
  *            'B'  betK(a)                               no body
@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include "tw_bridge.h"
 
 #define TW_MAX_SEATS 8
 #define TW_MAX_TMPCARDS 64
@@ -31,8 +32,6 @@ typedef struct { char tag; char pad[3]; int value; } tw_reply;
 typedef char tw_player_is_64_bytes[sizeof(Player) == 64 ? 1 : -1];
 typedef char tw_banker_is_32_bytes[sizeof(Banker) == 32 ? 1 : -1];
 typedef char tw_request_is_16_bytes[sizeof(tw_request) == 16 ? 1 : -1];
-
-void tw_capture_close(void);
 
 /* Read until buf holds at least need bytes; -1 at end of file or on an error. */
 static int tw_fill(int fd, char *buf, size_t *have, size_t need, size_t cap)

@@ -1,20 +1,18 @@
 """Grade a class: prepare the submissions, play the rubric's matches into the store, resumably.
 
-The rubric (RULES.md, "Grading") has four parts, each configured in ``twentyone.config``:
+The rubric (RULES.md, "Grading") has four parts, each configured in ``grading.config``:
 
 - **legal**: no foul, crash or time-out in any match the submission plays: the win-rate matches, the
   tournament, and ``legal.matches`` extra 5-seat matches beside built-in players (the submission at
   each seat in turn, which exercises every ``tmpcards`` layout);
 - **beat_stand** / **beat_basic**: 2-seat matches against the built-in player, in batches, until the
-  Wilson interval of the win rate excludes the threshold or the maximum is reached (``stats.decide``);
+  Wilson interval of the win rate excludes the threshold or the maximum is reached (``rubric.judge_batches``);
 - **tournament**: a class tournament between every usable submission; bonus points by rank.
 
-Fairness: the criteria's match i uses seed ``seed + i // 2`` with the submission at seat 1 for even i and
-seat 2 for odd i, for every submission alike, so everyone plays the same shoes from both seats.
-
-Every match is stored the moment it finishes (``twentyone.store``).  What to play next is worked out
-from the store alone, so a resumed run plays exactly the matches still missing, and a run on Dask
-gives the same scores as one in a local pool.  ``twentyone.scoring`` turns the store into the report.
+The jobs and their seeds are ``grading.plan``'s.  Every match is stored the moment it finishes
+(``grading.store``).  What to play next is worked out from the store alone, so a resumed run plays
+exactly the matches still missing, and a run on Dask gives the same scores as one in a local pool.
+``grading.scoring`` turns the store into the report.
 """
 
 from __future__ import annotations
@@ -23,22 +21,21 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from twentyone.config import GradingConfig, Isolation, WinRate
-from twentyone.errors import CompileError, TwentyOneError
-from twentyone.runner import MatchJob, MatchOutcome, drive
-from twentyone.stats import Verdict, decide
-from twentyone.store import EntryRow, Store
-from twentyone.submissions import find_submissions
-from twentyone.tournament import SEED_OFFSET, tournament_jobs
+from twentyone.errors import CompileError, PlayerSpecError, TwentyOneError
+from twentyone.grading.config import GradingConfig, Isolation, WinRate
+from twentyone.grading.outcome import EntryKind, MatchOutcome
+from twentyone.grading.plan import SEED_OFFSET, MatchJob, criterion_job, legal_job, tournament_jobs
+from twentyone.grading.rubric import Result, judge_batches, winner_of
+from twentyone.grading.runner import drive
+from twentyone.grading.stats import Verdict
+from twentyone.grading.store import EntryRow, Store
+from twentyone.grading.submissions import find_submissions
+from twentyone.players.cbuild import compile_student, missing_functions
+from twentyone.players.pyplayer import ModuleFunctionSet
+from twentyone.players.sandbox.limits import Limits
 
-__all__ = ["prepare_entries", "check_player", "limits_of", "win_value", "winner_of", "Grader", "LEGAL_TABLE",
-           "LEGAL_SEED_OFFSET", "criterion_job", "legal_job", "outcome_for_store"]
-
-#: The other four seats of a legal-play match, in seat order around the submission.
-LEGAL_TABLE = ("basic", "hilo", "stand", "basic")
-LEGAL_SEED_OFFSET = 500_000
+__all__ = ["prepare_entries", "check_player", "limits_of", "Grader"]
 
 
 def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
@@ -58,7 +55,7 @@ def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
         if error is None and sub.path is not None:
             spec = f"{sub.path}:{config.function_set}"
             error, messages = check_player(sub.path, sub.kind, config.function_set, warn)
-        return EntryRow(sub.name, pos, sub.source, spec, sub.kind, error, messages)
+        return EntryRow(sub.name, pos, sub.source, spec, EntryKind(sub.kind), error, messages)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         return list(pool.map(check, range(len(subs))))
@@ -66,10 +63,6 @@ def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
 
 def check_player(path: Path, kind: str, k: int, warn: Callable[[str], None] | None = None) -> tuple[str | None, str]:
     """(error, compiler messages) for the strategy file ``path`` as function set ``k``; (None, '') if usable."""
-    from twentyone.cplayer import compile_student, missing_functions
-    from twentyone.errors import PlayerSpecError
-    from twentyone.players import ModuleFunctionSet
-
     try:
         if kind == "c":
             built = compile_student(path, warn)
@@ -79,7 +72,7 @@ def check_player(path: Path, kind: str, k: int, warn: Callable[[str], None] | No
         elif kind == "py":
             if not path.is_file():
                 raise PlayerSpecError(f"cannot read player file {str(path)!r}: no such file")
-            ModuleFunctionSet(path, k, execute=False)
+            ModuleFunctionSet(path, k, warn or (lambda m: None), execute=False)
         else:
             raise PlayerSpecError(f"{path}: not a .c or .py strategy file")
     except CompileError as e:
@@ -89,70 +82,11 @@ def check_player(path: Path, kind: str, k: int, warn: Callable[[str], None] | No
     return None, ""
 
 
-def limits_of(iso: Isolation) -> dict[str, Any] | None:
-    """The sandbox limits of a job as a dict, or None when submissions run trusted."""
+def limits_of(iso: Isolation) -> Limits | None:
+    """The sandbox limits of a run's jobs, or None when submissions run trusted."""
     if iso.trusted:
         return None
-    return {"decision_timeout": iso.decision_timeout, "match_timeout": iso.match_timeout,
-            "cpu_seconds": max(1, int(iso.match_timeout) + 1)}
-
-
-def winner_of(outcome: dict[str, Any], seat: int) -> str:
-    """'win', 'tie' or 'loss' for the player at ``seat`` of a 2-seat outcome (a fault is a loss)."""
-    i, j = seat - 1, 2 - seat
-    if outcome["faults"][i] is not None:
-        return "loss"
-    if outcome["faults"][j] is not None:
-        return "win"
-    ri, rj = outcome["ranks"][i], outcome["ranks"][j]
-    return "win" if ri < rj else "loss" if ri > rj else "tie"
-
-
-def win_value(result: str, ties: str) -> float:
-    """What a 'win', 'tie' or 'loss' counts for in a win rate."""
-    if result == "win":
-        return 1.0
-    return 0.5 if result == "tie" and ties == "half" else 0.0
-
-
-def builtin_label(spec: str) -> str:
-    """How a built-in opponent is named in stored matches: never the same as a submission's name."""
-    return f"{spec} (built-in)"
-
-
-def criterion_job(config: GradingConfig, purpose: str, crit: WinRate, name: str, spec: str, i: int,
-                  limits: dict[str, Any] | None) -> MatchJob:
-    """Match ``i`` of a win-rate criterion: seed ``seed + i // 2``, the submission at seat 1 + i % 2."""
-    seed = config.seed + i // 2
-    seat = 1 + i % 2
-    specs = (spec, crit.opponent) if seat == 1 else (crit.opponent, spec)
-    opponent = builtin_label(crit.opponent)
-    names = [name, opponent] if seat == 1 else [opponent, name]
-    meta = {"purpose": purpose, "subject": name, "idx": i, "seed": seed, "names": names, "seat": seat}
-    return MatchJob(f"{purpose}|{name}|{i}|{seed}|{seat}", specs, seed, config.decks, config.rules,
-                    limits=limits, meta=meta, bankroll=i < 2)
-
-
-def legal_job(config: GradingConfig, name: str, spec: str, i: int, limits: dict[str, Any] | None) -> MatchJob:
-    """Legal-play match ``i``: five seats, the submission at seat 1 + i % 5 among built-in players."""
-    seed = config.seed + LEGAL_SEED_OFFSET + i
-    seat = 1 + i % 5
-    specs = list(LEGAL_TABLE)
-    specs.insert(seat - 1, spec)
-    names = [builtin_label(b) for b in LEGAL_TABLE]
-    names.insert(seat - 1, name)
-    meta = {"purpose": "legal", "subject": name, "idx": i, "seed": seed, "names": names, "seat": seat}
-    return MatchJob(f"legal|{name}|{i}|{seed}|{seat}", tuple(specs), seed, config.decks, config.rules,
-                    limits=limits, meta=meta, bankroll=i == 0)
-
-
-def outcome_for_store(o: MatchOutcome) -> dict[str, Any]:
-    """The outcome as stored: everything but the key and the job's meta, which have their own columns."""
-    d = o.to_dict()
-    d.pop("key")
-    d.pop("meta")
-    d["seat"] = o.meta.get("seat")
-    return d
+    return Limits.for_timeouts(iso.decision_timeout, iso.match_timeout)
 
 
 @dataclass(eq=False)
@@ -163,7 +97,7 @@ class _Progress:
     crit: WinRate
     name: str
     spec: str
-    results: dict[int, str] = field(default_factory=dict)
+    results: dict[int, Result] = field(default_factory=dict)
     issued: set[int] = field(default_factory=set)
     verdict: Verdict | None = None
 
@@ -197,8 +131,8 @@ class Grader:
         self._fixed = [j for j in self._fixed if j.key not in stored]
         for row in store.matches():
             p = self.progress.get((row.purpose, row.subject))
-            if p is not None:
-                p.results[row.idx] = winner_of(row.outcome, row.outcome["seat"])
+            if p is not None and row.outcome.seat is not None:
+                p.results[row.idx] = winner_of(row.outcome, row.outcome.seat)
                 p.issued.add(row.idx)
 
     def expected(self) -> int:
@@ -212,20 +146,13 @@ class Grader:
         """Decide ``p`` as far as its stored results allow; return the jobs its next batch still needs."""
         if p.verdict is not None:
             return []
-        c = p.crit
-        n = min(c.batch, c.max_matches)
-        while True:
-            if all(i in p.results for i in range(n)):
-                wins = sum(win_value(p.results[i], self.config.ties) for i in range(n))
-                v = decide(wins, n, c.threshold, c.min_matches, c.max_matches, c.confidence)
-                if v.status != "open":
-                    p.verdict = v
-                    return []
-                n = min(n + c.batch, c.max_matches)
-                continue
-            missing = [i for i in range(n) if i not in p.results and i not in p.issued]
-            p.issued.update(missing)
-            return [criterion_job(self.config, p.purpose, c, p.name, p.spec, i, self.limits) for i in missing]
+        j = judge_batches(p.results, p.crit, self.config.ties)
+        if j.decided:
+            p.verdict = j.verdict
+            return []
+        missing = [i for i in range(j.needed) if i not in p.results and i not in p.issued]
+        p.issued.update(missing)
+        return [criterion_job(self.config, p.purpose, p.crit, p.name, p.spec, i, self.limits) for i in missing]
 
     def _tasks(self, jobs: list[MatchJob]) -> list[list[MatchJob]]:
         return [jobs[i:i + self.task_size] for i in range(0, len(jobs), self.task_size)]
@@ -238,7 +165,7 @@ class Grader:
         # One submission's matches together, so a worker reuses its loaded strategy.
         by_subject: dict[str, list[MatchJob]] = {}
         for j in self._fixed:
-            by_subject.setdefault(str(j.meta["subject"]), []).append(j)
+            by_subject.setdefault(j.info.subject, []).append(j)
         for jobs in by_subject.values():
             tasks += self._tasks(jobs)
         self._fixed = []
@@ -248,13 +175,12 @@ class Grader:
         """Store a finished task's matches; return the tasks that became due."""
         touched = []
         for o in outcomes:
-            m = o.meta
-            if self.store.add_match(o.key, m["purpose"], m["subject"], int(m["idx"]), int(m["seed"]),
-                                    list(m["names"]), outcome_for_store(o)):
+            info = o.info
+            if self.store.add_outcome(o):
                 self.done += 1
-            p = self.progress.get((m["purpose"], m["subject"]))
-            if p is not None:
-                p.results[int(m["idx"])] = winner_of(o.to_dict(), int(m["seat"]))
+            p = self.progress.get((info.purpose, info.subject))
+            if p is not None and info.seat is not None:
+                p.results[info.idx] = winner_of(o, info.seat)
                 touched.append(p)
         tasks = []
         for p in dict.fromkeys(touched):

@@ -2,7 +2,7 @@
 
 Course rules: no split, double on any two cards, late surrender, dealer stands on soft 17, dealer
 peeks, Black Jack pays 2:1.  The two-card rows are the 6-deck best first decisions of
-``REFERENCE.md`` (an outside exact analyser); the deck-count exceptions below come from the same
+RULES.md's "Reference values" (an outside exact analyser); the deck-count exceptions below come from the same
 source.  Columns are the dealer's up card ``2 3 4 5 6 7 8 9 T A``.  H hit, S stand, D double
 (hit if doubling is not allowed), E double (stand if not allowed), U surrender (hit if not allowed).
 

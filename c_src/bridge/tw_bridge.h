@@ -1,0 +1,29 @@
+/* tw_bridge.h - what Python sees of every compiled student module (twentyone/players/cplayer.py).
+ *
+ * cffi reads this file as its cdef, with the preprocessor lines dropped and the course's Player and
+ * Banker typedefs taken from twentyone.h (twentyone/players/cbuild.py, bridge_cdef).  The glue that
+ * implements it is tw_dispatch.c, tw_capture.c and tw_serve.c, compiled into every student module.
+ */
+#ifndef TW_BRIDGE_H
+#define TW_BRIDGE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "twentyone.h"
+
+/* Bit w set when function w (0 bet, 1 first_action, 2 continue_action, 3 show) of set k is missing. */
+int tw_missing(int k);
+/* Function set k's four functions, called with the course's arguments. */
+int tw_bet(int k, int N);
+char tw_first_action(int k, char *tmpcards, int len);
+char tw_continue_action(int k, Player *players);
+void tw_show(int k, Banker *banker, Player *players, int pNum, int N, int pos);
+/* The student's static variables: up to max (address, length) ranges, their number returned. */
+int tw_segments(uintptr_t *addr, size_t *len, int max);
+/* Everything the student's code prints goes to path, at most cap bytes (tw_capture.h renames stdio). */
+int tw_capture_open(const char *path, long cap);
+void tw_capture_close(void);
+long tw_capture_written(void);
+/* A sandboxed child's match, served in C until the engine says it is over; never returns. */
+void tw_serve(int in, int out, int k);
+
+#endif

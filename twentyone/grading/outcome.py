@@ -1,0 +1,99 @@
+"""The values that cross from playing to storing to reading: a match job's identity and its outcome.
+
+A ``MatchOutcome`` is made by ``runner.play_job``, stored by ``store.Store.add_outcome`` and read back
+with ``MatchOutcome.from_dict``, so every side holds the same typed value, never a dict read by key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+__all__ = ["EntryKind", "JobInfo", "MatchOutcome", "Incident"]
+
+
+class EntryKind(StrEnum):
+    """What an entry of a run is: a C file, a Python file, or a built-in player."""
+
+    C = "c"
+    PY = "py"
+    BUILTIN = "builtin"
+    #: A submission that could not be identified (its ``error`` says why).
+    UNKNOWN = ""
+
+
+@dataclass(frozen=True)
+class JobInfo:
+    """Who a match is for: its purpose, subject, index and seed, the names at each seat, the subject's seat."""
+
+    #: ``legal``, ``beat_stand``, ``beat_basic`` or ``tournament``.
+    purpose: str
+    #: The graded submission ('' for a tournament match).
+    subject: str
+    idx: int
+    seed: int
+    names: tuple[str, ...]
+    #: The subject's seat (None for a tournament match).
+    seat: int | None = None
+
+
+@dataclass(frozen=True)
+class Incident:
+    """A round with a foul, as kept with a match outcome: the seat, the round, the cause and the round record."""
+
+    seat: int
+    round: int
+    foul: str
+    record: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """What a played match returns: everything the reports need, per seat (index 0 = seat 1)."""
+
+    key: str
+    info: JobInfo
+    reason: str
+    rounds: int
+    accounts: list[int]
+    ranks: list[int]
+    seat_rounds: list[int]
+    fouls: list[int]
+    #: The fault cause of each seat (``crash``, ``timeout`` ...), or None.
+    faults: list[str | None]
+    fault_details: list[str]
+    #: Every seat's money after each round (kept for a few sample matches).
+    bankroll: list[list[int]] = field(default_factory=list)
+    #: Rounds with a foul (a few per seat), with their round records.
+    incidents: list[Incident] = field(default_factory=list)
+    #: A setup error (e.g. a player that could not be built): the match was not played.
+    error: str | None = None
+
+    @property
+    def seat(self) -> int | None:
+        """The subject's seat."""
+        return self.info.seat
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form: the outcome without its key and job info (which have their own columns),
+        plus the subject's ``seat``."""
+        d = asdict(self)
+        del d["key"], d["info"]
+        d["seat"] = self.info.seat
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], key: str, info: JobInfo) -> MatchOutcome:
+        """Read a stored outcome back; KeyError or TypeError if it is not one."""
+        return cls(
+            key=key, info=info, reason=str(d["reason"]), rounds=int(d["rounds"]),
+            accounts=[int(x) for x in d["accounts"]], ranks=[int(x) for x in d["ranks"]],
+            seat_rounds=[int(x) for x in d["seat_rounds"]], fouls=[int(x) for x in d["fouls"]],
+            faults=[None if x is None else str(x) for x in d["faults"]],
+            fault_details=[str(x) for x in d["fault_details"]],
+            bankroll=[[int(x) for x in h] for h in d.get("bankroll") or []],
+            incidents=[Incident(int(i["seat"]), int(i["round"]), str(i["foul"]), dict(i["record"]))
+                       for i in d.get("incidents") or []],
+            error=d.get("error"),
+        )

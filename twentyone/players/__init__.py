@@ -1,0 +1,11 @@
+"""Players: turn a SPEC into a ``Strategy`` seated at the table.
+
+- ``spec``: the one factory, ``make_strategy`` (and ``parse_spec``);
+- ``builtin`` and ``charts``: the built-in players ``stand``, ``basic`` and ``hilo``;
+- ``pyplayer``: Python function sets and ``STRATEGY`` files;
+- ``cbuild``: building a student's ``mycodes.c`` through cffi; ``cplayer``: loading and calling it;
+- ``terminal``: a person at the terminal (``human``);
+- ``sandbox``: running a file's strategy in a worker process of its own.
+
+Nothing is imported here, so that importing one of them loads only what it needs.
+"""

@@ -1,0 +1,113 @@
+"""Python players from files: a course-style function set K (a copy of ``mycodes/mycodes.py``), or a
+file that defines ``STRATEGY`` (a ``Strategy`` subclass or instance).
+
+``ModuleFunctionSet`` runs the file in a fresh module at the start of every match, so its globals
+start at their initial values, as a C file's statics do.  ``PERSON = True`` is switched off (with a
+warning) so that automatic play never waits for a keyboard.  The caller gives the warning sink.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from twentyone.errors import PlayerSpecError
+from twentyone.records import Banker, Player
+from twentyone.strategy import FUNCTION_NAMES, Strategy
+
+__all__ = ["ModuleFunctionSet", "read_source", "strategy_from_file", "defines_strategy"]
+
+
+def read_source(path: Path, spec: str) -> bytes:
+    """The bytes of a player file; one clear PlayerSpecError if it cannot be read."""
+    try:
+        return path.read_bytes()
+    except IsADirectoryError:
+        raise PlayerSpecError(f"cannot read player file {spec!r}: it is a directory") from None
+    except OSError as e:
+        raise PlayerSpecError(f"cannot read player file {spec!r}: {e.strerror or e}") from None
+
+
+def _text(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("gbk", errors="replace")
+
+
+def _compile(text: str, path: Path) -> types.CodeType:
+    try:
+        return compile(text, str(path), "exec")
+    except SyntaxError as e:
+        raise PlayerSpecError(f"{path}:{e.lineno}: syntax error: {e.msg}") from None
+
+
+def defines_strategy(raw: bytes) -> bool:
+    """True when a Python player file names ``STRATEGY`` (a Strategy class, not function sets)."""
+    return b"STRATEGY" in raw
+
+
+class ModuleFunctionSet:
+    """A course function set K from a Python file; ``reset`` re-runs the file for fresh globals."""
+
+    def __init__(self, path: Path, k: int, warn: Callable[[str], None], execute: bool = True) -> None:
+        """Read and compile the file; run it now unless ``execute`` is False (the sandbox runs it later)."""
+        self.path = path
+        self.k = k
+        text = _text(read_source(path, str(path)))
+        self._code = _compile(text, path)
+        self._warned = False
+        self._warn = warn
+        if execute:
+            self.reset(None)
+        else:
+            defined = {n.name for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)}
+            missing = [f"{n}{k}" for n in FUNCTION_NAMES if f"{n}{k}" not in defined]
+            if missing:
+                raise PlayerSpecError(f"{path} has no function set {k} (missing: {', '.join(missing)})")
+
+    def reset(self, match: object) -> None:
+        """Run the file again in a fresh module, so its globals start at their initial values."""
+        module = types.ModuleType(f"_twentyone_player_{abs(hash(str(self.path)))}")
+        module.__file__ = str(self.path)
+        ns = module.__dict__
+        try:
+            exec(self._code, ns)  # noqa: S102 - running the player's own file is the point
+        except Exception as e:
+            raise PlayerSpecError(f"{self.path}: running the file raised {type(e).__name__}: {e}") from None
+        if ns.get("PERSON"):
+            ns["PERSON"] = False
+            if not self._warned:
+                self._warned = True
+                self._warn(f"{self.path}: PERSON is on; playing automatically (the file is not changed)")
+        self._ns = ns
+        k = self.k
+        missing = [f"{n}{k}" for n in FUNCTION_NAMES if not callable(ns.get(f"{n}{k}"))]
+        if missing:
+            raise PlayerSpecError(f"{self.path} has no function set {k} (missing: {', '.join(missing)})")
+        self.bet: Callable[[int], int] = ns[f"bet{k}"]
+        self.first_action: Callable[[str, int], str] = ns[f"first_action{k}"]
+        self.continue_action: Callable[[list[Player]], str] = ns[f"continue_action{k}"]
+        self.show: Callable[[Banker, list[Player], int, int, int], None] = ns[f"show{k}"]
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def strategy_from_file(path: Path, raw: bytes) -> Strategy:
+    """Run a file that defines ``STRATEGY`` and return a fresh strategy from it."""
+    ns: dict[str, Any] = {"__file__": str(path), "__name__": "_twentyone_strategy"}
+    code = _compile(_text(raw), path)
+    try:
+        exec(code, ns)  # noqa: S102
+    except Exception as e:
+        raise PlayerSpecError(f"{path}: running the file raised {type(e).__name__}: {e}") from None
+    obj = ns.get("STRATEGY")
+    if isinstance(obj, type) and issubclass(obj, Strategy):
+        return obj()
+    if isinstance(obj, Strategy):
+        return obj
+    raise PlayerSpecError(f"{path}: STRATEGY is not a twentyone.strategy.Strategy")
