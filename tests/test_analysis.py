@@ -1,7 +1,8 @@
 """The exact analyser (twentyone.analysis) against outside exact values and an independent brute force.
 
-Reference values are those of REFERENCE.md and issues 12 and 17, computed with Eric Farmer's CA v7.6
-(one player off the top of a full shoe, dealer peeks unless stated).  They are given to four decimals
+Reference values are those of REFERENCE.md (copied into RULES.md, "Reference values") and issues 12 and
+17, computed with Eric Farmer's CA v7.6 (one player off the top of a full shoe, dealer peeks unless
+stated).  They are given to four decimals
 of a percent; the analyser must agree to within 0.0001 percentage points (the issue asks for 0.001%):
 it reproduces every one of them to nine digits when run against the same outside program.  The
 brute force (``Oracle``) deals the hole card explicitly and enumerates every card sequence of a tiny
@@ -198,7 +199,7 @@ def test_basic_chart_differs_from_reference_only_where_averaging_decides() -> No
 
 def test_derived_chart_is_the_hand_typed_course_chart() -> None:
     """The derived 6-deck chart plays every hand exactly as today's hand-typed basic player does."""
-    from mycodes.builtin import Basic
+    from twentyone.players.builtin import Basic
 
     basic, chart = Basic(), derived_basic_chart(COURSE, 6)
     ranks = "A23456789T"
