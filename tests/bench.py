@@ -281,8 +281,50 @@ def bench_grading(runs: int, seconds: float) -> None:
                   f"{r.rounds / took:,.0f} rounds/s ({took:.1f} s incl. start-up)")
 
 
+def bench_analysis(runs: int, seconds: float) -> None:
+    """Exact analysis: the course's 6-deck EV and chart (target <= 2 s), a split game, and one decision's
+    EVs off depleted shoes of 20..100 cards (target <= 50 ms), pairs under split-to-4 rules included."""
+    import random
+    from fractions import Fraction
+
+    from twentyone.analysis import AnalysisRules, Shoe, analyse, decision_evs
+    from twentyone.rules import COURSE
+
+    def timed(f: Callable[[], object]) -> float:
+        t = time.perf_counter()
+        f()
+        return time.perf_counter() - t
+
+    course = median_of(runs, lambda: timed(lambda: analyse(COURSE, decks=6)))
+    split = AnalysisRules.of(COURSE, split=True, surrender=False, blackjack_pays=Fraction(3, 2))
+    split_game = median_of(runs, lambda: timed(lambda: analyse(split, decks=6)))
+    rng = random.Random(12)
+    full = "".join(c * n for c, n in zip("A23456789T", Shoe.decks(6).counts))
+    times: list[float] = []
+    for rules in (AnalysisRules.of(COURSE), split):
+        for _ in range(20 * runs):
+            cards = rng.sample(full, rng.randint(20, 100))
+            shoe = Shoe.parse("".join(cards))
+            hand, up = rng.choice(["22", "33", "44", "77", "T6", "A7", "93", "A2"]), rng.choice("A2579T")
+            if shoe.holds(hand + up):
+                times.append(timed(lambda: decision_evs(hand, up, rules, shoe)))
+    worst: list[float] = []  # the slowest kind: a pair of twos, resplits to 4 hands, 100 cards
+    while len(worst) < 5 * runs:
+        shoe = Shoe.parse("".join(rng.sample(full, 100)))
+        if shoe.holds("222"):
+            worst.append(timed(lambda: decision_evs("22", "2", split, shoe)))
+    print(f"exact analysis, course rules, 6 decks, EV + both charts: {course:.3f} s (median; target <= 2 s)")
+    print(f"exact analysis, 6 decks S17 3:2 split to 4 hands, EV + both charts: {split_game:.3f} s (median)")
+    print(f"one decision's EVs, shoes of 20..100 cards, course and split-to-4 rules: median "
+          f"{1000 * statistics.median(times):.1f} ms, 90th percentile {1000 * sorted(times)[9 * len(times) // 10]:.1f} ms, "
+          f"max {1000 * max(times):.1f} ms over {len(times)} (target <= 50 ms)")
+    print(f"one decision, worst kind (22 vs 2, split to 4, 100 cards): median {1000 * statistics.median(worst):.1f} ms, "
+          f"max {1000 * max(worst):.1f} ms")
+
+
 #: Further benchmarks register here.
-_EXTRA: list[Callable[[int, float], None]] = [bench_c_players, bench_c_program, bench_sandbox, bench_grading]
+_EXTRA: list[Callable[[int, float], None]] = [bench_analysis, bench_c_players, bench_c_program, bench_sandbox,
+                                              bench_grading]
 
 
 if __name__ == "__main__":

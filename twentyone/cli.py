@@ -109,6 +109,10 @@ def _build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("rules", help="print the rules document (RULES.md)")
     r.add_argument("--presets", action="store_true", help="list the rule presets instead")
+
+    from twentyone.analysis.commands import add_parsers as add_analysis_parsers  # edge, chart, ev
+
+    add_analysis_parsers(sub)
     return p
 
 
@@ -393,6 +397,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        if getattr(args, "analysis_run", None) is not None:
+            return int(args.analysis_run(args))
         if args.command == "match":
             return _run_match(args)
         if args.command == "play":

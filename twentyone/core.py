@@ -14,7 +14,11 @@ from twentyone.cards import check_cards
 from twentyone.errors import BadCardsError
 from twentyone.rules import MAX_SEED
 
-__all__ = ["Generator", "StackedGenerator", "new_shoe", "init_cards", "shuffle_cards", "c_calculate", "MAX_SEED"]
+__all__ = ["Generator", "StackedGenerator", "new_shoe", "init_cards", "shuffle_cards", "c_calculate", "MAX_SEED",
+           "ca_ffi", "ca_lib"]
+
+#: The exact analyser's C functions (``c_src/analysis/tw_ca.c``), bound in ``twentyone.analysis._ca``.
+ca_ffi, ca_lib = ffi, lib
 
 
 class Generator:

@@ -1,0 +1,167 @@
+"""The exact-analysis commands, added to ``twentyone``'s command line by ``add_parsers``.
+
+- ``twentyone edge [--all]``: the round's exact EV (and SD) for optimal and basic play;
+- ``twentyone chart [--kind basic|best] [--csv FILE] [--png FILE] [--compare CHART]``: the strategy
+  chart in the French document's layout, written as CSV or PNG, compared with another chart;
+- ``twentyone ev HAND vs UP``: the exact EV of each decision, e.g. ``twentyone ev T6 vs 2``.
+
+Each takes ``--rules NAME``, ``--decks N``, ``--rule KEY=VALUE`` (any option of
+``twentyone.analysis.options``, repeatable) and ``--shoe COMPOSITION`` (the shoe the round is dealt
+from, e.g. ``A:20,2:24,...,T:90`` or the remaining cards).  Errors are ``TwentyOneError``s, which the
+command line prints as one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, Final
+
+from twentyone.analysis.options import OPTION_NAMES, AnalysisRules
+from twentyone.analysis.shoe import Shoe
+from twentyone.errors import TwentyOneError
+from twentyone.rules import get_rules
+
+__all__ = ["add_parsers", "run_edge", "run_chart", "run_ev", "FRENCH_EXPERT"]
+
+#: The French document's expert chart, as printed (``--compare french-expert``).
+FRENCH_EXPERT: Final = Path(__file__).resolve().parent / "data" / "french-expert.csv"
+
+
+def _decks(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 8:
+        raise argparse.ArgumentTypeError(f"decks out of range: {text!r} (1 .. 8)")
+    return int(text)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("rules and shoe")
+    g.add_argument("--rules", default="course", metavar="NAME", help="rule set (course)")
+    g.add_argument("--decks", "-n", type=_decks, default=None, help="decks in a full shoe, 1 to 8 (the rules': 6)")
+    g.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help=f"override one rule option; repeatable (keys: {', '.join(OPTION_NAMES)})")
+    g.add_argument("--shoe", metavar="COMPOSITION",
+                   help="the shoe the round is dealt from, e.g. A:20,2:24,3:24,4:24,5:24,6:24,7:24,8:24,9:24,T:90, "
+                        "or the remaining cards AAT5K...")
+
+
+def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``edge``, ``chart`` and ``ev`` commands; each sets ``analysis_run`` to its runner."""
+    e = subparsers.add_parser("edge", help="exact EV of a round (and its SD) for optimal and basic play",
+                              description="Exact EV per initial bet of one player off the top of the shoe, "
+                                          "with the standard deviation when no hand is split.")
+    e.add_argument("--all", action="store_true", help="also always-stand and mimic-the-dealer")
+    _common(e)
+    e.set_defaults(analysis_run=run_edge)
+
+    c = subparsers.add_parser("chart", help="the exact strategy chart (hard, soft, pairs by up card 2..A)",
+                              description="Print the strategy chart derived exactly for the rules, in the "
+                                          "French document's layout; write it as CSV or PNG.")
+    c.add_argument("--kind", choices=("basic", "best"), default="basic",
+                   help="basic: best total-dependent chart; best: composition-dependent best first decision "
+                        "of one representative hand a row (basic)")
+    c.add_argument("--csv", type=Path, metavar="FILE", help="write the chart as CSV")
+    c.add_argument("--png", type=Path, metavar="FILE", help="write the chart as a coloured PNG")
+    c.add_argument("--compare", metavar="CHART",
+                   help="a chart CSV (or 'french-expert') to compare with: differences and its EV")
+    _common(c)
+    c.set_defaults(analysis_run=run_chart)
+
+    v = subparsers.add_parser("ev", help="exact EV of each decision: twentyone ev T6 vs 2",
+                              description="Exact EV per initial bet of each decision for a hand against an up "
+                                          "card, later decisions played optimally.")
+    v.add_argument("words", nargs="+", metavar="HAND vs UP", help="e.g. T6 vs 2, A7 vs 9, 88 vs A, T42 vs T")
+    _common(v)
+    v.set_defaults(analysis_run=run_ev)
+
+
+def _setup(args: argparse.Namespace) -> tuple[AnalysisRules, Shoe | None]:
+    opts = AnalysisRules.of(get_rules(args.rules))
+    if args.decks is not None:
+        opts = AnalysisRules.of(opts, decks=args.decks)
+    opts = opts.with_assignments(args.rule)
+    shoe = Shoe.parse(args.shoe) if args.shoe else None
+    return opts, shoe
+
+
+def _header(opts: AnalysisRules, shoe: Shoe | None) -> str:
+    text = f"rules: {opts.name}: {opts.describe()}"
+    if shoe is not None and shoe != Shoe.decks(opts.decks):
+        text += f"\nshoe: {shoe.total} cards ({shoe})"
+    return text
+
+
+def run_edge(args: argparse.Namespace) -> int:
+    """``twentyone edge``: print the exact EV and SD."""
+    from twentyone.analysis.exact import analyse, house_edge
+
+    opts, shoe = _setup(args)
+    a = analyse(opts, shoe)
+    print(_header(opts, shoe))
+    rows = [("optimal (composition-dependent)", a.optimal), ("basic (total-dependent chart)", a.basic)]
+    if args.all:
+        rows += [("always stand", house_edge(opts, shoe, "stand")), ("mimic the dealer", house_edge(opts, shoe, "mimic"))]
+    for label, r in rows:
+        sd = f"SD {r.sd:.4f}" if r.sd is not None else "SD not computed (hands are split)"
+        print(f"{label:<34}{100 * r.ev:+9.4f}%   {sd}")
+    print(f"EV per initial bet, exact; {a.seconds:.2f} s")
+    return 0
+
+
+def run_chart(args: argparse.Namespace) -> int:
+    """``twentyone chart``: print (and write) the chart; compare it with another."""
+    from twentyone.analysis.charts import Chart, compare_charts
+    from twentyone.analysis.exact import analyse, house_edge
+
+    opts, shoe = _setup(args)
+    other = None
+    if args.compare:
+        other = Chart.read(FRENCH_EXPERT if args.compare == "french-expert" else Path(args.compare))
+    a = analyse(opts, shoe)
+    chart = a.basic_chart if args.kind == "basic" else a.best_chart
+    print(chart.to_text(), end="")
+    if args.csv:
+        chart.write_csv(args.csv)
+        print(f"CSV: {args.csv}")
+    if args.png:
+        chart.write_png(args.png)
+        print(f"PNG: {args.png}")
+    if other is not None:
+        diffs = compare_charts(other, chart)
+        print(f"\n{other.title} against this chart: {len(diffs)} cell{'s' if len(diffs) != 1 else ''} differ "
+              f"(its cell / this chart's)")
+        for d in diffs:
+            print(f"  {d}")
+        mine = a.basic if args.kind == "basic" else a.optimal
+        theirs = house_edge(opts, shoe, other)
+        print(f"EV playing {other.title}: {100 * theirs.ev:+.4f}%; this chart's strategy: {100 * mine.ev:+.4f}%")
+    return 0
+
+
+def _hand_and_up(words: list[str]) -> tuple[str, str]:
+    if len(words) == 3 and words[1].lower() in ("vs", "v", "against"):
+        return words[0], words[2]
+    if len(words) == 2 and words[1].lower() not in ("vs", "v", "against"):
+        return words[0], words[1]
+    raise TwentyOneError(f"expected HAND vs UP (e.g. T6 vs 2), not {' '.join(words)!r}")
+
+
+def run_ev(args: argparse.Namespace) -> int:
+    """``twentyone ev HAND vs UP``: print each decision's exact EV."""
+    from twentyone.analysis.exact import decision_evs
+
+    opts, shoe = _setup(args)
+    hand, up = _hand_and_up(args.words)
+    d = decision_evs(hand, up, opts, shoe)
+    print(_header(opts, shoe))
+    print(f"{d.hand} vs {d.up}: EV per initial bet" + (", given the dealer has no Black Jack" if d.given_no_blackjack
+                                                        else ""))
+    if d.natural:
+        print(f"  Black Jack: {d.stand:+.6f} (no decision)")
+    else:
+        best = d.best
+        for name, v in d.options():
+            print(f"  {name:<10}{v:+.6f}  ({100 * v:+.4f}%){'  best' if name == best else ''}")
+    if d.insurance is not None:
+        print(f"  insurance {d.insurance:+.6f}  (side bet of half the bet; dealer Black Jack {d.p_blackjack:.4f})")
+    return 0

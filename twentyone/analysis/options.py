@@ -1,0 +1,163 @@
+"""The rule options the exact analyser reads, taken from any ``twentyone.rules.Rules`` by name.
+
+``Rules`` grows fields over time; each option here is read with ``getattr(rules, name, default)``, so
+a field the rule set does not have yet takes the course's value (the course has no split).  The
+options, with their defaults:
+
+========================  =======  ==========================================================
+``decks``                 6        52-card decks in a fresh shoe
+``dealer_hits_soft_17``   False    the dealer hits soft 17
+``dealer_peeks``          True     the dealer checks for Black Jack; False: no hole card (the
+                                   player loses double and split stakes to a dealer Black Jack)
+``blackjack_pays``        2        Black Jack pays 2:1 (3/2, 6/5 and 1 are usual elsewhere)
+``surrender``             True     late surrender of the first two cards
+``double_on``             "any"    "any" two cards, "9-11" or "10-11" (hard totals)
+``split``                 False    pairs may be split
+``split_hands``           4        most hands after splitting (2 = one split, no resplit)
+``split_aces_one_card``   True     a split ace takes one card and stands
+``resplit_aces``          False    an ace drawn to a split ace may be split again
+``double_after_split``    True     the two-card hands of a split may double
+``insurance``             True     insurance is offered against an ace
+========================  =======  ==========================================================
+
+A surrender under a dealer who does not peek keeps half the bet only when he has no Black Jack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
+from fractions import Fraction
+from typing import Any, Final
+
+from twentyone.errors import RulesError
+
+__all__ = ["AnalysisRules", "OPTION_NAMES", "DOUBLE_ON"]
+
+DOUBLE_ON: Final = ("any", "9-11", "10-11")
+_TRUE: Final = frozenset({"1", "true", "yes", "on", "y"})
+_FALSE: Final = frozenset({"0", "false", "no", "off", "n"})
+
+
+@dataclass(frozen=True)
+class AnalysisRules:
+    """Every option the analyser plays by; ``name`` is the rule set's name, for reports only."""
+
+    name: str = "course"
+    decks: int = 6
+    dealer_hits_soft_17: bool = False
+    dealer_peeks: bool = True
+    blackjack_pays: Fraction = Fraction(2)
+    surrender: bool = True
+    double_on: str = "any"
+    split: bool = False
+    split_hands: int = 4
+    split_aces_one_card: bool = True
+    resplit_aces: bool = False
+    double_after_split: bool = True
+    insurance: bool = True
+    insurance_pays: Fraction = Fraction(2)
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            _check(f.name, getattr(self, f.name))
+
+    @classmethod
+    def of(cls, rules: object, **overrides: Any) -> AnalysisRules:
+        """The options of ``rules`` (a ``Rules``, or an ``AnalysisRules``), then ``overrides``."""
+        if isinstance(rules, AnalysisRules):
+            base = rules
+        else:
+            values: dict[str, Any] = {}
+            for f in fields(cls):
+                v: Any = getattr(rules, f.name, f.default)
+                if f.name in ("blackjack_pays", "insurance_pays"):
+                    v = Fraction(v)
+                values[f.name] = v
+            base = cls(**values)
+        return replace(base, **overrides) if overrides else base
+
+    def with_assignments(self, assignments: Iterable[str]) -> AnalysisRules:
+        """These options with ``key=value`` overrides applied in order (``--rule`` on the command line)."""
+        changes: dict[str, Any] = {}
+        for text in assignments:
+            key, sep, value = text.partition("=")
+            key = key.strip().replace("-", "_")
+            if not sep:
+                raise RulesError(f"bad rule override: {text!r} (KEY=VALUE, e.g. split=true)")
+            if key not in OPTION_NAMES:
+                raise RulesError(f"unknown rule: {key!r} (known: {', '.join(OPTION_NAMES)})")
+            changes[key] = _parse(key, value.strip())
+        return replace(self, **changes)
+
+    def describe(self) -> str:
+        """One line, e.g. ``6 decks, S17, peek, Black Jack 2:1, late surrender, double any two, no split``."""
+        bj = self.blackjack_pays
+        parts = [
+            f"{self.decks} deck{'s' if self.decks != 1 else ''}",
+            "H17" if self.dealer_hits_soft_17 else "S17",
+            "peek" if self.dealer_peeks else "no hole card",
+            f"Black Jack {bj.numerator}:{bj.denominator}",
+            "late surrender" if self.surrender else "no surrender",
+            "double any two" if self.double_on == "any" else f"double {self.double_on}",
+        ]
+        if self.split:
+            parts.append(f"split to {self.split_hands} hands" + (", aces once" if not self.resplit_aces else ""))
+            parts.append("DAS" if self.double_after_split else "no DAS")
+            if not self.split_aces_one_card:
+                parts.append("split aces may hit")
+        else:
+            parts.append("no split")
+        return ", ".join(parts)
+
+
+#: Option names a ``--rule KEY=VALUE`` may set.
+OPTION_NAMES: Final = tuple(f.name for f in fields(AnalysisRules) if f.name != "name")
+
+_BOOLS: Final = frozenset({"dealer_hits_soft_17", "dealer_peeks", "surrender", "split", "split_aces_one_card",
+                           "resplit_aces", "double_after_split", "insurance"})
+_RANGES: Final = {"decks": (1, 8), "split_hands": (2, 8)}
+
+
+def _parse(key: str, text: str) -> Any:
+    """The value of option ``key`` written as ``text``; RulesError names the option and the value."""
+    low = text.lower()
+    if key in _BOOLS:
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        raise RulesError(f"bad value for {key}: {text!r} (true or false)")
+    if key in _RANGES:
+        lo, hi = _RANGES[key]
+        if not low.isdigit() or not lo <= int(low) <= hi:
+            raise RulesError(f"bad value for {key}: {text!r} (a whole number {lo} .. {hi})")
+        return int(low)
+    if key == "double_on":
+        if low not in DOUBLE_ON:
+            raise RulesError(f"bad value for double_on: {text!r} ({', '.join(DOUBLE_ON)})")
+        return low
+    try:
+        value = Fraction(low.replace(":", "/"))
+    except (ValueError, ZeroDivisionError):
+        raise RulesError(f"bad value for {key}: {text!r} (a payout such as 2, 3/2, 6/5 or 1)") from None
+    return value
+
+
+def _check(key: str, value: Any) -> None:
+    """Raise RulesError if ``value`` is not valid for option ``key``."""
+    if key == "name":
+        if not isinstance(value, str):
+            raise RulesError(f"bad rules name: {value!r}")
+    elif key in _BOOLS:
+        if not isinstance(value, bool):
+            raise RulesError(f"bad value for {key}: {value!r} (true or false)")
+    elif key in _RANGES:
+        lo, hi = _RANGES[key]
+        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            raise RulesError(f"bad value for {key}: {value!r} (a whole number {lo} .. {hi})")
+    elif key == "double_on":
+        if value not in DOUBLE_ON:
+            raise RulesError(f"bad value for double_on: {value!r} ({', '.join(DOUBLE_ON)})")
+    elif not isinstance(value, Fraction) or not 0 <= value <= 100:
+        raise RulesError(f"bad value for {key}: {value!r} (a payout from 0 to 100)")
