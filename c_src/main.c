@@ -69,6 +69,7 @@ static char tmpcards[2 + 2 * MAXS + 1];  /* what first_action sees: up card, X, 
 static int bet0[MAXS];            /* the bet as placed (players[i].mybets is doubled by dbl, 0 after foul) */
 static int paid_insurance[MAXS];
 static int doubled[MAXS], surrendered[MAXS], done[MAXS], account_before[MAXS];
+static int added[MAXS];           /* what a double added: the bet, or less (a double for less) */
 static const char* foul_cause[MAXS];
 static char acts[MAXS][MAXACTS];  /* the actions taken, in order; the last one is what strategies see as state */
 static int nacts[MAXS];
@@ -273,12 +274,10 @@ static void do_stand(int i)
 
 static void do_dbl(int i)
 {
-    if (players[i].account < players[i].mybets) {  /* checked before a card leaves the shoe */
-        do_foul(i, "unaffordable_double");
-        return;
-    }
+    int before = players[i].mybets;
     note(i, 'd');
     dbl(i, &players, draw());
+    added[i] = players[i].mybets - before;
     doubled[i] = done[i] = 1;
 }
 
@@ -348,8 +347,10 @@ static void write_round(int shoe, int first, int dealer_bj)
         json_str(logf, acts[i], nacts[i]);
         fputs(",\"cards\":", logf);
         json_str(logf, players[i].mycards, players[i].count);
-        fprintf(logf, ",\"bj\":%s,\"doubled\":%s,\"surrendered\":%s,\"foul\":", jbool(BJ(i)), jbool(doubled[i]),
-                jbool(surrendered[i]));
+        fprintf(logf, ",\"bj\":%s,\"doubled\":%s", jbool(BJ(i)), jbool(doubled[i]));
+        if (doubled[i] && added[i] < bet0[i])  /* a double for less */
+            fprintf(logf, ",\"added\":%d", added[i]);
+        fprintf(logf, ",\"surrendered\":%s,\"foul\":", jbool(surrendered[i]));
         if (foul_cause[i]) json_str(logf, foul_cause[i], -1);
         else fputs("null", logf);
         fprintf(logf, ",\"account_after\":%d}", players[i].account);
@@ -405,7 +406,7 @@ static const char* play_match(void)
         /* bets: every player still in the game; below MIN_BET a player is out for good */
         for (i = 0; i < pNum - 1; i++) {
             account_before[i] = players[i].account;
-            bet0[i] = paid_insurance[i] = doubled[i] = surrendered[i] = done[i] = nacts[i] = 0;
+            bet0[i] = paid_insurance[i] = doubled[i] = added[i] = surrendered[i] = done[i] = nacts[i] = 0;
             foul_cause[i] = NULL;
             if (players[i].account < MIN_BET) continue;
             players[i].rounds++;

@@ -135,17 +135,16 @@ void hit(int i, Player(*players)[], char card)
     p->state = 'h';
 }
 
-/* Player i doubles: the stake is doubled and exactly one card is taken.  A double the player
- * cannot pay for is a foul, never a debt (check before taking the card off the shoe). */
+/* Player i doubles: the stake grows by the bet and exactly one card is taken.  A player who cannot
+ * pay the whole double doubles for less: the stake grows by what is left of the account, possibly
+ * nothing.  Never a debt, never a foul (the course's program let the account go negative here). */
 void dbl(int i, Player(*players)[], char card)
 {
     Player* p = &(*players)[i];
-    if (p->account < p->mybets) {
-        foul(i, players);
-        return;
-    }
-    p->account -= p->mybets;
-    p->mybets *= 2;
+    int add = p->account < p->mybets ? p->account : p->mybets;
+    if (add < 0) add = 0;
+    p->account -= add;
+    p->mybets += add;
     add_card(p, card);
     p->state = 'd';
 }

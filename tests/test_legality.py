@@ -8,7 +8,7 @@ import pytest
 
 from twentyone.core import StackedGenerator
 from twentyone.errors import IllegalActionError
-from twentyone.legality import Foul, double_problem, insurance_problem, surrender_problem
+from twentyone.legality import Foul, double_amount, double_problem, insurance_problem, surrender_problem
 from twentyone.records import SeatView
 from twentyone.rules import COURSE
 from twentyone.strategy import CourseSeatView, Strategy
@@ -26,11 +26,12 @@ def test_insurance_only_against_an_ace_first_and_affordable() -> None:
 
 
 def test_double_on_two_cards_before_any_other_action() -> None:
-    """A double needs exactly two cards, no action but insurance before it, and the whole bet again."""
+    """A double needs exactly two cards and no action but insurance before it; money never forbids it."""
     assert double_problem(COURSE, 2, "", 10, 10) is None
     assert double_problem(COURSE, 2, "i", 10, 10) is None
     assert double_problem(COURSE, 3, "h", 500, 10) is Foul.ILLEGAL_ACTION
-    assert double_problem(COURSE, 2, "", 9, 10) is Foul.UNAFFORDABLE_DOUBLE
+    assert double_problem(COURSE, 2, "", 9, 10) is None
+    assert (double_amount(500, 10), double_amount(9, 10), double_amount(0, 10)) == (10, 9, 0)
 
 
 def test_surrender_on_two_cards_when_the_rules_allow_it() -> None:
@@ -54,14 +55,15 @@ def test_table_trio_agrees_for_double() -> None:
     """verify_double raises exactly when can_double is False, and dbl then fouls instead of acting."""
     t = _table()
     s = t.seats[0]
-    assert t.can_double(s)
-    t.verify_double(s)
     s.account = 5
+    assert t.can_double(s)  # for less
+    t.verify_double(s)
+    s.state = "h"
     assert not t.can_double(s)
     with pytest.raises(IllegalActionError, match="'d'"):
         t.verify_double(s)
     t.dbl(s)
-    assert s.foul is Foul.UNAFFORDABLE_DOUBLE and not s.doubled
+    assert s.foul is Foul.ILLEGAL_ACTION and not s.doubled
 
 
 def test_table_trio_agrees_for_surrender_and_insurance() -> None:
@@ -87,4 +89,4 @@ def test_views_answer_as_the_table_decides() -> None:
                                                                        t.can_insure(s))
     course = CourseSeatView(1, 1, 1, "A", "T6", 4, 10, "")
     assert isinstance(course, SeatView)
-    assert (course.can_double, course.can_surrender, course.can_insure) == (False, True, False)
+    assert (course.can_double, course.can_surrender, course.can_insure) == (True, True, False)

@@ -586,14 +586,18 @@ def test_ruling_illegal_insurance() -> None:
     assert q1.calls == ["bet", "first", "show"]
 
 
-def test_ruling_illegal_double() -> None:
-    """illegal_double: 'a d the player cannot pay for (money left below the bet) is a foul'."""
-    p1, p2 = Scripted("d", bet=600), Scripted("d", bet=500)
-    sc = deal("6565" + "T7" + "T", [p1, p2])
-    check_round_shape(sc, "T7", {1: "65", 2: "65T"})
-    assert (sc.seat(1)["foul"], sc.seat(1)["doubled"], sc.seat(1)["actions"]) == ("unaffordable_double", False, "")
-    assert (sc.seat(2)["foul"], sc.seat(2)["doubled"]) == (None, True)
-    assert (sc.delta(1), sc.delta(2)) == (-600, 1000)
+def test_ruling_double_for_less() -> None:
+    """double_for_less: 'a player who cannot pay the whole double adds what is left (possibly 0), takes one card, no foul'."""
+    p1, p2, p3 = Scripted("d", bet=600), Scripted("d", bet=500), Scripted("d", bet=1000)
+    sc = deal("656565" + "T7" + "TT9", [p1, p2, p3])
+    check_round_shape(sc, "T7", {1: "65T", 2: "65T", 3: "659"})
+    r1, r2, r3 = sc.seat(1), sc.seat(2), sc.seat(3)
+    assert (r1["foul"], r1["doubled"], r1["bet"], r1["added"], r1["actions"]) == (None, True, 600, 400, "d")
+    assert (r2["foul"], r2["doubled"], r2["bet"]) == (None, True, 500) and "added" not in r2  # a whole double
+    assert (r3["foul"], r3["doubled"], r3["bet"], r3["added"]) == (None, True, 1000, 0)  # all in: a double for 0
+    assert (sc.delta(1), sc.delta(2), sc.delta(3)) == (1000, 1000, 1000)
+    assert list(r1) == ["seat", "account_before", "bet", "insurance", "actions", "cards", "bj", "doubled", "added",
+                        "surrendered", "foul", "account_after"]
 
 
 def test_ruling_double_one_card() -> None:
@@ -785,7 +789,7 @@ SETTLE = [
     ("foul_after_hit", "T2T83", "hq", 10, None, -10, "T23", "T8", "illegal_action"),
     ("foul_after_insurance", "T6A7", "iX", 10, None, -15, "T6", "A7", "illegal_action"),
     ("foul_after_insurance_odd", "T6A7", "iX", 15, None, -22, "T6", "A7", "illegal_action"),
-    ("unaffordable_double_after_insurance", "65A7", "id", 660, [1000], -990, "65", "A7", "unaffordable_double"),
+    ("double_for_less_after_insurance", "65A7T", "id", 660, [1000], 340, "65T", "A7", None),
 ]
 
 
@@ -1031,11 +1035,11 @@ def test_bug_5_ranking_order() -> None:
 
 
 def test_bug_6_double_never_negative() -> None:
-    """Bug 6: 'a double that cannot be paid is a foul'."""
-    sc = deal("65T7", [Scripted("d", bet=1000)])
-    assert (sc.seat(1)["foul"], sc.seat(1)["account_after"]) == ("unaffordable_double", 0)
-    sc = deal("65A7", [Scripted("id", bet=660)])
-    assert (sc.seat(1)["foul"], sc.seat(1)["account_after"]) == ("unaffordable_double", 10)
+    """Bug 6: 'the port doubles for less instead': money never goes negative, and it is no foul."""
+    sc = deal("65T7" + "2", [Scripted("d", bet=1000)])
+    assert (sc.seat(1)["foul"], sc.seat(1)["added"], sc.seat(1)["account_after"]) == (None, 0, 0)  # 13 v 17 loses
+    sc = deal("65A7" + "3", [Scripted("id", bet=660)])
+    assert (sc.seat(1)["foul"], sc.seat(1)["added"], sc.seat(1)["account_after"]) == (None, 10, 0)  # 14 v 18
 
 
 @pytest.mark.parametrize("money", [1, 5, 9])

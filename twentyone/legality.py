@@ -13,7 +13,7 @@ from enum import StrEnum
 
 from twentyone.rules import Rules
 
-__all__ = ["Foul", "FAULTS", "insurance_problem", "double_problem", "surrender_problem"]
+__all__ = ["Foul", "FAULTS", "insurance_problem", "double_problem", "double_amount", "surrender_problem"]
 
 
 class Foul(StrEnum):
@@ -22,6 +22,8 @@ class Foul(StrEnum):
     ILLEGAL_ACTION = "illegal_action"
     ILLEGAL_INSURANCE = "illegal_insurance"
     UNAFFORDABLE_INSURANCE = "unaffordable_insurance"
+    #: No longer given: a double the account cannot pay in full is a double for less (RULES.md,
+    #: **double_for_less**).  Kept so that runs stored by earlier versions still read.
     UNAFFORDABLE_DOUBLE = "unaffordable_double"
     #: Strategy faults: the player is out of the match afterwards.
     ERROR = "error"
@@ -47,12 +49,16 @@ def insurance_problem(rules: Rules, up_card: str, state: str, account: int, bet:
 
 
 def double_problem(rules: Rules, cards: int, state: str, account: int, bet: int) -> Foul | None:
-    """Why ``d`` is not allowed now, or None: on the first two cards, if the whole double can be paid."""
+    """Why ``d`` is not allowed now, or None: on the first two cards.  Money never forbids it: a player
+    who cannot pay the whole double doubles for less (``double_amount``)."""
     if cards != 2 or state not in _TWO_CARD_STATES:
         return Foul.ILLEGAL_ACTION
-    if account < bet:
-        return Foul.UNAFFORDABLE_DOUBLE
     return None
+
+
+def double_amount(account: int, bet: int) -> int:
+    """What a double adds to the stake: the bet again, or all that is left of the account (possibly 0)."""
+    return min(bet, max(account, 0))
 
 
 def surrender_problem(rules: Rules, cards: int, state: str) -> Foul | None:

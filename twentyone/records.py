@@ -83,7 +83,7 @@ class SeatView(Protocol):
 
     @property
     def can_double(self) -> bool:
-        """True when ``d`` is allowed now and affordable."""
+        """True when ``d`` is allowed now (for less than the bet if the account cannot pay it all)."""
 
     @property
     def can_surrender(self) -> bool:

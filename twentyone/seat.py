@@ -19,7 +19,7 @@ class Seat:
 
     __slots__ = (
         "seat", "name", "spec", "strategy", "view", "account", "in_game", "faulted", "rounds",
-        "in_round", "bet", "insurance", "cards", "hard", "ace", "state", "actions", "doubled",
+        "in_round", "bet", "insurance", "cards", "hard", "ace", "state", "actions", "doubled", "added",
         "surrendered", "foul", "fault_cause", "fault_detail", "done", "bj", "account_before",
     )
 
@@ -41,6 +41,8 @@ class Seat:
         self.state = ""
         self.actions: list[str] = []
         self.doubled = False
+        #: What a double added to the stake: the bet, or less when the account could not pay it all.
+        self.added = 0
         self.surrendered = False
         self.foul: Foul | None = None
         self.fault_cause = ""

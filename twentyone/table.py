@@ -15,7 +15,7 @@ from typing import Any
 from twentyone.cards import TENS, VALUE, calculate, hand_total
 from twentyone.core import Generator, StackedGenerator
 from twentyone.errors import IllegalActionError, strategy_text
-from twentyone.legality import FAULTS, Foul, double_problem, insurance_problem, surrender_problem
+from twentyone.legality import FAULTS, Foul, double_amount, double_problem, insurance_problem, surrender_problem
 from twentyone.records import HOLE, NO_CARD, Banker, Player
 from twentyone.rules import COURSE, Rules
 from twentyone.seat import Seat
@@ -111,6 +111,7 @@ class Table:
             s.state = ""
             s.actions = []
             s.bet = 0
+            s.added = 0
             s.insurance = 0
             s.doubled = s.surrendered = s.done = s.bj = False
             s.foul = None
@@ -240,13 +241,19 @@ class Table:
         return self._double_problem(s) is None
 
     def dbl(self, s: Seat) -> None:
-        """The course's ``dbl``: double the stake, take exactly one card, end the hand (a foul if not allowed)."""
+        """The course's ``dbl``: double the stake, take exactly one card, end the hand (a foul if not allowed).
+
+        A player who cannot pay the whole double doubles for less: the stake grows by what is left of
+        the account, possibly nothing (RULES.md, **double_for_less**).
+        """
         problem = self._double_problem(s)
         if problem is not None:
             self.foul(s, problem)
             return
-        s.account -= s.bet
-        s.bet *= 2
+        add = double_amount(s.account, s.bet)
+        s.account -= add
+        s.added = add
+        s.bet += add
         s.doubled = True
         s.state = "d"
         s.actions.append("d")
@@ -473,26 +480,24 @@ class Table:
             "first_card": first_card,
             "dealer": "".join(self.dealer_shown),
             "dealer_bj": dealer_bj,
-            "players": [
-                {
-                    "seat": s.seat,
-                    "account_before": s.account_before,
-                    "bet": s.bet // 2 if s.doubled else s.bet,
-                    "insurance": s.insurance,
-                    "actions": "".join(s.actions),
-                    "cards": "".join(s.cards),
-                    "bj": s.bj,
-                    "doubled": s.doubled,
-                    "surrendered": s.surrendered,
-                    "foul": s.foul,
-                    "account_after": s.account,
-                }
-                for s in active
-            ],
+            "players": [_player_record(s) for s in active],
         }
         if self.round_faults:
             record["faults"] = list(self.round_faults)
         return record
+
+
+def _player_record(s: Seat) -> dict[str, Any]:
+    """One seat's part of a round record; ``added`` only after a double for less."""
+    bet = s.bet - s.added
+    rec: dict[str, Any] = {
+        "seat": s.seat, "account_before": s.account_before, "bet": bet, "insurance": s.insurance,
+        "actions": "".join(s.actions), "cards": "".join(s.cards), "bj": s.bj, "doubled": s.doubled,
+    }
+    if s.doubled and s.added < bet:
+        rec["added"] = s.added
+    rec.update(surrendered=s.surrendered, foul=s.foul, account_after=s.account)
+    return rec
 
 
 def _verify(s: Seat, action: str, problem: Foul | None) -> None:
@@ -548,7 +553,7 @@ class TableSeatView:
 
     @property
     def can_double(self) -> bool:
-        """True when ``d`` is allowed now and affordable."""
+        """True when ``d`` is allowed now (for less than the bet if the account cannot pay it all)."""
         return self._t.can_double(self._s)
 
     @property

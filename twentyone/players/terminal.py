@@ -23,7 +23,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "cont_i": "  h hit, s stand, d double, u surrender: ",
         "bad": "  '{a}' is not one of: {allowed}",
         "no_ins": "  insurance only when the dealer shows an A and you can pay {cost}",
-        "no_dbl": "  you cannot pay for a double ({cost} more)",
+        "no_dbl": "  a double only on your first two cards",
         "round": "round {round}: dealer {dealer} = {dtotal} | you {cards} = {total} | money {money}",
         "others": "  seat {seat}: {cards}",
     },
@@ -37,7 +37,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "cont_i": "  h 拿牌，s 停牌，d 加倍，u 投降：",
         "bad": "  '{a}' 不是可选动作：{allowed}",
         "no_ins": "  只有庄家明牌为 A 且你能支付 {cost} 时才能买保险",
-        "no_dbl": "  赌资不足，无法加倍（还需 {cost}）",
+        "no_dbl": "  只有头两张牌时才能加倍",
         "round": "第 {round} 局：庄家 {dealer} = {dtotal} | 你 {cards} = {total} | 赌资 {money}",
         "others": "  座位 {seat}：{cards}",
     },
@@ -100,7 +100,7 @@ class Human(Strategy):
             elif a == "i" and not view.can_insure:
                 self.say(self.m["no_ins"].format(cost=view.bet // 2))
             elif a == "d" and not view.can_double:
-                self.say(self.m["no_dbl"].format(cost=view.bet))
+                self.say(self.m["no_dbl"])
             else:
                 return a
 
