@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -123,7 +124,7 @@ def show1(b, players, pNum, N, pos):
 """
 
 FAST = Limits(decision_timeout=0.5, match_timeout=20.0, cpu_seconds=10, memory_bytes=512 << 20,
-              output_bytes=64 << 10)
+              output_bytes=64 << 10, decision_wall_timeout=1.5)
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
@@ -199,12 +200,24 @@ def test_os_system_is_a_forbidden_call(tmp_path: Path) -> None:
 
 
 def test_sleeping_forever_times_out(tmp_path: Path) -> None:
-    """A strategy that sleeps forever is stopped at the decision limit and fouls that hand."""
+    """A strategy that sleeps forever uses no CPU: it is stopped at the decision's wall-clock backstop."""
     result, records = _play(_write(tmp_path, "sleep.py", SLEEP), tmp_path)
     _completes(result)
     me = result.by_seat(1)
-    assert me.fault == "timeout" and "0.5 s" in me.fault_detail
+    assert me.fault == "timeout" and "decision limit of 1.5 s of wall-clock time" in me.fault_detail
     assert me.rounds == 1 and me.account == 990
+
+
+def test_a_busy_loop_is_stopped_by_its_own_cpu_time(tmp_path: Path) -> None:
+    """A decision that burns CPU is stopped by the child's CPU timer (SIGPROF), long before the wall backstop."""
+    loop = ("def bet1(N):\n    while True:\n        pass\n"
+            "def first_action1(t, n): return 's'\ndef continue_action1(p): return 's'\n"
+            "def show1(b, p, n, N, pos): pass\n")
+    t = time.monotonic()
+    result, _ = _play(_write(tmp_path, "spin.py", loop), tmp_path)
+    me = result.by_seat(1)
+    assert me.fault == "timeout" and "decision limit of 0.5 s of CPU time" in me.fault_detail
+    assert time.monotonic() - t < 30
 
 
 def test_output_flood_is_a_fault(tmp_path: Path) -> None:

@@ -126,7 +126,9 @@ def _sandbox_options(p: argparse.ArgumentParser, default_sandbox: bool) -> None:
         g.add_argument("--sandbox", action="store_true",
                        help="run each in a worker process with limits and a system-call filter")
     g.add_argument("--decision-timeout", type=float, default=1.0, metavar="SECONDS",
-                   help="wall-clock limit per decision in the sandbox (1.0)")
+                   help="CPU time limit per decision in the sandbox (1.0)")
+    g.add_argument("--decision-wall-timeout", type=float, default=0.0, metavar="SECONDS",
+                   help="wall-clock backstop per decision, against sleeping (default 10x --decision-timeout)")
     g.add_argument("--match-timeout", type=float, default=60.0, metavar="SECONDS",
                    help="wall-clock limit per match in the sandbox (60)")
     g.add_argument("--output-dir", type=Path, default=None, metavar="DIR",
@@ -148,7 +150,9 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--trusted", action="store_true", default=None,
                    help="run files in this process, for speed, when you vouch for the code")
     g.add_argument("--decision-timeout", type=float, default=None, metavar="SECONDS",
-                   help="wall-clock limit per decision (1.0)")
+                   help="CPU time limit per decision (1.0)")
+    g.add_argument("--decision-wall-timeout", type=float, default=None, metavar="SECONDS",
+                   help="wall-clock backstop per decision, against sleeping (default 10x --decision-timeout)")
     g.add_argument("--match-timeout", type=float, default=None, metavar="SECONDS",
                    help="wall-clock limit per match (60)")
 
@@ -171,7 +175,7 @@ def _isolation(args: argparse.Namespace, base: Isolation) -> Isolation:
     changes: dict[str, Any] = {}
     if args.trusted:
         changes["trusted"] = True
-    for name in ("decision_timeout", "match_timeout"):
+    for name in ("decision_timeout", "match_timeout", "decision_wall_timeout"):
         v = getattr(args, name)
         if v is not None:
             changes[name] = check_timeout(f"--{name.replace('_', '-')}", v)
@@ -190,7 +194,7 @@ def _run_grade(args: argparse.Namespace) -> int:
     config = load_config(args.config) if args.config else GradingConfig()
     config = replace(config, isolation=_isolation(args, config.isolation))
     given = args.config is not None or args.trusted or args.decision_timeout is not None \
-        or args.match_timeout is not None
+        or args.match_timeout is not None or args.decision_wall_timeout is not None
     rep = grade(args.submissions, config, args.out, args.resume, _execution(args), config_given=given)
     if not args.quiet:
         summary_table(rep)
@@ -227,7 +231,7 @@ def _limits(args: argparse.Namespace) -> Limits | None:
         return None
     from twentyone.players.sandbox.limits import Limits
 
-    return Limits.for_timeouts(args.decision_timeout, args.match_timeout)
+    return Limits.for_timeouts(args.decision_timeout, args.match_timeout, args.decision_wall_timeout)
 
 
 def _fail(message: str, code: int = 2) -> int:

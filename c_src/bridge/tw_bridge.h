@@ -25,7 +25,8 @@ int tw_capture_open(const char *path, long cap);
 int tw_capture_fd(int fd, long cap);
 void tw_capture_close(void);
 long tw_capture_written(void);
-/* A sandboxed child's match, served in C until the engine says it is over; never returns. */
-void tw_serve(int in, int out, int k);
+/* A sandboxed child's match, served in C until the engine says it is over, each student call limited to
+ * cpu_usec microseconds of CPU time (0: no limit); never returns. */
+void tw_serve(int in, int out, int k, long cpu_usec);
 
 #endif

@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 #include "tw_bridge.h"
 
@@ -63,7 +64,20 @@ static int tw_reply_value(int fd, int value)
     return 0;
 }
 
-void tw_serve(int in, int out, int k)
+/* The decision's CPU limit: a profiling timer armed before each student call counts this process's CPU
+ * time (user and system), not the wall clock, so a busy or stalled machine never charges the student.
+ * Waiting for the next request costs no CPU, so the timer is re-armed, never disarmed.  When it runs
+ * out, SIGPROF's default action ends the child, and the engine reports a time-out. */
+static void tw_arm(long cpu_usec)
+{
+    struct itimerval t;
+    memset(&t, 0, sizeof t);
+    t.it_value.tv_sec = cpu_usec / 1000000;
+    t.it_value.tv_usec = cpu_usec % 1000000;
+    if (cpu_usec > 0) setitimer(ITIMER_PROF, &t, NULL);
+}
+
+void tw_serve(int in, int out, int k, long cpu_usec)
 {
     static char buf[4096];
     size_t have = 0;
@@ -103,6 +117,7 @@ void tw_serve(int in, int out, int k)
         memmove(buf, buf + sizeof q + body, have);
 
         int value = 0;
+        tw_arm(cpu_usec);
         switch (q.op) {
         case 'B': value = tw_bet(k, q.a); break;
         case 'F': value = (unsigned char)tw_first_action(k, tmpcards, q.a); break;

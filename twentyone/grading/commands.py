@@ -17,7 +17,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -216,8 +216,7 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
                 raise TwentyOneError(f"a tournament needs at least 2 players, got {len(specs)}")
             entries = tournament_entries(specs, execution.warn, limits_of(isolation))
             cfg = {"format": fmt, "matches": matches, "seed": seed, "decks": decks, "rules": rules,
-                   "isolation": {"trusted": isolation.trusted, "decision_timeout": isolation.decision_timeout,
-                                 "match_timeout": isolation.match_timeout}}
+                   "isolation": asdict(isolation)}
             store.set_meta("kind", "tournament")
             store.set_meta("title", f"Tournament of {len(entries)} players ({fmt}, {matches} matches)")
             store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))

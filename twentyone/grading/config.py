@@ -66,8 +66,12 @@ class Isolation:
     """How submissions run: in the sandbox (default) with these limits, or trusted in process."""
 
     trusted: bool = False
+    #: CPU seconds per decision (the worker's own CPU time: machine load never counts).
     decision_timeout: float = 1.0
+    #: Wall-clock seconds per match.
     match_timeout: float = 60.0
+    #: Wall-clock seconds per decision, a backstop against sleeping and blocking (0: 10x decision_timeout).
+    decision_wall_timeout: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -152,8 +156,10 @@ class GradingConfig:
         if any(not 0 <= b <= 1000 for b in t.bonus):
             raise bad("tournament.bonus", list(t.bonus), "points from 0 to 1000 for rank 1, 2, ...")
         iso = self.isolation
-        for key in ("decision_timeout", "match_timeout"):
+        for key in ("decision_timeout", "match_timeout", "decision_wall_timeout"):
             v = getattr(iso, key)
+            if key == "decision_wall_timeout" and v == 0:
+                continue
             if not 0 < v <= 3600:
                 raise bad(f"isolation.{key}", v, "0 .. 3600 seconds")
         return self
@@ -266,7 +272,8 @@ def example_toml() -> str:
         "",
         "[isolation]",
         f"trusted = {'true' if iso.trusted else 'false'}          # true runs submissions in process (never for unread code)",
-        f"decision_timeout = {iso.decision_timeout:g}",
-        f"match_timeout = {iso.match_timeout:g}",
+        f"decision_timeout = {iso.decision_timeout:g}      # CPU seconds per decision (machine load never counts)",
+        f"decision_wall_timeout = {iso.decision_wall_timeout:g}  # wall-clock seconds per decision; 0: 10x decision_timeout",
+        f"match_timeout = {iso.match_timeout:g}        # wall-clock seconds per match",
     ]
     return "\n".join(lines) + "\n"

@@ -95,7 +95,7 @@ def limits_of(iso: Isolation) -> Limits | None:
     """The sandbox limits of a run's jobs, or None when submissions run trusted."""
     if iso.trusted:
         return None
-    return Limits.for_timeouts(iso.decision_timeout, iso.match_timeout)
+    return Limits.for_timeouts(iso.decision_timeout, iso.match_timeout, iso.decision_wall_timeout)
 
 
 @dataclass(eq=False)

@@ -46,7 +46,8 @@ _SIGNAL_CAUSE: dict[int, tuple[Foul, str]] = {
     signal.SIGILL: (Foul.CRASH, "illegal instruction"),
     signal.SIGABRT: (Foul.CRASH, "abort"),
     signal.SIGSYS: (Foul.CRASH, "forbidden system call"),
-    signal.SIGXCPU: (Foul.TIMEOUT, "cpu time limit"),
+    signal.SIGXCPU: (Foul.TIMEOUT, "the match's CPU time limit"),
+    signal.SIGPROF: (Foul.TIMEOUT, "no answer within the decision limit of CPU time"),
     signal.SIGXFSZ: (Foul.CRASH, "output flood (file size limit)"),
     signal.SIGKILL: (Foul.CRASH, "killed (memory or process limit)"),
     signal.SIGPIPE: (Foul.CRASH, "broken pipe"),
@@ -83,7 +84,8 @@ class SandboxFunctionSet:
         self.child_pid = 0
         self.match_no = 0
         self._c = kind == "c"
-        self._decision = float(limits.decision_timeout)
+        #: The wall-clock backstop of a decision (its CPU limit is enforced in the child).
+        self._decision = limits.wall_timeout()
         self._decision_ms = self._decision * 1000.0
         self._proc: subprocess.Popen[bytes] | None = None
         self._ctl: socket.socket | None = None
@@ -281,6 +283,9 @@ class SandboxFunctionSet:
         status = self._status(pid, 5.0) if pid else None
         if status is None:
             return StrategyFault(Foul.CRASH, "the worker process died")
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGPROF:
+            return StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of "
+                                               f"{self.limits.decision_timeout:g} s of CPU time (signal SIGPROF)")
         return StrategyFault(*describe_status(status))
 
     def _forget_child(self) -> None:
@@ -320,16 +325,14 @@ class SandboxFunctionSet:
             if not data:
                 if data is None:
                     self._kill_child()
-                    raise StrategyFault(Foul.TIMEOUT,
-                                        f"no answer within the decision limit of {self._decision:g} s")
+                    raise self._wall_fault()
                 raise self._gone()
             self._buf = data
         try:
             frame = self._frame(self._decision)
         except TimeoutError:
             self._kill_child()
-            raise StrategyFault(Foul.TIMEOUT,
-                                f"no answer within the decision limit of {self._decision:g} s") from None
+            raise self._wall_fault() from None
         if frame is None:
             raise self._gone()
         tag, value, text = frame
@@ -344,6 +347,10 @@ class SandboxFunctionSet:
             raise StrategyFault(Foul.ERROR, text.decode("utf-8", "replace"))
         self._kill_child()
         raise StrategyFault(Foul.ERROR, f"malformed reply {wire.REPLY.pack(tag[:1] or b'?', value)!r}")
+
+    def _wall_fault(self) -> StrategyFault:
+        return StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of {self._decision:g} s of "
+                                           "wall-clock time (the strategy slept or blocked)")
 
     def _call(self, request: bytes) -> int:
         if not self.child_pid:

@@ -16,6 +16,8 @@ __all__ = ["Limits", "WorkerConfig", "Confinement", "check_timeout", "die_with_p
 
 #: The longest time limit accepted anywhere (seconds).
 MAX_SECONDS = 3600.0
+#: A decision's wall-clock backstop, as a multiple of its CPU limit, unless configured.
+WALL_FACTOR = 10.0
 
 
 def die_with_parent(parent: int) -> None:
@@ -40,8 +42,11 @@ def check_timeout(what: str, seconds: float) -> float:
 class Limits:
     """The limits a sandboxed strategy runs under; built once (``for_timeouts``) and carried in jobs."""
 
+    #: CPU seconds a strategy may use for one decision (counted by the child's own CPU time).
     decision_timeout: float = 1.0
     match_timeout: float = 60.0
+    #: Wall-clock seconds a decision may take at most, against sleeping and blocking; 0: 10x the CPU limit.
+    decision_wall_timeout: float = 0.0
     cpu_seconds: int = 60
     memory_bytes: int = 1 << 30
     output_bytes: int = 1 << 20
@@ -54,13 +59,23 @@ class Limits:
     def __post_init__(self) -> None:
         check_timeout("decision_timeout", self.decision_timeout)
         check_timeout("match_timeout", self.match_timeout)
+        if self.decision_wall_timeout:
+            check_timeout("decision_wall_timeout", self.decision_wall_timeout)
+
+    def wall_timeout(self) -> float:
+        """The wall-clock backstop of a decision: as configured, or 10 times its CPU limit."""
+        return self.decision_wall_timeout or WALL_FACTOR * self.decision_timeout
 
     @classmethod
-    def for_timeouts(cls, decision: float, match: float) -> Limits:
-        """The limits for a decision and a match time limit: the CPU limit is the match's, plus one second."""
+    def for_timeouts(cls, decision: float, match: float, wall: float = 0.0) -> Limits:
+        """The limits for a decision's CPU time, a match's wall-clock time and a decision's wall-clock backstop
+        (0: 10x the CPU limit); the match's CPU limit is its wall-clock limit plus one second."""
         check_timeout("--decision-timeout", decision)
         check_timeout("--match-timeout", match)
-        return cls(decision_timeout=decision, match_timeout=match, cpu_seconds=max(1, int(match) + 1))
+        if wall:
+            check_timeout("--decision-wall-timeout", wall)
+        return cls(decision_timeout=decision, match_timeout=match, decision_wall_timeout=wall,
+                   cpu_seconds=max(1, int(match) + 1))
 
 
 @dataclass(frozen=True)

@@ -243,9 +243,10 @@ def _spare(fds: list[int], loaded: Loaded, k: int, config: WorkerConfig, bpf: by
         os._exit(3)
     conn.reply(b"P", os.getpid())
     if isinstance(loaded, CFunctionSet):
-        loaded.state.lib.tw_serve(rfd, wfd, k)  # the match, served in C; it ends the process
+        cpu_usec = int(config.limits.decision_timeout * 1e6)
+        loaded.state.lib.tw_serve(rfd, wfd, k, cpu_usec)  # the match, served in C; it ends the process
         os._exit(0)
-    _serve_python(conn, loaded)
+    _serve_python(conn, loaded, config.limits.decision_timeout)
 
 
 _WHERE = {b"B": "bet", b"F": "first_action", b"C": "continue_action", b"S": "show"}
@@ -276,8 +277,9 @@ def _answer(fs: ModuleFunctionSet, op: bytes, a: int, body: bytes) -> tuple[int,
         return 0, f"{where} raised {type(e).__name__}: {e}"
 
 
-def _serve_python(conn: _Conn, fs: ModuleFunctionSet) -> NoReturn:
-    """A Python strategy's match: each call answered before the next request is read.
+def _serve_python(conn: _Conn, fs: ModuleFunctionSet, cpu_limit: float) -> NoReturn:
+    """A Python strategy's match: each call answered before the next request is read, each limited to
+    ``cpu_limit`` seconds of this process's CPU time (a profiling timer: SIGPROF ends the child).
 
     A fault is reported in the words the engine uses for the same fault in process, and ends the child.
     """
@@ -286,6 +288,7 @@ def _serve_python(conn: _Conn, fs: ModuleFunctionSet) -> NoReturn:
         if request is None or request[0] == b"Q":
             break
         op, _, a, _, _, body = request
+        signal.setitimer(signal.ITIMER_PROF, cpu_limit)
         value, problem = _answer(fs, op, a, body)
         if problem:
             conn.text(b"E", problem)
