@@ -32,7 +32,7 @@ STUDENTS = ROOT / "tests" / "fixtures" / "c" / "students"
 CLI = [sys.executable, "-m", "twentyone"]
 #: The general-purpose flag bit that says an entry's name is UTF-8.
 UTF8_FLAG = 0x800
-#: What Python's zipfile (and so today's engine) makes of CP936 names without the flag: cp437 mojibake.
+#: Every entry's date (a zip's bytes then depend only on its files).
 FIXED_DATE = (2023, 12, 20, 21, 30, 0)
 
 
