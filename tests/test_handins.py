@@ -324,6 +324,23 @@ def test_person_on_c_program_log_is_the_engine_log(tmp_path: Path, cache: Path) 
     assert _lines_with(said, "PERSON"), "no note that PERSON was switched off"
 
 
+def test_real_submission_c_program_log_is_the_engine_log(tmp_path: Path, cache: Path) -> None:
+    """The real submission (PERSON on, doubles it cannot pay in full) writes the same log from both sides."""
+    src = REAL / "mycodes.c"
+    exe, _ = c_program(src, tmp_path)
+    found = 0
+    for seed, seats in ((4, 2), (6, 2), (7, 2), (8, 5)):
+        clog, pylog = tmp_path / f"c{seed}.jsonl", tmp_path / f"py{seed}.jsonl"
+        r = _run_c(exe, "--seed", seed, "--decks", 6, "--seats", seats, "--log", clog, "--quiet", "--source", src)
+        assert r.returncode == 0, r.stderr
+        p = run_cli(["match", *(a for k in range(1, seats + 1) for a in ("-p", f"{src}:{k}")), "--seed", seed,
+                     "--log", pylog, "--output-dir", tmp_path / "printed"], cache, timeout=300)
+        assert p.returncode == 0, p.stderr
+        assert clog.read_bytes() == pylog.read_bytes(), seed
+        found += sum(_unaffordable_doubles(pylog, k) for k in range(1, seats + 1))
+    assert found, "no double without the money for it in these matches"
+
+
 def test_person_on_c_program_is_still_the_manual_game(tmp_path: Path) -> None:
     """Without arguments the PERSON build still plays by hand: the bets and moves typed are used."""
     exe, _ = c_program(PERSON_ON, tmp_path)
