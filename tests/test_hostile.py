@@ -127,9 +127,9 @@ def end_processes(pids: Sequence[int]) -> None:
 @pytest.fixture(autouse=True)
 def _no_stragglers() -> Iterator[None]:
     """After each test, end any process still carrying the marker of a run the test started."""
-    start = len(_RUNS)
+    first = len(_RUNS)
     yield
-    for marker in _RUNS[start:]:
+    for marker in _RUNS[first:]:
         end_processes(list(leftovers(marker)))
 
 
