@@ -181,6 +181,7 @@ def test_play_in_chinese_prints_chinese_standings() -> None:
     assert "Traceback" not in r.stderr and r.returncode == 130
 
 
+@pytest.mark.timeout(180)
 def test_ctrl_c_mid_round_gives_the_stake_back(tmp_path: Path) -> None:
     """A real SIGINT at a decision: the unfinished round is void, the standings show the money before it."""
     import json

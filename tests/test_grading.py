@@ -287,6 +287,7 @@ def test_grader_resumes_from_the_store_without_replaying(tmp_path: Path) -> None
         assert len(again) == len(first) - 7
 
 
+@pytest.mark.timeout(300)
 def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
     """Not on a terminal the run is quiet until the table; on a terminal a bar with an ETA is drawn."""
     import pty

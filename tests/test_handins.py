@@ -499,8 +499,8 @@ def test_chinese_name_brings_no_library_warning_to_the_terminal(class_run: Class
 
 def _chart_pngs(name: str, out: Path) -> dict[str, bytes]:
     """The charts write_reports draws for one student called ``name``, by file name."""
-    from twentyone.report import write_reports
-    from twentyone.scores import BankrollSample, ClassReport, Criterion, StudentScore
+    from twentyone.grading.report import write_reports
+    from twentyone.grading.results import BankrollSample, ClassReport, Criterion, StudentScore
 
     crit = Criterion(name="beat_basic", title="Beats basic in at least 60% of matches", points=20.0,
                      max_points=20.0, status="pass", detail="70 of 100", wins=70.0, ties=0, losses=30, matches=100,

@@ -1,0 +1,45 @@
+"""Shared test set-up: a private build cache per session, and the rule that CI never skips a sandbox test."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+#: Under CI (CI=true) a test that needs the system-call filter fails instead of skipping.
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Compiled student modules and C players' default output go to this session's tmp folder, never
+    ``~/.cache/twentyone``; subprocesses of the command line inherit it."""
+    cache = tmp_path_factory.mktemp("twentyone-cache")
+    old = os.environ.get("TWENTYONE_CACHE")
+    os.environ["TWENTYONE_CACHE"] = str(cache)
+    try:
+        yield cache
+    finally:
+        if old is None:
+            os.environ.pop("TWENTYONE_CACHE", None)
+        else:
+            os.environ["TWENTYONE_CACHE"] = old
+
+
+def require_seccomp() -> None:
+    """Skip the calling test when libseccomp is missing, except under CI=true, where it fails instead."""
+    from twentyone.players.sandbox.seccomp import seccomp_available
+
+    if seccomp_available():
+        return
+    if IN_CI:
+        pytest.fail("libseccomp2 is not installed and CI=true: the system-call filter tests must not skip")
+    pytest.skip("libseccomp2 is not installed")
+
+
+@pytest.fixture
+def seccomp() -> None:
+    """The test needs the system-call filter (see ``require_seccomp``)."""
+    require_seccomp()
