@@ -219,7 +219,7 @@ def tournament_entries(specs: Sequence[str], files: Path) -> list[EntryRow]:
             found = take(Path(target).expanduser(), files / name, name=name)
         except IntakeError as e:
             return EntryRow(name, pos, source, source, EntryKind.UNKNOWN, str(e), "")
-        error, messages, said = check_player(found.path, found.kind, k or 1, found.shown, name)
+        error, messages, said = check_player(found.path, found.kind, k or 1, found.where)
         return EntryRow(name, pos, source, f"{found.path}:{k or 1}", EntryKind(found.kind), error, messages,
                         (*found.warnings, *said), found.shown)
 

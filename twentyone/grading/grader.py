@@ -59,7 +59,7 @@ def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
         if error is None and sub.found is not None:
             shown = sub.found.shown
             spec = f"{sub.found.path}:{config.function_set}"
-            error, messages, said = check_player(sub.found.path, sub.kind, config.function_set, shown, sub.name)
+            error, messages, said = check_player(sub.found.path, sub.kind, config.function_set, sub.found.where)
             notes += said
         return EntryRow(sub.name, pos, sub.source, spec, EntryKind(sub.kind), error, messages, tuple(notes), shown)
 
@@ -71,12 +71,11 @@ def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
     return rows
 
 
-def check_player(path: Path, kind: str, k: int, shown: str | None = None,
-                 name: str | None = None) -> tuple[str | None, str, list[str]]:
+def check_player(path: Path, kind: str, k: int, shown: str | None = None) -> tuple[str | None, str, list[str]]:
     """(error, compiler messages, warnings) for the strategy file ``path`` as function set ``k``; no error if usable.
 
-    ``shown`` replaces the file's path on disk in every line (a zip's file is shown by its path in the
-    zip), and ``name`` heads each warning.
+    ``shown`` replaces the file's path on disk in every line (a zip's file is shown as the zip's path
+    followed by its path in the zip, ``players.intake.Intake.where``).
     """
     said: list[str] = []
 
@@ -84,7 +83,7 @@ def check_player(path: Path, kind: str, k: int, shown: str | None = None,
         return text.replace(str(path), shown) if shown else text
 
     def collect(message: str) -> None:
-        said.append(show(f"{name}: {message}" if name else message))
+        said.append(show(message))
 
     try:
         source_kind = SourceKind(kind)

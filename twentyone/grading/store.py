@@ -163,7 +163,7 @@ class Store:
         """Store ``value`` (as JSON) under ``key``."""
         with self._writing(f"the run's {key}"), self._conn:
             self._conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                               (key, _storable(json.dumps(value, ensure_ascii=False))))
+                               (key, _json(value)))
 
     def meta(self, key: str, default: Any = None) -> Any:
         """The value stored under ``key``, or ``default``."""
@@ -185,7 +185,7 @@ class Store:
                 "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [tuple(_storable(v) if isinstance(v, str) else v for v in (
                     r.name, r.position, r.source, r.spec, str(r.kind), r.error, r.messages,
-                    json.dumps(list(r.notes), ensure_ascii=False), r.graded)) for r in rows])
+                    _json(list(r.notes)), r.graded)) for r in rows])
 
     def entries(self) -> list[EntryRow]:
         """The entries in their original order."""
@@ -210,8 +210,7 @@ class Store:
             cur = self._conn.execute(
                 "INSERT OR IGNORE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (_storable(o.key), _storable(info.purpose), _storable(info.subject), info.idx, info.seed,
-                 _storable(json.dumps(list(info.names), ensure_ascii=False)),
-                 _storable(json.dumps(o.to_dict(), ensure_ascii=False, separators=(",", ":"))), time.time()))
+                 _json(list(info.names)), _json(o.to_dict(), separators=(",", ":")), time.time()))
         return cur.rowcount == 1
 
     def keys(self) -> set[str]:
@@ -253,3 +252,25 @@ class Store:
 def _storable(text: str) -> str:
     """``text`` as SQLite can store it: a lone surrogate (a name that was not UTF-8) is escaped, never fatal."""
     return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
+def _clean(value: Any) -> Any:
+    """``value`` with every string made storable (see ``_storable``), through lists and dicts."""
+    if isinstance(value, str):
+        return _storable(value)
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _json(value: Any, separators: tuple[str, str] | None = None) -> str:
+    """``value`` as JSON text that SQLite can store (its strings cleaned first, so JSON escapes cannot bring a
+    lone surrogate back when it is read)."""
+    text = json.dumps(value, ensure_ascii=False, separators=separators)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(_clean(value), ensure_ascii=False, separators=separators)
+    return text

@@ -111,6 +111,11 @@ class Intake:
     #: One line each, to show on the terminal and in the report.
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
+    @property
+    def where(self) -> str:
+        """The strategy file as a readable path: the file's, or the folder's or zip's followed by ``shown``."""
+        return self.source if self.shown == self.source else f"{self.source}/{self.shown}"
+
 
 # ------------------------------------------------------------------------------------------- readable text
 
