@@ -122,7 +122,7 @@ def check_file(path: Path, kind: SourceKind, k: int, warn: Warn | None = None) -
     elif kind == SourceKind.PY:
         if not path.is_file():
             raise PlayerSpecError(f"cannot read player file {readable(path)!r}: no such file")
-        ModuleFunctionSet(path, k, warn or (lambda m: None), execute=False)
+        _read_python(path, k, warn or (lambda m: None), execute=False)
     else:
         raise PlayerSpecError(f"{readable(path)}: not a .c, .cpp or .py strategy file")
 
@@ -138,11 +138,20 @@ def _python_player(path: Path, k: int | None, spec: str, warn: Warn, sandbox: Li
     k = k or 1
     fs: FunctionSet
     if sandbox is not None:
-        ModuleFunctionSet(path, k, warn, execute=False)  # one clear line now if it is unusable
+        _read_python(path, k, warn, execute=False)  # one clear line now if it is unusable
         fs = SandboxFunctionSet("py", path, k, sandbox, capture_dir=capture_dir, warn=warn, label=label)
     else:
-        fs = ModuleFunctionSet(path, k, warn)
+        fs = _read_python(path, k, warn)
     return FunctionSetStrategy(fs, k, name=f"{path.name}:{k}")
+
+
+def _read_python(path: Path, k: int, warn: Warn, execute: bool = True) -> ModuleFunctionSet:
+    """``ModuleFunctionSet``, with a file that exhausts the parser (100,000 unary minus signs ...) as one line."""
+    try:
+        return ModuleFunctionSet(path, k, warn, execute=execute)
+    except (MemoryError, RecursionError) as e:
+        raise PlayerSpecError(f"{readable(path)}: the file cannot be parsed ({type(e).__name__}: it is too deeply "
+                              "nested or too long)") from None
 
 
 def _c_player(path: Path, kind: SourceKind, k: int, warn: Warn, sandbox: Limits | None, capture_dir: Path | None,
