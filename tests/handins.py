@@ -120,7 +120,7 @@ def write_config(path: Path, sections: Mapping[str, Mapping[str, object]]) -> Pa
     for section, keys in sections.items():
         lines.append(f"[{section}]")
         for k, v in keys.items():
-            lines.append(f"{k} = {str(v).lower() if isinstance(v, bool) else v!r}".replace("'", '"'))
+            lines.append(f"{k} = {str(v).lower() if isinstance(v, bool) else repr(v)}".replace("'", '"'))
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
