@@ -55,7 +55,10 @@ def ruled_delta(p: dict[str, Any], dealer: str) -> int:
     plays = actions[1:] if actions.startswith("i") else actions
     doubled = not dealer_bj and not player_bj and "d" in plays
     surrendered = not dealer_bj and not player_bj and "u" in plays
-    stake = 2 * bet if doubled else bet
+    # A double adds the bet again, or what was left of the account (a double for less: "added").
+    stake = bet + (int(p.get("added", bet)) if doubled else 0)
+    if doubled:
+        assert int(p.get("added", bet)) == min(bet, int(p["account_before"]) - bet - ins)
     if p["foul"] is not None:
         return -stake - ins
     if dealer_bj:

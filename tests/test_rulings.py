@@ -1202,3 +1202,76 @@ def test_every_ruling_has_its_test() -> None:
         f"test_bug_{i}_{s}" for i, s in enumerate(["round_limit", "tmpcards_no_leak", "blackjack_and_insurance_pay",
                                                    "one_seed_fisher_yates", "ranking_order",
                                                    "double_never_negative", "small_money_out"], 1)]
+
+
+def test_ruling_grade_intake(tmp_path: "Path") -> None:
+    """The shallowest mycodes.c is graded and the others named; two equally shallow are refused naming both."""
+    from twentyone.players.intake import IntakeError, take
+
+    for name in ("li/mycodes.c", "li/backup/mycodes.c", "li/.git/mycodes.c", "li/Debug/mycodes.c"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("int bet1(int N){return 10;}")
+    got = take(tmp_path / "li")
+    assert got.shown == "mycodes.c" and got.others == ("backup/mycodes.c",) and got.name == "li"
+    for name in ("wang/a/mycodes.c", "wang/b/MYCODES.C"):
+        (tmp_path / name).parent.mkdir(parents=True)
+        (tmp_path / name).write_text("x")
+    import pytest
+
+    with pytest.raises(IntakeError, match="a/mycodes.c and b/MYCODES.C"):
+        take(tmp_path / "wang")
+
+
+def test_ruling_grade_zip_names(tmp_path: "Path") -> None:
+    """Names without the UTF-8 flag: all valid UTF-8 -> UTF-8; else CP936; a GBK folder name on disk reads as GBK."""
+    import os
+
+    from tests.handins import zip_tree
+    from twentyone.players.intake import readable, take
+
+    gbk = take(zip_tree({"21点游戏/备份/mycodes.c": b"x"}, tmp_path / "a.zip", cp936=True))
+    assert gbk.shown == "21点游戏/备份/mycodes.c"
+    assert readable(os.fsdecode("张三".encode("gbk"))) == "张三"
+
+
+def test_ruling_grade_zip_limits(tmp_path: "Path") -> None:
+    """Only the strategy file is unpacked, within the limits; a traversal or too many entries refuse the zip."""
+    import zipfile
+
+    import pytest
+
+    from twentyone.players.intake import IntakeError, ZipLimits, take
+
+    z = tmp_path / "a.zip"
+    with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as f:
+        f.writestr("a/mycodes.c", "int bet1(int N){return 10;}")
+        f.writestr("a/zeros.bin", bytes(10 << 20))
+    got = take(z, tmp_path / "files")
+    assert [p.name for p in (tmp_path / "files").rglob("*") if p.is_file()] == ["mycodes.c"] and got.warnings == ()
+    with pytest.raises(IntakeError, match="2 entries"):
+        take(z, limits=ZipLimits(max_files=1))
+    with zipfile.ZipFile(z, "a") as f:
+        f.writestr("../x.c", "x")
+    with pytest.raises(IntakeError, match="leaves it"):
+        take(z)
+
+
+def test_ruling_grade_store_damage(tmp_path: "Path") -> None:
+    """A damaged row stops the reading with one line naming it; the row is neither dropped nor repaired."""
+    import sqlite3
+
+    import pytest
+
+    from tests.outcomes import outcome
+    from twentyone.grading.store import DB_NAME, Store, StoreError
+
+    with Store.open(tmp_path, create=True) as s:
+        s.add_outcome(outcome([1, 2], seat=1, key="k"))
+    db = sqlite3.connect(str(tmp_path / DB_NAME))
+    db.execute("UPDATE matches SET outcome = '{' WHERE key = 'k'")
+    db.commit()
+    db.close()
+    with Store.open(tmp_path) as s, pytest.raises(StoreError, match="match 'k' is damaged"):
+        list(s.matches())
+    with Store.open(tmp_path) as s:
+        assert s.keys() == {"k"}

@@ -66,3 +66,91 @@ def test_missing_or_foreign_database(tmp_path: Path) -> None:
     sqlite3.connect(str(tmp_path / DB_NAME)).execute("CREATE TABLE meta (key TEXT, value TEXT)")
     with pytest.raises(StoreError, match="not a twentyone results database"):
         Store.open(tmp_path)
+
+
+def test_notes_and_the_graded_file_round_trip(tmp_path: Path) -> None:
+    """An entry's notes (warnings of its intake and build) and its graded file come back as written."""
+    row = EntryRow("li", 0, "li.zip", "/o/files/li/mycodes.c:1", EntryKind.C, None, "",
+                   ("li: graded mycodes.c; other copies, not graded: backup/mycodes.c",), "mycodes.c")
+    with Store.open(tmp_path, create=True) as s:
+        s.set_entries([row])
+    with Store.open(tmp_path) as s:
+        assert s.entries() == [row]
+
+
+def test_a_schema_1_store_is_still_read(tmp_path: Path) -> None:
+    """A results.sqlite of schema 1 (no notes or graded column) reads, with no notes."""
+    db = sqlite3.connect(str(tmp_path / DB_NAME))
+    db.executescript("""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE entries (name TEXT PRIMARY KEY, position INTEGER NOT NULL, source TEXT NOT NULL,
+            spec TEXT NOT NULL, kind TEXT NOT NULL, error TEXT, messages TEXT NOT NULL DEFAULT '');
+        CREATE TABLE matches (key TEXT PRIMARY KEY, purpose TEXT NOT NULL, subject TEXT NOT NULL, idx INTEGER NOT NULL,
+            seed INTEGER NOT NULL, names TEXT NOT NULL, outcome TEXT NOT NULL, finished_at REAL NOT NULL);
+        INSERT INTO meta VALUES ('schema', '1');
+        INSERT INTO entries VALUES ('li', 0, 'li.c', 'li.c:1', 'c', NULL, '');
+    """)
+    db.commit()
+    db.close()
+    with Store.open(tmp_path) as s:
+        assert s.entries() == [EntryRow("li", 0, "li.c", "li.c:1", EntryKind.C, None, "")]
+        s.add_outcome(_outcome())
+        assert s.count() == 1
+
+
+def test_a_name_that_is_not_utf8_never_breaks_the_store(tmp_path: Path) -> None:
+    """A lone surrogate (a file name that was not UTF-8) is stored escaped, not 'surrogates not allowed'."""
+    bad = "subs/\udcd5\udcc5"
+    with Store.open(tmp_path, create=True) as s:
+        s.set_entries([EntryRow("x", 0, bad, bad + ":1", EntryKind.C, None, "", (bad,), bad)])
+        s.set_meta("title", bad)
+        (e,) = s.entries()
+    assert e.source == "subs/\\udcd5\\udcc5" and e.notes == (e.source,)
+
+
+@pytest.mark.parametrize("damage, named", [
+    ("UPDATE matches SET outcome = '{\"reason\": ' WHERE key = 'k1'", "match 'k1' is damaged"),
+    ("UPDATE matches SET outcome = json_remove(outcome, '$.fouls') WHERE key = 'k1'",
+     "match 'k1' is damaged (missing key 'fouls')"),
+    ("UPDATE matches SET names = '[1, ' WHERE key = 'k1'", "match 'k1' is damaged"),
+    ("UPDATE entries SET kind = 'fortran'", "entry 'li' is damaged"),
+    ("UPDATE entries SET notes = 'not json'", "entry 'li' is damaged"),
+    ("UPDATE meta SET value = '{' WHERE key = 'config'", "the run's 'config' is damaged"),
+    ("DROP TABLE matches", "cannot be read (no such table: matches)"),
+])
+def test_a_damaged_row_or_table_is_one_line_naming_it_and_nothing_changes(tmp_path: Path, damage: str,
+                                                                          named: str) -> None:
+    """Bad JSON, a missing key, a bad value or a dropped table: one StoreError line naming it; no row is dropped."""
+    with Store.open(tmp_path, create=True) as s:
+        s.set_meta("config", {"seed": 1})
+        s.set_entries([EntryRow("li", 0, "li.c", "li.c:1", EntryKind.C, None, "")])
+        s.add_outcome(_outcome("k1"))
+        s.add_outcome(_outcome("k2", idx=1))
+    db = sqlite3.connect(str(tmp_path / DB_NAME))
+    db.execute(damage)
+    db.commit()
+    before = db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+    db.close()
+    with Store.open(tmp_path) as s:
+        with pytest.raises(StoreError) as e:
+            s.meta("config")
+            s.entries()
+            list(s.matches())
+    assert named in str(e.value) and "\n" not in str(e.value)
+    db = sqlite3.connect(str(tmp_path / DB_NAME))
+    assert db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == before
+    if "matches" not in damage or "DROP" not in damage:
+        assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 2
+    db.close()
+
+
+def test_a_failed_write_is_one_line_and_keeps_what_was_stored(tmp_path: Path) -> None:
+    """A write that fails (here: a read-only database, as a full disk fails) is one StoreError; stored rows stay."""
+    with Store.open(tmp_path, create=True) as s:
+        s.add_outcome(_outcome("k1"))
+    ro = Store(tmp_path / DB_NAME, sqlite3.connect(f"file:{tmp_path / DB_NAME}?mode=ro", uri=True))
+    with pytest.raises(StoreError, match="cannot store match 'k2'"):
+        ro.add_outcome(_outcome("k2", idx=1))
+    ro.close()
+    with Store.open(tmp_path) as s:
+        assert s.keys() == {"k1"}

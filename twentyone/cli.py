@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 PLAYER_HELP = (
-    "a player: stand, basic, hilo, human, path/to/file.py[:K] or path/to/mycodes.c[:K] "
-    "(K = function set, default 1); repeat for each seat, 1 to 5 seats"
+    "a player: stand, basic, hilo, human, path/to/file.py[:K], path/to/mycodes.c[:K], or a folder or zip "
+    "holding one (K = function set, default 1); repeat for each seat, 1 to 5 seats"
 )
 
 
@@ -242,6 +242,7 @@ def _fail(message: str, code: int = 2) -> int:
 def _seatings(specs: Sequence[str], names: Sequence[str], lang: str, sandbox: Limits | None = None,
               capture_dir: Path | None = None) -> list[Seating]:
     from twentyone.match import Seating
+    from twentyone.players.intake import readable
     from twentyone.players.spec import make_strategy
 
     if not specs:
@@ -254,7 +255,9 @@ def _seatings(specs: Sequence[str], names: Sequence[str], lang: str, sandbox: Li
     for i, spec in enumerate(specs):
         name = names[i] if i < len(names) else f"player{i + 1}"
         try:
-            out.append(Seating(name, spec, make_strategy(spec, lang=lang, sandbox=sandbox, capture_dir=capture_dir)))
+            strategy = make_strategy(spec, lang=lang, sandbox=sandbox, capture_dir=capture_dir)
+            # The SPEC goes into the table and the round log: a path that is not UTF-8 as readable text.
+            out.append(Seating(name, readable(spec), strategy))
         except BaseException:
             for s in out:
                 s.strategy.close()
@@ -347,9 +350,10 @@ def _run_match(args: argparse.Namespace) -> int:
         print(json.dumps(result_json(result), ensure_ascii=False))
     else:
         print_ranking(result)
+        from twentyone.players.builtin import BUILTINS
         from twentyone.players.spec import parse_spec
 
-        if any(parse_spec(s.spec)[0].lower().endswith((".c", ".cpp")) for s in seatings):
+        if any(s.spec not in BUILTINS and not parse_spec(s.spec)[0].lower().endswith(".py") for s in seatings):
             print(f"what the C files printed: {out_dir}")
     return 0
 

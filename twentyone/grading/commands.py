@@ -26,12 +26,16 @@ from twentyone.grading.config import GradingConfig, Isolation, config_from_dict
 from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.results import ClassReport
 from twentyone.grading.scoring import class_report
-from twentyone.grading.store import EntryRow, Store
+from twentyone.grading.store import EntryRow, Store, StoreError
 
 if TYPE_CHECKING:
     from twentyone.players.sandbox.limits import Limits
 
-__all__ = ["Execution", "grade", "tournament", "report", "summary_table", "tournament_entries"]
+__all__ = ["Execution", "grade", "tournament", "report", "summary_table", "tournament_entries", "FILES"]
+
+#: The folder of ``--out`` that keeps what the matches need on disk: a zip's strategy file (and the headers
+#: and main.c beside it), or a copy of a file whose path is not UTF-8, in ``files/NAME/``.
+FILES = "files"
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,9 @@ def _open_run(out: Path, kind: str, resume: bool) -> tuple[Store, bool]:
 
 
 def _same_sources(stored: Sequence[EntryRow], given: Sequence[str]) -> None:
-    if given and [e.source for e in stored] != list(given):
+    from twentyone.players.intake import readable
+
+    if given and [e.source for e in stored] != [readable(g) for g in given]:
         raise TwentyOneError("--resume continues the stored run: give the same players or submissions as before "
                              "(or none)")
 
@@ -110,8 +116,30 @@ def write_all(rep: ClassReport, out: Path, warn: Callable[[str], None]) -> list[
 
 
 def _interrupted(store: Store, out: Path, command: str) -> TwentyOneError:
-    return TwentyOneError(f"interrupted: {store.count()} matches are stored in {out}; "
+    return TwentyOneError(f"interrupted: {_stored(store)} matches are stored in {out}; "
                           f"continue with: twentyone {command} --resume --out {out}")
+
+
+def _stored(store: Store) -> str:
+    try:
+        return str(store.count())
+    except StoreError:
+        return "the"
+
+
+def _store_failed(e: StoreError, store: Store, out: Path, command: str) -> StoreError:
+    """A store that failed while playing (a full disk): the line says what is kept and how to continue."""
+    return StoreError(f"{e}; {_stored(store)} matches stored before are kept: free some space, then continue "
+                      f"with: twentyone {command} --resume --out {out}")
+
+
+def _show_entries(entries: Sequence[EntryRow], warn: Callable[[str], None]) -> None:
+    """Each entry's notes (once each), then the error line of each entry that cannot play."""
+    for note in dict.fromkeys(n for e in entries for n in e.notes):
+        warn(note)
+    for e in entries:
+        if e.error is not None:
+            warn(entry_error_line(e))
 
 
 def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, resume: bool,
@@ -132,70 +160,74 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
             if not submissions:
                 raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
             config = config or GradingConfig()
-            entries = prepare_entries(submissions, out / "work", config, warn=None)
+            entries = prepare_entries(submissions, out / FILES, config, warn=None)
             store.set_meta("kind", "grade")
             store.set_meta("title", f"Grading of {len(entries)} submission(s)")
             store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
             store.set_meta("config", config.to_dict())
             store.set_entries(entries)
-        for e in entries:
-            if e.error is not None:
-                execution.warn(entry_error_line(e))
+        _show_entries(entries, execution.warn)
         with _progress(execution.progress, "grading") as update:
             grader = Grader(store, config, entries, on_match=update)
             try:
                 grader.run(execution.workers, execution.cluster, execution.dask_workers)
             except KeyboardInterrupt:
                 raise _interrupted(store, out, "grade") from None
+            except StoreError as e:
+                raise _store_failed(e, store, out, "grade") from None
         return _finish(store, out, execution)
     finally:
         store.close()
 
 
-def tournament_entries(specs: Sequence[str], warn: Callable[[str], None] | None = None,
-                       limits: Limits | None = None) -> list[EntryRow]:
-    """Name and check each tournament SPEC; a file that cannot be used keeps its error line.
+def tournament_entries(specs: Sequence[str], files: Path, limits: Limits | None = None) -> list[EntryRow]:
+    """Name and check each tournament SPEC through the intake; a file that cannot be used keeps its error line.
 
-    A built-in is named by itself; a file by its name (a ``mycodes.c`` by its folder), with ``.c`` or
-    ``.py`` added when that would clash with a built-in or an earlier entry, then ``_2``, ``_3`` ...
+    A built-in is named by itself; a file, folder or zip by its student (``players.intake.student_name``),
+    with ``.c``, ``.cpp`` or ``.py`` added when that would clash with a built-in or an earlier entry, then
+    ``_2``, ``_3`` ...  A zip's strategy file is unpacked into ``files/NAME``.  A malformed SPEC (``:K``
+    not 1..5) is an error before anything is built.
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from twentyone.errors import PlayerSpecError
     from twentyone.grading.grader import check_player
     from twentyone.players.builtin import BUILTINS
-    from twentyone.players.spec import parse_spec, safe_name
+    from twentyone.players.intake import IntakeError, readable, student_name, take
+    from twentyone.players.spec import parse_spec
+
+    parsed = [(spec, None) if spec in BUILTINS else parse_spec(spec) for spec in specs]
+    names: list[str] = []
+    seen: set[str] = set()
+    for spec, (target, k) in zip(specs, parsed):
+        if spec in BUILTINS:
+            name = spec
+        else:
+            base = student_name(Path(target)) + (f"_{k}" if k and k != 1 else "")
+            suffix = Path(target).suffix.lower().lstrip(".")
+            name = base
+            if (name in seen or name in BUILTINS) and suffix in ("c", "cpp", "py"):
+                name = f"{base}.{suffix}"
+        unique, i = name, 2
+        while unique in seen or (spec not in BUILTINS and unique in BUILTINS):
+            unique, i = f"{name}_{i}", i + 1
+        seen.add(unique)
+        names.append(unique)
 
     def check(pos: int) -> EntryRow:
-        spec = specs[pos]
+        spec, (target, k), name = specs[pos], parsed[pos], names[pos]
         if spec in BUILTINS:
-            return EntryRow(spec, pos, spec, spec, EntryKind.BUILTIN, None, "")
-        target, k = parse_spec(spec)
-        path = Path(target).expanduser().resolve()
-        suffix = path.suffix.lower().lstrip(".")
-        kind = EntryKind(suffix) if suffix in ("c", "py") else EntryKind.UNKNOWN
-        name = safe_name(path) + (f"_{k}" if k and k != 1 else "")
-        if kind == EntryKind.UNKNOWN:
-            error: str | None = str(PlayerSpecError(
-                f"unknown player {spec!r} (use stand, basic, hilo, a .py file or a .c file, optionally :K)"))
-            return EntryRow(name, pos, spec, spec, kind, error, "")
-        error, messages = check_player(path, kind, k or 1, warn, limits)
-        return EntryRow(name, pos, spec, f"{path}:{k or 1}", kind, error, messages)
+            return EntryRow(name, pos, spec, spec, EntryKind.BUILTIN, None, "")
+        source = readable(spec)
+        try:
+            found = take(Path(target).expanduser(), files / name, name=name)
+        except IntakeError as e:
+            return EntryRow(name, pos, source, source, EntryKind.UNKNOWN, str(e), "")
+        error, messages, said = check_player(found.path, found.kind, k or 1, found.where, limits)
+        return EntryRow(name, pos, source, f"{found.path}:{k or 1}", EntryKind(found.kind), error, messages,
+                        (*found.warnings, *said), found.shown)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        rows = list(pool.map(check, range(len(specs))))
-    seen: set[str] = set()
-    out = []
-    for r in rows:
-        name = r.name
-        if name in seen or (r.kind != EntryKind.BUILTIN and name in BUILTINS):
-            name = f"{name}.{r.kind}"
-        base, i = name, 2
-        while name in seen:
-            name, i = f"{base}_{i}", i + 1
-        seen.add(name)
-        out.append(EntryRow(name, r.position, r.source, r.spec, r.kind, r.error, r.messages))
-    return out
+        return list(pool.map(check, range(len(specs))))
 
 
 def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: int, rules: str, out: Path,
@@ -214,7 +246,7 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
         else:
             if len(specs) < 2:
                 raise TwentyOneError(f"a tournament needs at least 2 players, got {len(specs)}")
-            entries = tournament_entries(specs, execution.warn, limits_of(isolation))
+            entries = tournament_entries(specs, out / FILES, limits_of(isolation))
             cfg = {"format": fmt, "matches": matches, "seed": seed, "decks": decks, "rules": rules,
                    "isolation": asdict(isolation)}
             store.set_meta("kind", "tournament")
@@ -222,15 +254,17 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
             store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
             store.set_meta("config", cfg)
             store.set_entries(entries)
-        for e in entries:
-            if e.error is not None:
-                execution.warn(entry_error_line(e))
+        _show_entries(entries, execution.warn)
         usable = [(e.name, e.spec) for e in entries if e.error is None]
         if len(usable) < 2:
             raise TwentyOneError("fewer than 2 players can play: nothing to do")
-        limits = limits_of(Isolation(**cfg["isolation"]))
-        jobs = tournament_jobs(usable, cfg["format"], cfg["matches"], cfg["seed"], cfg["decks"], cfg["rules"],
-                               limits, skip=store.keys())
+        try:
+            limits = limits_of(Isolation(**cfg["isolation"]))
+            fmt, matches, seed, decks, rules = (cfg[k] for k in ("format", "matches", "seed", "decks", "rules"))
+        except (KeyError, TypeError) as e:
+            raise StoreError(f"results database {str(store.path)!r}: the stored tournament configuration is "
+                             f"damaged ({e}); nothing was changed") from None
+        jobs = tournament_jobs(usable, fmt, matches, seed, decks, rules, limits, skip=store.keys())
         done = [store.count()]
         total = done[0] + len(jobs)
         with _progress(execution.progress, "tournament") as update:
@@ -248,6 +282,8 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
                       (os.cpu_count() or 1), execution.cluster, execution.dask_workers)
             except KeyboardInterrupt:
                 raise _interrupted(store, out, "tournament") from None
+            except StoreError as e:
+                raise _store_failed(e, store, out, "tournament") from None
         return _finish(store, out, execution)
     finally:
         store.close()

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from twentyone.errors import CompileError, PlayerSpecError, TwentyOneError
+from twentyone.errors import CompileError, TwentyOneError
 from twentyone.grading.config import GradingConfig, Isolation, WinRate
 from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.plan import SEED_OFFSET, MatchJob, criterion_job, legal_job, tournament_jobs
@@ -31,20 +31,22 @@ from twentyone.grading.runner import drive
 from twentyone.grading.stats import Verdict
 from twentyone.grading.store import EntryRow, Store
 from twentyone.grading.submissions import find_submissions
-from twentyone.players.cbuild import compile_student, missing_functions
-from twentyone.players.pyplayer import ModuleFunctionSet
-from twentyone.players.sandbox.client import SandboxFunctionSet
+from twentyone.players.intake import SourceKind
 from twentyone.players.sandbox.limits import Limits
+from twentyone.players.spec import check_file
 
 __all__ = ["prepare_entries", "check_player", "limits_of", "Grader"]
 
 
 def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
                     warn: Callable[[str], None] | None = None) -> list[EntryRow]:
-    """Find each submission's strategy and check it can be played: compile C, read Python.
+    """Find each submission's strategy (``players.intake``) and check it can be played: compile C, read Python.
 
-    A submission that cannot be used keeps a one-line ``error`` (and the compiler's messages); the
-    others are graded all the same.  C files compile in parallel, one compiler per core.
+    ``workdir`` receives what must be on disk for the run: a zip's strategy file and the headers and
+    ``main.c`` beside it, in ``workdir/NAME/``.  A submission that cannot be used keeps a one-line
+    ``error`` (and the compiler's messages); the others are graded all the same.  Every warning (other
+    copies of the file, PERSON switched off ...) is kept in the entry's ``notes`` and given to ``warn``.
+    C files compile in parallel, one compiler per core.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -52,43 +54,51 @@ def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
 
     def check(pos: int) -> EntryRow:
         sub = subs[pos]
-        error, messages, spec = sub.error, "", ""
-        if error is None and sub.path is not None:
-            spec = f"{sub.path}:{config.function_set}"
-            error, messages = check_player(sub.path, sub.kind, config.function_set, warn,
-                                           limits_of(config.isolation))
-        return EntryRow(sub.name, pos, sub.source, spec, EntryKind(sub.kind), error, messages)
+        notes = sub.notes
+        error, messages, spec, shown = sub.error, "", "", ""
+        if error is None and sub.found is not None:
+            shown = sub.found.shown
+            spec = f"{sub.found.path}:{config.function_set}"
+            error, messages, said = check_player(sub.found.path, sub.kind, config.function_set, sub.found.where,
+                                                 limits_of(config.isolation))
+            notes += said
+        return EntryRow(sub.name, pos, sub.source, spec, EntryKind(sub.kind), error, messages, tuple(notes), shown)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        return list(pool.map(check, range(len(subs))))
+        rows = list(pool.map(check, range(len(subs))))
+    if warn is not None:
+        for note in dict.fromkeys(n for r in rows for n in r.notes):
+            warn(note)
+    return rows
 
 
-def check_player(path: Path, kind: str, k: int, warn: Callable[[str], None] | None = None,
-                 limits: Limits | None = None) -> tuple[str | None, str]:
-    """(error, compiler messages) for the strategy file ``path`` as function set ``k``; (None, '') if usable.
+def check_player(path: Path, kind: str, k: int, shown: str | None = None,
+                 limits: Limits | None = None) -> tuple[str | None, str, list[str]]:
+    """(error, compiler messages, warnings) for the strategy file ``path`` as function set ``k``; no error if usable.
 
-    With ``limits`` a Python file is read and parsed in a sandbox worker, never in this process.
+    ``shown`` replaces the file's path on disk in every line (a zip's file is shown as the zip's path
+    followed by its path in the zip, ``players.intake.Intake.where``).  With ``limits`` a Python file is
+    read and parsed in a sandbox worker, never in this process.
     """
+    said: list[str] = []
+
+    def show(text: str) -> str:
+        return text.replace(str(path), shown) if shown else text
+
+    def collect(message: str) -> None:
+        said.append(show(message))
+
     try:
-        if kind == "c":
-            built = compile_student(path, warn)
-            missing = missing_functions(built, k)
-            if missing:
-                raise PlayerSpecError(f"{path.name} has no function set {k} (missing: {', '.join(missing)})")
-        elif kind == "py":
-            if not path.is_file():
-                raise PlayerSpecError(f"cannot read player file {str(path)!r}: no such file")
-            if limits is None:
-                ModuleFunctionSet(path, k, warn or (lambda m: None), execute=False)
-            else:
-                SandboxFunctionSet("py", path, k, limits, warn=warn).close()
-        else:
-            raise PlayerSpecError(f"{path}: not a .c or .py strategy file")
+        source_kind = SourceKind(kind)
+    except ValueError:
+        return show(f"{path}: not a .c, .cpp or .py strategy file"), "", said
+    try:
+        check_file(path, source_kind, k, collect, limits)
     except CompileError as e:
-        return str(e), e.messages
+        return show(str(e)), show(e.messages), said
     except TwentyOneError as e:
-        return str(e), ""
-    return None, ""
+        return show(str(e)), "", said
+    return None, "", said
 
 
 def limits_of(iso: Isolation) -> Limits | None:

@@ -14,9 +14,10 @@ __all__ = ["EntryKind", "JobInfo", "MatchOutcome", "Incident"]
 
 
 class EntryKind(StrEnum):
-    """What an entry of a run is: a C file, a Python file, or a built-in player."""
+    """What an entry of a run is: a C, C++ or Python file, or a built-in player."""
 
     C = "c"
+    CPP = "cpp"
     PY = "py"
     BUILTIN = "builtin"
     #: A submission that could not be identified (its ``error`` says why).

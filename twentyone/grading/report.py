@@ -286,6 +286,7 @@ def _standings_table(standings: Sequence[StandingRow], table_id: str, linked: fr
         faults = str(r.faults) + (f" ({', '.join(r.fault_causes)})" if r.fault_causes else "")
         name = f'<a href="{escape(_student_href(r.name))}">{escape(r.name)}</a>' if r.name in linked else escape(r.name)
         name += f'<br><span class="error">{escape(r.error)}</span>' if r.error else ""
+        name += "".join(f'<br><span class="note">{escape(n)}</span>' for n in r.notes)
         cells = [_td(str(r.rank), str(r.rank), True), _td(name, r.name.lower(), raw=True), _td(r.spec, r.spec),
                  _td(str(r.matches), str(r.matches), True), _td(str(r.wins), str(r.wins), True),
                  _td(str(r.ties), str(r.ties), True), _td(str(r.losses), str(r.losses), True),
@@ -345,8 +346,13 @@ def render_student(student: StudentScore, report: ClassReport, charts: dict[str,
              f"(rubric {_pts(s.score)} + bonus {_pts(s.bonus)})"
              + (f" \u00b7 tournament rank {s.tournament_rank} of {s.tournament_size}"
                 if s.tournament_rank is not None else "") + "</p>"]
+    if s.graded:
+        parts.append(f"<p>Graded file: <code>{escape(s.graded)}</code></p>")
     if s.error:
         parts.append(f'<p class="error"><b>Error:</b> {escape(s.error)}</p>')
+    if s.notes:
+        parts.append("<h2>Notes</h2>\n<ul class=\"notes\">"
+                     + "".join(f"<li>{escape(n)}</li>" for n in s.notes) + "</ul>")
     if s.messages:
         parts.append(f"<h2>Compiler messages</h2>\n<pre>{escape(s.messages)}</pre>")
     rows = []
@@ -510,7 +516,7 @@ def _criterion_text(c: Criterion) -> str:
 def _summary(s: StudentScore) -> str:
     """A student's result as plain text: total, rubric lines, incidents."""
     head = f"{s.name}: {_pts(s.total)} / {_pts(s.max_score)} (rubric {_pts(s.score)} + bonus {_pts(s.bonus)})"
-    lines = [head] + ([f"error: {s.error}"] if s.error else [])
+    lines = [head] + ([f"error: {s.error}"] if s.error else []) + [f"note: {n}" for n in s.notes]
     lines += [f"- {c.title}: {_pts(c.points)}/{_pts(c.max_points)} {c.status}" for c in s.criteria]
     lines.append(f"incidents: {s.incident_count}")
     lines += [f"  {i.cause} in round {i.round} of {i.match_key}" for i in s.incidents]

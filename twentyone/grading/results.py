@@ -108,6 +108,10 @@ class StudentScore:
     samples: list[BankrollSample]
     tournament_rank: int | None = None
     tournament_size: int = 0
+    #: Warnings of the intake and the build (another copy not graded, PERSON switched off ...), one line each.
+    notes: list[str] = field(default_factory=list)
+    #: The graded file as shown to people: its path in the zip or folder, or the file's path.
+    graded: str = ""
 
     @property
     def total(self) -> float:
@@ -137,6 +141,8 @@ class StandingRow:
     faults: int
     fault_causes: list[str] = field(default_factory=list)
     error: str | None = None
+    #: Warnings of the intake and the build, one line each.
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass

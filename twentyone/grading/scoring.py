@@ -138,7 +138,8 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
             crits.append(Criterion(purpose, TITLES[purpose].format(t=crit.threshold), 0.0, crit.weight,
                                    Status.NOT_PLAYED, "the submission could not be used", threshold=crit.threshold))
         return StudentScore(entry.name, entry.source, entry.kind, entry.error, entry.messages, 0.0,
-                            config.max_score, 0.0, crits, [], 0, [], None, tournament_size)
+                            config.max_score, 0.0, crits, [], 0, [], None, tournament_size, list(entry.notes),
+                            entry.graded)
     own = [r for r in rows if r.subject == entry.name]
     crits = []
     for purpose, crit in config.win_criteria().items():
@@ -166,7 +167,7 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
     score = sum(c.points for c in crits if c.name != "tournament")
     samples = _samples([r for r in own if r.outcome.bankroll])
     return StudentScore(entry.name, entry.source, entry.kind, None, "", score, config.max_score, bonus, crits,
-                        shown, count, samples, tournament_rank, tournament_size)
+                        shown, count, samples, tournament_rank, tournament_size, list(entry.notes), entry.graded)
 
 
 def class_report(store: Store) -> ClassReport:
@@ -186,6 +187,9 @@ def class_report(store: Store) -> ClassReport:
             if e.error is not None:
                 table.append(StandingRow(len(table) + 1, e.name, e.spec or e.source, 0, 0, 0, 0, 0.0, 0.0, 1.0,
                                          0.0, 0, 0, [], e.error))
+        notes = {e.name: list(e.notes) for e in entries}
+        for row in table:
+            row.notes = notes.get(row.name, [])
         return ClassReport("tournament", title, created, cfg, [], table, len(rows), rounds)
     config = config_from_dict(store.meta("config", {}), "stored configuration")
     usable = [e for e in entries if e.error is None]

@@ -5,8 +5,15 @@ Every match is written in its own transaction the moment it finishes, so a run k
 is its primary key, so it can never be stored twice.  Reports are made from this file alone.
 
 Tables: ``meta`` (kind, title, configuration, created), ``entries`` (the submissions or tournament
-players, with any error that kept one out), ``matches`` (one row per finished match: its purpose,
-subject, index, seed, the names at each seat and the whole outcome as JSON).
+players, with any error that kept one out, the warnings of their intake and build as a JSON list in
+``notes``, and the graded file as shown in ``graded``), ``matches`` (one row per finished match: its
+purpose, subject, index, seed, the names at each seat and the whole outcome as JSON).  Schema 1 (no
+``notes`` or ``graded``) is still read.
+
+Nothing here ever deletes or rewrites a stored match.  Every failure of the database is a ``StoreError``
+with one line: a full disk while storing (the matches stored before stay), a database that cannot be
+read (damaged pages, a dropped table), or a row that is not what was stored (bad JSON, a missing key),
+named by its key so that it can be looked at; the run then stops rather than report without it.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,13 +33,16 @@ from twentyone.grading.outcome import EntryKind, JobInfo, MatchOutcome
 __all__ = ["Store", "EntryRow", "MatchRow", "DB_NAME", "StoreError"]
 
 DB_NAME = "results.sqlite"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+#: Versions this module reads (and continues: a resumed run never rewrites its entries).
+READABLE_VERSIONS = ("1", "2")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries (
     name TEXT PRIMARY KEY, position INTEGER NOT NULL, source TEXT NOT NULL, spec TEXT NOT NULL,
-    kind TEXT NOT NULL, error TEXT, messages TEXT NOT NULL DEFAULT '');
+    kind TEXT NOT NULL, error TEXT, messages TEXT NOT NULL DEFAULT '',
+    notes TEXT NOT NULL DEFAULT '[]', graded TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS matches (
     key TEXT PRIMARY KEY, purpose TEXT NOT NULL, subject TEXT NOT NULL, idx INTEGER NOT NULL,
     seed INTEGER NOT NULL, names TEXT NOT NULL, outcome TEXT NOT NULL, finished_at REAL NOT NULL);
@@ -54,6 +65,10 @@ class EntryRow:
     kind: EntryKind
     error: str | None
     messages: str
+    #: Warnings of the intake and the build, one line each (another copy not graded, PERSON switched off ...).
+    notes: tuple[str, ...] = ()
+    #: The graded file as shown to people: its path in the zip or folder, or the file's path.
+    graded: str = ""
 
 
 @dataclass(frozen=True)
@@ -75,6 +90,29 @@ class Store:
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self._conn = conn
+        self.version = SCHEMA_VERSION
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Turn a database that cannot be read into one StoreError line."""
+        try:
+            yield
+        except sqlite3.Error as e:
+            raise StoreError(f"results database {str(self.path)!r} cannot be read ({e}): nothing was changed; "
+                             "restore it from a copy (sqlite3's .recover saves what is readable)") from None
+
+    @contextmanager
+    def _writing(self, what: str) -> Iterator[None]:
+        """Turn a failed write (a full disk ...) into one StoreError line; what was stored before stays."""
+        try:
+            yield
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot store {what} in {str(self.path)!r}: {e}") from None
+
+    def _damaged(self, what: str, e: Exception) -> StoreError:
+        detail = f"missing key {e}" if isinstance(e, KeyError) else str(e) or type(e).__name__
+        return StoreError(f"results database {str(self.path)!r}: {what} is damaged ({detail}); nothing was "
+                          "changed: restore the file from a copy, or delete that row to play it again with --resume")
 
     @classmethod
     def exists(cls, out: Path) -> bool:
@@ -100,14 +138,19 @@ class Store:
             version = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         except (OSError, sqlite3.Error) as e:
             raise StoreError(f"cannot open results database {str(path)!r}: {e}") from None
-        if version is None or version[0] != SCHEMA_VERSION:
+        if version is None or version[0] not in READABLE_VERSIONS:
             conn.close()
             raise StoreError(f"{str(path)!r} is not a twentyone results database of this version")
-        return cls(path, conn)
+        store = cls(path, conn)
+        store.version = version[0]
+        return store
 
     def close(self) -> None:
-        """Close the database."""
-        self._conn.close()
+        """Close the database (a failure to close, e.g. on a full disk, loses nothing committed)."""
+        try:
+            self._conn.close()
+        except sqlite3.Error:
+            pass
 
     def __enter__(self) -> Store:
         return self
@@ -118,47 +161,67 @@ class Store:
     # -- meta --------------------------------------------------------------------------------
     def set_meta(self, key: str, value: Any) -> None:
         """Store ``value`` (as JSON) under ``key``."""
-        self._conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value, ensure_ascii=False)))
-        self._conn.commit()
+        with self._writing(f"the run's {key}"), self._conn:
+            self._conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                               (key, _json(value)))
 
     def meta(self, key: str, default: Any = None) -> Any:
         """The value stored under ``key``, or ``default``."""
-        row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return default if row is None or key == "schema" else json.loads(row[0])
+        with self._reading():
+            row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        if row is None or key == "schema":
+            return default
+        try:
+            return json.loads(row[0])
+        except (ValueError, TypeError) as e:
+            raise self._damaged(f"the run's {key!r}", e) from None
 
     # -- entries -----------------------------------------------------------------------------
     def set_entries(self, rows: list[EntryRow]) -> None:
         """Store the entries (replacing any stored before)."""
-        with self._conn:
+        with self._writing("the entries"), self._conn:
             self._conn.execute("DELETE FROM entries")
             self._conn.executemany(
-                "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(r.name, r.position, r.source, r.spec, r.kind, r.error, r.messages) for r in rows])
+                "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [tuple(_storable(v) if isinstance(v, str) else v for v in (
+                    r.name, r.position, r.source, r.spec, str(r.kind), r.error, r.messages,
+                    _json(list(r.notes)), r.graded)) for r in rows])
 
     def entries(self) -> list[EntryRow]:
         """The entries in their original order."""
-        return [EntryRow(name, pos, source, spec, EntryKind(kind), error, messages) for name, pos, source, spec, kind,
-                error, messages in self._conn.execute(
-                    "SELECT name, position, source, spec, kind, error, messages FROM entries ORDER BY position")]
+        extra = ", notes, graded" if self.version != "1" else ", '[]', ''"
+        with self._reading():
+            rows = self._conn.execute("SELECT name, position, source, spec, kind, error, messages" + extra
+                                      + " FROM entries ORDER BY position").fetchall()
+        out = []
+        for name, pos, source, spec, kind, error, messages, notes, graded in rows:
+            try:
+                out.append(EntryRow(str(name), int(pos), str(source), str(spec), EntryKind(kind), error,
+                                    str(messages), tuple(str(n) for n in json.loads(notes)), str(graded)))
+            except (ValueError, TypeError) as e:
+                raise self._damaged(f"entry {name!r}", e) from None
+        return out
 
     # -- matches -----------------------------------------------------------------------------
     def add_outcome(self, o: MatchOutcome) -> bool:
         """Store a finished match in its own transaction; False if its key was already there."""
         info = o.info
-        with self._conn:
+        with self._writing(f"match {o.key!r}"), self._conn:
             cur = self._conn.execute(
                 "INSERT OR IGNORE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (o.key, info.purpose, info.subject, info.idx, info.seed, json.dumps(list(info.names), ensure_ascii=False),
-                 json.dumps(o.to_dict(), ensure_ascii=False, separators=(",", ":")), time.time()))
+                (_storable(o.key), _storable(info.purpose), _storable(info.subject), info.idx, info.seed,
+                 _json(list(info.names)), _json(o.to_dict(), separators=(",", ":")), time.time()))
         return cur.rowcount == 1
 
     def keys(self) -> set[str]:
         """The keys of every stored match."""
-        return {r[0] for r in self._conn.execute("SELECT key FROM matches")}
+        with self._reading():
+            return {r[0] for r in self._conn.execute("SELECT key FROM matches")}
 
     def count(self) -> int:
         """Matches stored."""
-        return int(self._conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+        with self._reading():
+            return int(self._conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
 
     def matches(self, purpose: str | None = None, subject: str | None = None) -> Iterator[MatchRow]:
         """Stored matches, optionally of one purpose and subject, in (purpose, subject, idx) order."""
@@ -173,8 +236,41 @@ class Store:
         if cond:
             sql += " WHERE " + " AND ".join(cond)
         sql += " ORDER BY purpose, subject, idx"
-        for key, p, s, idx, seed, names, outcome in self._conn.execute(sql, args):
-            who = json.loads(names)
-            d = json.loads(outcome)
-            info = JobInfo(p, s, idx, seed, tuple(who), d.get("seat"))
-            yield MatchRow(key, p, s, idx, seed, who, MatchOutcome.from_dict(d, key, info))
+        with self._reading():
+            rows = self._conn.execute(sql, args)
+            for key, p, s, idx, seed, names, outcome in rows:
+                try:
+                    who = [str(n) for n in json.loads(names)]
+                    d = json.loads(outcome)
+                    info = JobInfo(p, s, idx, seed, tuple(who), d.get("seat"))
+                    row = MatchRow(key, p, s, idx, seed, who, MatchOutcome.from_dict(d, key, info))
+                except (ValueError, TypeError, KeyError, AttributeError) as e:
+                    raise self._damaged(f"match {key!r}", e) from None
+                yield row
+
+
+def _storable(text: str) -> str:
+    """``text`` as SQLite can store it: a lone surrogate (a name that was not UTF-8) is escaped, never fatal."""
+    return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
+def _clean(value: Any) -> Any:
+    """``value`` with every string made storable (see ``_storable``), through lists and dicts."""
+    if isinstance(value, str):
+        return _storable(value)
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _json(value: Any, separators: tuple[str, str] | None = None) -> str:
+    """``value`` as JSON text that SQLite can store (its strings cleaned first, so JSON escapes cannot bring a
+    lone surrogate back when it is read)."""
+    text = json.dumps(value, ensure_ascii=False, separators=separators)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(_clean(value), ensure_ascii=False, separators=separators)
+    return text

@@ -2,7 +2,12 @@
 
 SPEC is one of the built-in names (``stand``, ``basic``, ``hilo``), ``human``, ``path/to/file.py[:K]``
 (a course-style Python function set K, default 1, or a file defining ``STRATEGY``, a ``Strategy``
-subclass or instance) or ``path/to/mycodes.c[:K]`` (a student's C file, compiled through cffi).
+subclass or instance), ``path/to/mycodes.c[:K]`` (a student's C file, compiled through cffi), or a
+folder or zip holding one (``path/to/folder[:K]``, ``path/to/li.zip[:K]``): ``players.intake`` finds the
+strategy file in it, and a zip is unpacked into a temporary folder removed when the process ends.
+
+C++ (``.cpp``) files are recognised by the intake; ``build_c`` is the one place that says what happens to
+them (today: one line, not supported yet).
 
 A file's strategy runs in this process (trusted) or, given sandbox ``Limits``, in a worker process of
 its own (``twentyone.players.sandbox``).  Built-in players always run in process.  The loaders below
@@ -20,13 +25,14 @@ from twentyone.errors import PlayerSpecError
 from twentyone.players.builtin import BUILTINS
 from twentyone.players.cbuild import SOURCE_SUFFIXES, compile_student, missing_functions
 from twentyone.players.cplayer import CFunctionSet, load_student
+from twentyone.players.intake import KINDS, SourceKind, is_container, readable, student_name, take
 from twentyone.players.pyplayer import ModuleFunctionSet, defines_strategy, read_source, strategy_from_file
 from twentyone.players.sandbox.client import SandboxFunctionSet
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.terminal import Human
 from twentyone.strategy import FunctionSet, FunctionSetStrategy, Strategy
 
-__all__ = ["parse_spec", "make_strategy", "safe_name", "stderr_warn", "BUILTIN_NAMES", "Warn"]
+__all__ = ["parse_spec", "make_strategy", "build_c", "check_file", "stderr_warn", "BUILTIN_NAMES", "Warn"]
 
 BUILTIN_NAMES = (*BUILTINS, "human")
 
@@ -34,7 +40,7 @@ BUILTIN_NAMES = (*BUILTINS, "human")
 Warn = Callable[[str], None]
 
 _warned: set[str] = set()
-_SAFE = re.compile(r"[^0-9A-Za-z._\-\u4e00-\u9fff]+")
+_K = re.compile(r"[0-9]+")
 
 
 def stderr_warn(message: str) -> None:
@@ -44,22 +50,18 @@ def stderr_warn(message: str) -> None:
         print(f"twentyone: warning: {message}", file=sys.stderr)
 
 
-def safe_name(p: Path) -> str:
-    """A file-system- and key-safe name for a player file: its file, folder or zip name (the student)."""
-    stem = p.stem if p.suffix.lower() in (".zip", ".py", *SOURCE_SUFFIXES) else p.name
-    if stem.lower() in ("mycodes", "strategy", "main") and p.parent.name:
-        stem = p.parent.name
-    return _SAFE.sub("_", stem).strip("_") or "submission"
-
-
 def parse_spec(spec: str) -> tuple[str, int | None]:
-    """Split ``path[:K]`` into the path and K (None when not given); K must be 1..5."""
+    """Split ``path[:K]`` into the path and K (None when not given); K must be 1..5, in ASCII digits."""
     head, sep, tail = spec.rpartition(":")
-    if sep and tail.isdigit() and head:
+    if sep and head and _K.fullmatch(tail):
         k = int(tail)
         if not 1 <= k <= 5:
-            raise PlayerSpecError(f"function set out of range in player {spec!r}: {k} (1 .. 5)")
+            raise PlayerSpecError(f"function set out of range in player {readable(spec)!r}: {k} (1 .. 5)")
         return head, k
+    if sep and head and tail and any(ch.isnumeric() for ch in tail):
+        # '²', '３', '٣' and '½' pass str.isdigit() or isnumeric(), then int() refuses them.
+        raise PlayerSpecError(f"function set must be 1 .. 5 in ASCII digits in player {readable(spec)!r}, "
+                              f"not {tail!r}")
     return spec, None
 
 
@@ -77,18 +79,57 @@ def make_strategy(spec: str, warn: Warn = stderr_warn, *, sandbox: Limits | None
     if spec == "human":
         return Human(lang=lang)
     target, k = parse_spec(spec)
-    path = Path(target).expanduser().resolve()
-    suffix = path.suffix.lower()
-    if suffix == ".py":
-        return _python_player(path, k, spec, warn, sandbox, capture_dir)
-    if suffix in SOURCE_SUFFIXES:
-        return _c_player(path, k or 1, warn, sandbox, capture_dir)
+    path = Path(target).expanduser()
+    label = None
+    kind: SourceKind | None
+    if is_container(path):
+        found = take(path)
+        for w in found.warnings:
+            warn(w)
+        path, kind, label = found.path, found.kind, found.name
+    else:
+        path = path.resolve()
+        kind = KINDS.get(path.suffix.lower())
+    if kind == SourceKind.PY:
+        return _python_player(path, k, spec, warn, sandbox, capture_dir, label or student_name(path))
+    if kind in (SourceKind.C, SourceKind.CPP):
+        return _c_player(path, kind, k or 1, warn, sandbox, capture_dir, label or student_name(path))
     known = ", ".join(BUILTIN_NAMES)
-    raise PlayerSpecError(f"unknown player {spec!r} (use {known}, a .py, .c or .cpp file, optionally :K)")
+    raise PlayerSpecError(f"unknown player {readable(spec)!r} (use {known}, a .py, .c or .cpp file, or a folder "
+                          "or zip holding one, optionally :K)")
+
+
+def build_c(path: Path, kind: SourceKind, warn: Warn | None = None) -> Path:
+    """Compile a C (or C++) strategy file, or reuse its cached build; the built module's file.
+
+    The one place that builds a C or C++ strategy file.
+    """
+    return compile_student(path, warn)  # C++ by its suffix, through g++ and an extern "C" wrapper
+
+
+def check_file(path: Path, kind: SourceKind, k: int, warn: Warn | None = None, limits: Limits | None = None) -> None:
+    """Check that ``path`` can be seated as function set ``k``, without seating it: compile C, read Python.
+
+    With ``limits`` a Python file is read and parsed in a sandbox worker under them, never in this process.
+    Raises PlayerSpecError (CompileError for a file that does not compile) with one line.
+    """
+    if kind in (SourceKind.C, SourceKind.CPP):
+        missing = missing_functions(build_c(path, kind, warn), k)
+        if missing:
+            raise PlayerSpecError(f"{path.name} has no function set {k} (missing: {', '.join(missing)})")
+    elif kind == SourceKind.PY:
+        if not path.is_file():
+            raise PlayerSpecError(f"cannot read player file {readable(path)!r}: no such file")
+        if limits is None:
+            _read_python(path, k, warn or (lambda m: None), execute=False)
+        else:
+            SandboxFunctionSet("py", path, k, limits, warn=warn).close()
+    else:
+        raise PlayerSpecError(f"{readable(path)}: not a .c, .cpp or .py strategy file")
 
 
 def _python_player(path: Path, k: int | None, spec: str, warn: Warn, sandbox: Limits | None,
-                   capture_dir: Path | None) -> Strategy:
+                   capture_dir: Path | None, label: str) -> Strategy:
     raw = read_source(path, spec)
     if k is None and defines_strategy(raw):
         if sandbox is not None:
@@ -100,24 +141,34 @@ def _python_player(path: Path, k: int | None, spec: str, warn: Warn, sandbox: Li
     if sandbox is not None:
         # Read, parsed and checked in the worker, under its limits: a file that exhausts the parser
         # costs only itself, and its error line comes from there.
-        fs = SandboxFunctionSet("py", path, k, sandbox, capture_dir=capture_dir, warn=warn, label=safe_name(path))
+        fs = SandboxFunctionSet("py", path, k, sandbox, capture_dir=capture_dir, warn=warn, label=label)
     else:
-        fs = ModuleFunctionSet(path, k, warn)
+        fs = _read_python(path, k, warn)
     return FunctionSetStrategy(fs, k, name=f"{path.name}:{k}")
 
 
-def _c_player(path: Path, k: int, warn: Warn, sandbox: Limits | None, capture_dir: Path | None) -> Strategy:
-    built = compile_student(path, warn)
-    if sandbox is None and SOURCE_SUFFIXES[path.suffix.lower()] == "cpp":
+def _read_python(path: Path, k: int, warn: Warn, execute: bool = True) -> ModuleFunctionSet:
+    """``ModuleFunctionSet``, with a file that exhausts the parser (100,000 unary minus signs ...) as one line."""
+    try:
+        return ModuleFunctionSet(path, k, warn, execute=execute)
+    except (MemoryError, RecursionError) as e:
+        raise PlayerSpecError(f"{readable(path)}: the file cannot be parsed ({type(e).__name__}: it is too deeply "
+                              "nested or too long)") from None
+
+
+def _c_player(path: Path, kind: SourceKind, k: int, warn: Warn, sandbox: Limits | None, capture_dir: Path | None,
+              label: str) -> Strategy:
+    built = build_c(path, kind, warn)
+    missing = missing_functions(built, k)
+    if missing:
+        raise PlayerSpecError(f"{readable(path)} has no function set {k} (missing: {', '.join(missing)})")
+    if sandbox is None and kind == SourceKind.CPP:
         # A C++ file's global objects own heap memory that a snapshot of its statics cannot restore: it
         # always plays in a worker process, forked afresh from its loaded module for every match.
         sandbox = Limits()
-    missing = missing_functions(built, k)
-    if missing:
-        raise PlayerSpecError(f"{path} has no function set {k} (missing: {', '.join(missing)})")
     fs: FunctionSet
     if sandbox is not None:
-        fs = SandboxFunctionSet("c", built, k, sandbox, capture_dir=capture_dir, warn=warn, label=safe_name(path))
+        fs = SandboxFunctionSet("c", built, k, sandbox, capture_dir=capture_dir, warn=warn, label=label)
     else:
-        fs = CFunctionSet(load_student(built), k, safe_name(path), capture_dir)
+        fs = CFunctionSet(load_student(built), k, label, capture_dir)
     return FunctionSetStrategy(fs, k, name=f"{path.name}:{k}")
