@@ -232,13 +232,12 @@ def test_report_is_remade_from_the_database_alone(tmp_path: Path) -> None:
 
 
 def test_tournament_bonus_by_rank(tmp_path: Path) -> None:
-    """The class tournament ranks every usable submission; the bonus follows the configured scale."""
+    """The basic chart wins the class tournament's first place alone; the others share what is left of the scale."""
     rep = grade([BASIC_C, STAND_PY, FOULS_PY], small(tournament={"matches": 6, "bonus": [7, 3]}), tmp_path, False,
                 QUIET)
-    ranks = {s.name: (s.tournament_rank, s.bonus) for s in rep.students}
-    assert sorted(r for r, _ in ranks.values()) in ([1, 2, 3], [1, 1, 3], [1, 2, 2], [1, 1, 1])
-    for rank, bonus in ranks.values():
-        assert bonus == {1: 7, 2: 3}.get(rank or 0, 0)
+    bonus = {s.name: s.bonus for s in rep.students}
+    assert bonus["basic"] == 7 and max(bonus["stand_py"], bonus["fouls_py"]) < 7
+    assert sum(bonus.values()) == pytest.approx(10)  # sharing places averages their points: the scale is kept
     assert all(s.total == s.score + s.bonus for s in rep.students)
 
 

@@ -1073,6 +1073,10 @@ def _graded(results: list[str], seats: list[int] | None = None, faults: list[boo
         names = ["li", "stand (built-in)"] if seat == 1 else ["stand (built-in)", "li"]
         o = outcome(ranks, fault, fouls=foul, seat=seat, purpose=purpose, subject="li", idx=i, seed=7 + i // 2,
                     names=names, key=f"{purpose}|li|{i}", rounds=5)
+        if foul[seat - 1]:
+            from twentyone.grading.outcome import Incident
+
+            o = replace(o, incidents=[Incident(seat, 3, "illegal_action", {"type": "round", "round": 3})])
         rows.append(MatchRow(o.key, purpose, "li", i, 7 + i // 2, names, o))
     return rows
 
@@ -1151,11 +1155,91 @@ def test_ruling_grade_fairness() -> None:
 
 
 def test_ruling_grade_bonus() -> None:
-    """Rank 1, 2, 3 of the class tournament add 10, 6, 3 on top of the rubric; rank 4 adds nothing."""
+    """Places 1, 2, 3 add 10, 6, 3; players whose intervals overlap share the mean of the places they span."""
+    from twentyone.grading.results import StandingRow
+    from twentyone.grading.standings import places, separated
+
+    def row(name: str, rate: float, low: float, high: float) -> StandingRow:
+        return StandingRow(0, name, name, 10, 0, 0, 0, rate, low, high, 1000.0, 0, 0)
+
+    table = [row("a", 0.9, 0.85, 0.95), row("b", 0.6, 0.50, 0.70), row("c", 0.58, 0.48, 0.68),
+             row("d", 0.2, 0.10, 0.30)]
+    got = {n: (p.first, p.last, p.bonus) for n, p in places(table, (10.0, 6.0, 3.0)).items()}
+    assert got == {"a": (1, 1, 10.0), "b": (2, 3, 4.5), "c": (2, 3, 4.5), "d": (4, 4, 0.0)}
+    assert not separated(table, 3) and separated(table[:2] + table[3:], 3)
     rows = _graded(["win"] * 30)
-    for rank, bonus in ((1, 10), (2, 6), (3, 3), (4, 0)):
+    for rank, bonus in ((1, 10), (2, 6), (3, 3), (4, 0)):  # without intervals, by rank
         st = _grade(rows, _config(), rank=rank)
         assert st.bonus == bonus and st.total == st.score + bonus and st.score <= st.max_score
+
+
+def test_grade_bonus_stops_when_separated() -> None:
+    """Deals are added in batches until the bonus places separate, or the budget: never in between."""
+    from twentyone.grading.config import TournamentBonus
+    from twentyone.grading.standings import judge_tournament
+    from twentyone.grading.store import MatchRow
+
+    players = [("best", "x"), ("mid", "y"), ("low", "z")]
+    t = TournamentBonus(matches=2, max_matches=10, bonus=(10.0,))
+
+    def deal(unit: int, ranks: list[int]) -> list[MatchRow]:
+        names = ["best", "mid", "low"]
+        return [MatchRow(f"k{unit}|{r}", "tournament", "", unit, unit, names[r:] + names[:r],
+                         outcome(ranks[r:] + ranks[:r], idx=unit, names=names[r:] + names[:r])) for r in range(3)]
+
+    clear = [row for u in range(10) for row in deal(u, [1, 2, 3])]
+    j = judge_tournament(clear[:3 * 5], players, t)  # best first in every match: separated after the first batch
+    assert j.decided and j.units == 2 and j.standings[0].name == "best" and len(j.rows) == 6
+    early = judge_tournament(clear[:3 + 2], players, t)  # one deal and part of the next: no whole batch yet
+    assert not early.decided and early.units == 0 and early.needed == 2
+    same = [row for u in range(10) for row in deal(u, [1, 1, 1])]
+    j = judge_tournament(same, players, t)
+    assert j.decided and j.units == 10  # never separated: the budget ends it
+
+
+def test_ruling_grade_incident_kinds() -> None:
+    """Only the configured kinds cost the legal-play points; every incident says what the course program did."""
+    rows = _graded(["win"] * 10, fouls=[0] * 9 + [1])
+    counted = _grade(rows, _config())
+    assert counted.criteria[0].points == 0 and counted.incidents[0].counted
+    assert "course program" in counted.incidents[0].course
+    uncounted = _grade(rows, _config(legal={"incidents": ["crash", "timeout"]}))
+    assert uncounted.criteria[0].points == 60 and uncounted.incident_count == 0
+    assert not uncounted.incidents[0].counted and "not count" in uncounted.criteria[0].detail
+
+
+def test_ruling_grade_timeouts() -> None:
+    """A time-out stands only when a replay alone confirms it ('confirmed on replay'); else the replay counts."""
+    from twentyone.grading.runner import confirm_timeout
+
+    rows = _graded(["loss"] * 10, faults=[True] + [False] * 9)
+    o = rows[0].outcome
+    first = replace(o, faults=[f and "timeout" for f in o.faults], seat_rounds=[3, 5],
+                    fault_details=["no answer within the decision limit of 1 s of wall-clock time", ""])
+    confirmed = confirm_timeout(first, first)
+    assert confirmed.replay == "confirmed"
+    st = _grade([replace(rows[0], outcome=confirmed)] + rows[1:], _config())
+    assert any(i.cause == "timeout (confirmed on replay)" for i in st.incidents)
+    cleared = confirm_timeout(first, replace(o, faults=[None, None]))
+    st = _grade([replace(rows[0], outcome=cleared)] + rows[1:], _config())
+    assert st.incident_count == 0 and any("not confirmed" in n for n in st.notes)
+
+
+def test_ruling_grade_what_was_graded(tmp_path: "Path") -> None:
+    """A main.c hook outside the interface and statics shared by the sets are named; a clean file gets nothing."""
+    from twentyone.grading.notes import source_notes
+
+    c = tmp_path / "mycodes.c"
+    c.write_text('#include "mycodes.h"\nstatic int count; /* shared */\nvoid reset(void) { count = 0; }\n'
+                 "int bet1(int N) { return 10 + count; }\nint bet2(int N) { return 10; }\n"
+                 "void show2(Banker* b, Player(*p)[], int n, int N, int pos) { count++; }\n")
+    main = tmp_path / "main.c"
+    main.write_text('#include "mycodes.h"\nint main(void) { reset(); /* bet1(6) */ return bet1(6); }\n')
+    notes = source_notes(c, main, 1)
+    assert len(notes) == 2 and "reset()" in notes[0] and "count" in notes[1] and "alone" in notes[1]
+    clean = tmp_path / "clean.c"
+    clean.write_text("int bet1(int N) { int x = 10; return x; }\nint bet2(int N) { return 10; }\n")
+    assert source_notes(clean, None, 1) == []
 
 
 def test_ruling_grade_function_set(tmp_path: "Path") -> None:

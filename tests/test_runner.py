@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,14 @@ def test_stored_outcome_keeps_the_seat_money_and_bankroll() -> None:
     assert stored["seat"] == 2 and stored["accounts"] == out.accounts and len(stored["bankroll"]) == out.rounds
     assert "key" not in stored and "info" not in stored
     assert MatchOutcome.from_dict(stored, out.key, out.info) == out
+    # The same match played straight through the engine: the job's outcome is that match's.
+    from twentyone.match import Seating, play_match
+    from twentyone.players.builtin import Stand
+    from twentyone.players.spec import make_strategy
+
+    direct = play_match([Seating("s", "stand", Stand()), Seating("c", "c", make_strategy(BASIC_C + ":1"))], job.decks,
+                        job.seed)
+    assert out.accounts == [direct.by_seat(1).account, direct.by_seat(2).account] and out.rounds == direct.rounds
 
 
 def test_a_player_that_cannot_be_built_is_an_error_outcome() -> None:
@@ -93,3 +102,44 @@ def test_find_submissions(tmp_path: Path) -> None:
     assert [s.kind for s in subs[:3]] == ["c", "c", "c"]
     assert subs[3].error is not None and "no strategy file" in subs[3].error
     assert subs[4].error is not None and "no such file" in subs[4].error
+
+
+def test_a_timeout_cleared_on_replay_keeps_the_replay() -> None:
+    """A first play that timed out and a replay that did not: the replay counts, marked 'cleared'."""
+    from tests.outcomes import outcome
+    from twentyone.grading.runner import confirm_timeout
+
+    first = replace(outcome([2, 1], ["timeout", None], key="k"), seat_rounds=[7, 10],
+                    fault_details=["no answer within the decision limit", ""])
+    again = outcome([1, 2], key="k")
+    kept = confirm_timeout(first, again)
+    assert kept.replay == "cleared" and kept.faults == [None, None] and kept.ranks == [1, 2]
+    assert "decision limit" in kept.first_fault
+    again_late = replace(outcome([2, 1], ["timeout", None], key="k"), seat_rounds=[9, 10])
+    assert confirm_timeout(first, again_late).replay == "cleared"  # a different decision
+    same = replace(again_late, seat_rounds=[7, 10])
+    assert confirm_timeout(first, same).replay == "confirmed"
+
+
+def test_a_real_loop_is_confirmed_on_replay(tmp_path: Path) -> None:
+    """A strategy that loops forever times out, is replayed alone, and the time-out stands, 'confirmed'."""
+    from twentyone.grading.outcome import MatchOutcome
+    from twentyone.grading.runner import drive
+    from twentyone.players.sandbox.limits import Limits
+
+    loop = tmp_path / "loop.py"
+    loop.write_text("def bet1(N):\n    while True:\n        pass\n"
+                    "def first_action1(t, n): return 's'\ndef continue_action1(p): return 's'\n"
+                    "def show1(b, p, n, N, pos): pass\n")
+    limits = Limits.for_timeouts(0.2, 20.0)
+    info = JobInfo("tournament", "", 0, 3, ("loop", "stand"))
+    job = MatchJob("t|0", (f"{loop}:1", "stand"), 3, info, limits=limits)
+    seen: list[MatchOutcome] = []
+
+    def on_done(outcomes: list[MatchOutcome]) -> list[list[MatchJob]]:
+        seen.extend(outcomes)
+        return []
+
+    drive([[job]], on_done, workers=1)
+    (o,) = seen
+    assert o.faults[0] == "timeout" and o.replay == "confirmed" and o.first_fault == ""

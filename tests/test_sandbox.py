@@ -12,6 +12,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -273,7 +274,16 @@ def test_stand_in_the_same_table_is_untouched(tmp_path: Path) -> None:
         bad.close()
     assert r.by_seat(2).rounds == r.rounds
     assert os.path.exists(tmp_path / "m") is False
-    assert json.dumps(r.by_seat(2).account)
+    assert r.by_seat(1).fault is not None and r.by_seat(1).rounds == 1
+
+    class RaisesInItsFirstBet(Stand):
+        def bet(self, view: Any) -> int:
+            raise RuntimeError("stops at once")
+
+    # The same table with a neighbour that fails at the same point in process: the built-in's match is the same.
+    same = play_match([Seating("x", "raises", RaisesInItsFirstBet()), Seating("s", "stand", Stand())], 6, 9)
+    assert (r.by_seat(2).account, r.by_seat(2).rounds) == (same.by_seat(2).account, same.by_seat(2).rounds)
+    assert r.rounds == same.rounds
 
 
 HOSTILE_C = Path(__file__).resolve().parent / "fixtures" / "c" / "hostile"

@@ -24,11 +24,16 @@ def test_pairs_every_pair_meets_with_seats_swapped_on_the_same_seed() -> None:
     assert [j.info.names for j in ab[:2]] == [("a", "b"), ("b", "a")]
 
 
-def test_table5_small_field_rotates_seats() -> None:
-    """Five or fewer sit at one table and every entry takes every seat in turn."""
-    assert tables(3, 0, 1) == [[0, 1, 2]] and tables(3, 1, 1) == [[1, 2, 0]]
-    seats = Counter((e, t[0].index(e)) for d in range(5) for t in [tables(5, d, 9)] for e in range(5))
-    assert set(seats.values()) == {1} and len(seats) == 25
+def test_table5_every_seed_is_played_in_every_rotation() -> None:
+    """Every table of a deal is played once per seat rotation on the deal's seed: each entry takes every seat."""
+    assert tables(3, 0, 1) == [[0, 1, 2]] == tables(3, 1, 1)
+    jobs = tournament_jobs([(str(i), "stand") for i in range(5)], "table5", 2, 40, 6, "course", None)
+    assert len(jobs) == 2 * 5 and [j.seed for j in jobs] == [40] * 5 + [41] * 5
+    for deal in (0, 1):
+        seats = Counter((name, seat) for j in jobs if j.info.idx == deal for seat, name in enumerate(j.info.names))
+        assert set(seats.values()) == {1} and len(seats) == 25
+    big = tournament_jobs([(str(i), "stand") for i in range(7)], "table5", 1, 3, 6, "course", None)
+    assert len(big) == 7 and Counter(j.info.names[0] for j in big) == Counter(str(i) for i in range(7))
 
 
 @given(st.integers(6, 60), st.integers(0, 50), st.integers(0, 2**32))
@@ -65,3 +70,17 @@ def test_standings_rank_by_rate_then_money() -> None:
     st_ = standings(rows, [("a", "x"), ("b", "y")])
     assert [(r.name, r.rank, r.wins, r.ties, r.losses) for r in st_] == [("a", 1, 1, 1, 0), ("b", 2, 0, 1, 1)]
     assert st_[0].rate == 0.75 and st_[0].low < 0.75 < st_[0].high and st_[0].mean_account == 1050
+
+
+def test_two_faulting_players_tie_whatever_their_ranks() -> None:
+    """Two players who both faulted tie each other, even when one ended richer; both lose to one who did not."""
+    row = _row(["a", "b", "c"], [1, 2, 3], ["crash", "timeout", None], [1500, 900, 100])
+    assert list(pairwise(row)) == [("a", "b", "tie"), ("a", "c", "loss"), ("b", "c", "loss")]
+
+
+def test_equal_rates_are_ranked_by_mean_money() -> None:
+    """With equal win rates the player with more mean final money ranks first (the standings' tie-break)."""
+    rows = [_row(["a", "b"], [1, 2], [None, None], [1300, 700]), _row(["b", "a"], [1, 2], [None, None], [1010, 990])]
+    st_ = standings(rows, [("a", "x"), ("b", "y")])
+    assert [(r.name, r.rank, r.rate) for r in st_] == [("a", 1, 0.5), ("b", 2, 0.5)]
+    assert st_[0].mean_account == 1145 and st_[1].mean_account == 855

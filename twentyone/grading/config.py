@@ -21,6 +21,9 @@ __all__ = ["GradingConfig", "LegalPlay", "WinRate", "TournamentBonus", "Isolatio
            "config_from_dict", "example_toml"]
 
 BUILTIN_OPPONENTS = ("stand", "basic", "hilo")
+#: Every kind of incident a match can record (the round log's ``foul`` values and the faults).
+INCIDENT_KINDS = ("illegal_action", "illegal_insurance", "unaffordable_insurance", "unaffordable_double", "error",
+                  "crash", "timeout")
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,10 @@ class LegalPlay:
     matches: int = 10
     #: Incidents (fouls, crashes, time-outs) allowed before the criterion fails.
     max_incidents: int = 0
+    #: The incident kinds that cost the legal-play points; the others are listed in the report but not
+    #: counted.  By default every kind (see ``INCIDENT_KINDS``).
+    incidents: tuple[str, ...] = ("illegal_action", "illegal_insurance", "unaffordable_insurance",
+                                  "unaffordable_double", "error", "crash", "timeout")
 
 
 @dataclass(frozen=True)
@@ -55,9 +62,15 @@ class TournamentBonus:
     enabled: bool = True
     #: ``table5`` (tables of up to 5, reseated every match) or ``pairs`` (2-seat round robin).
     format: str = "table5"
-    #: Matches per entry (table5) or per pair (pairs).
-    matches: int = 20
-    #: Bonus points for rank 1, 2, 3 ...; ranks past the list get nothing.
+    #: Units per batch: deals (table5: every table of a deal played once per seat rotation) or rounds of
+    #: every pair (pairs).  Batches are added until the places with a bonus are separated.
+    matches: int = 10
+    #: The budget: units at most.
+    max_matches: int = 60
+    #: The confidence of the intervals that separate places.
+    confidence: float = 0.95
+    #: Bonus points for place 1, 2, 3 ...; places past the list get nothing.  Players whose intervals
+    #: overlap share the mean bonus of the places they span.
     bonus: tuple[float, ...] = (10.0, 6.0, 3.0)
 
 
@@ -108,6 +121,7 @@ class GradingConfig:
         """As a JSON/TOML-ready dict."""
         d = asdict(self)
         d["tournament"]["bonus"] = list(self.tournament.bonus)
+        d["legal"]["incidents"] = list(self.legal.incidents)
         return d
 
     def check(self, where: str = "config") -> GradingConfig:
@@ -134,6 +148,9 @@ class GradingConfig:
             raise bad("legal.matches", lp.matches, "0 .. 10000")
         if lp.max_incidents < 0:
             raise bad("legal.max_incidents", lp.max_incidents, "0 or more")
+        unknown = [k for k in lp.incidents if k not in INCIDENT_KINDS]
+        if unknown:
+            raise bad("legal.incidents", unknown, "kinds among " + ", ".join(INCIDENT_KINDS))
         for name, c in self.win_criteria().items():
             if not 0 <= c.weight <= 1000:
                 raise bad(f"{name}.weight", c.weight, "0 .. 1000")
@@ -153,6 +170,10 @@ class GradingConfig:
             raise bad("tournament.format", t.format, "table5 or pairs")
         if not 1 <= t.matches <= 100000:
             raise bad("tournament.matches", t.matches, "1 .. 100000")
+        if not t.matches <= t.max_matches <= 1_000_000:
+            raise bad("tournament.max_matches", t.max_matches, f"{t.matches} (tournament.matches) .. 1000000")
+        if not 0.5 <= t.confidence < 1:
+            raise bad("tournament.confidence", t.confidence, "0.5 .. 0.999")
         if any(not 0 <= b <= 1000 for b in t.bonus):
             raise bad("tournament.bonus", list(t.bonus), "points from 0 to 1000 for rank 1, 2, ...")
         iso = self.isolation
@@ -178,6 +199,9 @@ def _coerce(where: str, key: str, value: Any, default: Any) -> Any:
     elif isinstance(default, float):
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
         value = float(value) if ok else value
+    elif isinstance(default, tuple) and default and isinstance(default[0], str):
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        value = tuple(value) if ok else value
     elif isinstance(default, tuple):
         ok = isinstance(value, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                              for v in value)
@@ -185,8 +209,10 @@ def _coerce(where: str, key: str, value: Any, default: Any) -> Any:
     else:
         ok = isinstance(value, str)
     if not ok:
-        kind = {bool: "true or false", int: "a whole number", float: "a number", tuple: "a list of numbers",
-                str: "a string"}[type(default)]
+        if isinstance(default, tuple):
+            kind = "a list of strings" if default and isinstance(default[0], str) else "a list of numbers"
+        else:
+            kind = {bool: "true or false", int: "a whole number", float: "a number"}.get(type(default), "a string")
         raise ConfigError(f"{where}: {key} must be {kind}, not {value!r}")
     return value
 
@@ -248,6 +274,8 @@ def example_toml() -> str:
         f"weight = {c.legal.weight:g}",
         f"matches = {c.legal.matches}             # extra 5-seat matches beside built-in players",
         f"max_incidents = {c.legal.max_incidents}",
+        "# the incident kinds that cost these points (the others are listed, not counted)",
+        "incidents = [" + ", ".join(f'"{k}"' for k in c.legal.incidents) + "]",
     ]
     for name, w in c.win_criteria().items():
         lines += [
@@ -267,7 +295,9 @@ def example_toml() -> str:
         "[tournament]             # class tournament; bonus points by rank",
         f"enabled = {'true' if t.enabled else 'false'}",
         f'format = "{t.format}"         # or "pairs"',
-        f"matches = {t.matches}",
+        f"matches = {t.matches}            # units per batch: deals (table5, every seat rotation) or pair rounds",
+        f"max_matches = {t.max_matches}        # budget: batches are added until the bonus places are separated",
+        f"confidence = {t.confidence:g}",
         f"bonus = [{', '.join(f'{b:g}' for b in t.bonus)}]",
         "",
         "[isolation]",

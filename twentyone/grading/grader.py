@@ -24,12 +24,14 @@ from pathlib import Path
 
 from twentyone.errors import CompileError, TwentyOneError
 from twentyone.grading.config import GradingConfig, Isolation, WinRate
+from twentyone.grading.notes import source_notes
 from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.plan import SEED_OFFSET, MatchJob, criterion_job, legal_job, tournament_jobs
 from twentyone.grading.rubric import Result, judge_batches, winner_of
 from twentyone.grading.runner import drive
 from twentyone.grading.stats import Verdict
-from twentyone.grading.store import EntryRow, Store
+from twentyone.grading.standings import judge_tournament, matches_per_unit
+from twentyone.grading.store import EntryRow, MatchRow, Store
 from twentyone.grading.submissions import find_submissions
 from twentyone.players.intake import SourceKind
 from twentyone.players.sandbox.limits import Limits
@@ -62,6 +64,8 @@ def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
             error, messages, said = check_player(sub.found.path, sub.kind, config.function_set, sub.found.where,
                                                  limits_of(config.isolation))
             notes += said
+            if error is None and sub.kind in ("c", "cpp"):
+                notes += source_notes(sub.found.path, sub.found.main, config.function_set)
         return EntryRow(sub.name, pos, sub.source, spec, EntryKind(sub.kind), error, messages, tuple(notes), shown)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
@@ -143,23 +147,47 @@ class Grader:
                 if crit.weight > 0:
                     self.progress[(purpose, e.name)] = _Progress(purpose, crit, e.name, e.spec)
             self._fixed += [legal_job(config, e.name, e.spec, i, self.limits) for i in range(config.legal.matches)]
-        t = config.tournament
-        if t.enabled and len(self.entries) >= 2:
-            self._fixed += tournament_jobs([(e.name, e.spec) for e in self.entries], t.format, t.matches,
-                                           config.seed + SEED_OFFSET, config.decks, config.rules, self.limits)
         self._fixed = [j for j in self._fixed if j.key not in stored]
+        t = config.tournament
+        #: The class tournament, in batches of units until its bonus places are separated (None: no tournament).
+        self.players = [(e.name, e.spec) for e in self.entries]
+        self.tournament_rows: list[MatchRow] | None = [] if t.enabled and len(self.entries) >= 2 else None
+        self.tournament_units = 0  # units issued so far
+        self.tournament_done = False
         for row in store.matches():
             p = self.progress.get((row.purpose, row.subject))
             if p is not None and row.outcome.seat is not None:
                 p.results[row.idx] = winner_of(row.outcome, row.outcome.seat)
                 p.issued.add(row.idx)
+            elif row.purpose == "tournament" and self.tournament_rows is not None:
+                self.tournament_rows.append(row)
 
     def expected(self) -> int:
-        """Matches played or to play, counting an undecided criterion at its maximum."""
+        """Matches played or to play, counting an undecided criterion or tournament at its maximum."""
         n = self.done + len(self._fixed)
         for p in self.progress.values():
             n += (p.verdict.matches if p.verdict else p.crit.max_matches) - len(p.results)
+        if self.tournament_rows is not None and not self.tournament_done:
+            t = self.config.tournament
+            n += matches_per_unit(len(self.players), t.format) * t.max_matches - len(self.tournament_rows)
         return n
+
+    def _advance_tournament(self) -> list[MatchJob]:
+        """Judge the class tournament on its stored matches; return the jobs of its next batch, if due."""
+        rows = self.tournament_rows
+        if rows is None or self.tournament_done:
+            return []
+        t = self.config.tournament
+        j = judge_tournament(rows, self.players, t)
+        if j.decided:
+            self.tournament_done = True
+            return []
+        if j.needed <= self.tournament_units:
+            return []  # the batch asked for is still playing
+        start, self.tournament_units = self.tournament_units, j.needed
+        return tournament_jobs(self.players, t.format, j.needed - start, self.config.seed + SEED_OFFSET,
+                               self.config.decks, self.config.rules, self.limits,
+                               skip={r.key for r in rows}, start=start)
 
     def _advance(self, p: _Progress) -> list[MatchJob]:
         """Decide ``p`` as far as its stored results allow; return the jobs its next batch still needs."""
@@ -188,11 +216,13 @@ class Grader:
         for jobs in by_subject.values():
             tasks += self._tasks(jobs)
         self._fixed = []
+        tasks += self._tasks(self._advance_tournament())
         return tasks
 
     def on_done(self, outcomes: list[MatchOutcome]) -> list[list[MatchJob]]:
         """Store a finished task's matches; return the tasks that became due."""
         touched = []
+        tournament = False
         for o in outcomes:
             info = o.info
             if self.store.add_outcome(o):
@@ -201,9 +231,15 @@ class Grader:
             if p is not None and info.seat is not None:
                 p.results[info.idx] = winner_of(o, info.seat)
                 touched.append(p)
+            elif info.purpose == "tournament" and self.tournament_rows is not None:
+                self.tournament_rows.append(MatchRow(o.key, info.purpose, info.subject, info.idx, info.seed,
+                                                     list(info.names), o))
+                tournament = True
         tasks = []
         for p in dict.fromkeys(touched):
             tasks += self._tasks(self._advance(p))
+        if tournament:
+            tasks += self._tasks(self._advance_tournament())
         if self.on_match is not None:
             self.on_match(self.done, self.expected())
         return tasks

@@ -70,6 +70,11 @@ class MatchOutcome:
     incidents: list[Incident] = field(default_factory=list)
     #: A setup error (e.g. a player that could not be built): the match was not played.
     error: str | None = None
+    #: After a time-out the match is replayed alone (``runner.drive``): ``confirmed`` when the replay
+    #: timed out at the same round too, ``cleared`` when it did not (this is then the replay's result).
+    replay: str | None = None
+    #: What the first play's time-out said, when the replay cleared it.
+    first_fault: str = ""
 
     @property
     def seat(self) -> int | None:
@@ -96,5 +101,5 @@ class MatchOutcome:
             bankroll=[[int(x) for x in h] for h in d.get("bankroll") or []],
             incidents=[Incident(int(i["seat"]), int(i["round"]), str(i["foul"]), dict(i["record"]))
                        for i in d.get("incidents") or []],
-            error=d.get("error"),
+            error=d.get("error"), replay=d.get("replay"), first_fault=str(d.get("first_fault", "")),
         )

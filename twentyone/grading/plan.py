@@ -53,9 +53,10 @@ class MatchJob:
 
 
 def tables(n: int, deal: int, seed: int) -> list[list[int]]:
-    """The tables of deal ``deal`` in ``table5`` format: lists of entry indices in seat order."""
+    """The tables of deal ``deal`` in ``table5`` format: lists of entry indices in seat order (each is
+    then played in every rotation)."""
     if n <= 5:
-        return [[(j + deal) % n for j in range(n)]]
+        return [list(range(n))]
     order = list(range(n))
     random.Random(f"twentyone-table5:{seed}:{deal}").shuffle(order)
     count = -(-n // 5)
@@ -69,32 +70,36 @@ def tables(n: int, deal: int, seed: int) -> list[list[int]]:
 
 
 def tournament_jobs(entries: Sequence[tuple[str, str]], fmt: str, matches: int, seed: int, decks: int,
-                    rules: str, limits: Limits | None, skip: set[str] | None = None) -> list[MatchJob]:
-    """Every match of a tournament between ``entries`` (name, SPEC), less the keys in ``skip``."""
+                    rules: str, limits: Limits | None, skip: set[str] | None = None, start: int = 0) -> list[MatchJob]:
+    """The matches of units ``start`` .. ``start + matches - 1`` of a tournament between ``entries`` (name,
+    SPEC), less the keys in ``skip``.
+
+    A unit is a deal in ``table5``: its tables, each played once per seat rotation, so every entry of a
+    table takes every seat on the deal's seed (``len(entries)`` matches a deal).  In ``pairs`` a unit is
+    one match of every pair, the seats swapped on odd units, so each seed is played from both seats.
+    A job's ``info.idx`` is its unit.
+    """
     skip = skip or set()
     jobs: list[MatchJob] = []
 
-    def add(key: str, idx: int, s: int, seats: list[int]) -> None:
+    def add(key: str, unit: int, s: int, seats: list[int]) -> None:
         if key in skip:
             return
-        info = JobInfo("tournament", "", idx, s, tuple(entries[i][0] for i in seats))
+        info = JobInfo("tournament", "", unit, s, tuple(entries[i][0] for i in seats))
         jobs.append(MatchJob(key, tuple(entries[i][1] for i in seats), s, info, decks, rules, limits=limits,
-                             bankroll=idx < 2))
+                             bankroll=unit == 0 and not jobs))
 
-    if fmt == "pairs":
-        idx = 0
-        for a in range(len(entries)):
-            for b in range(a + 1, len(entries)):
-                for i in range(matches):
-                    seats = [a, b] if i % 2 == 0 else [b, a]
-                    add(f"tournament|{entries[a][0]}|{entries[b][0]}|{i}", idx, seed + i // 2, seats)
-                    idx += 1
-    else:
-        idx = 0
-        for m in range(matches):
-            for t, seats in enumerate(tables(len(entries), m, seed)):
-                add(f"tournament|deal{m}|table{t}", idx, seed + m, seats)
-                idx += 1
+    for unit in range(start, start + matches):
+        if fmt == "pairs":
+            for a in range(len(entries)):
+                for b in range(a + 1, len(entries)):
+                    seats = [a, b] if unit % 2 == 0 else [b, a]
+                    add(f"tournament|{entries[a][0]}|{entries[b][0]}|{unit}", unit, seed + unit // 2, seats)
+        else:
+            for t, table in enumerate(tables(len(entries), unit, seed)):
+                for r in range(len(table)):
+                    seats = table[r:] + table[:r]
+                    add(f"tournament|deal{unit}|table{t}|rot{r}", unit, seed + unit, seats)
     return jobs
 
 

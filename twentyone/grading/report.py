@@ -385,6 +385,11 @@ def render_student(student: StudentScore, report: ClassReport, charts: dict[str,
             parts.append(f'<p class="note">The first {len(s.incidents)} of {s.incident_count} are shown.</p>')
         for i in s.incidents:
             parts.append(f"<h3>{escape(i.cause)} \u00b7 round {i.round} \u00b7 <code>{escape(i.match_key)}</code></h3>")
+            if i.course:
+                parts.append(f'<p class="course">Course program: {escape(i.course)}.</p>')
+            if not i.counted:
+                parts.append('<p class="note">Not counted: the configuration does not count this kind of incident '
+                             'against the legal-play points.</p>')
             if not _is_json(i.excerpt):
                 parts.append('<p class="note">What the fault said. Text that comes from the strategy itself '
                              '(an exception\u2019s message, a load error) is the student\u2019s own, quoted as '
@@ -519,7 +524,8 @@ def _summary(s: StudentScore) -> str:
     lines = [head] + ([f"error: {s.error}"] if s.error else []) + [f"note: {n}" for n in s.notes]
     lines += [f"- {c.title}: {_pts(c.points)}/{_pts(c.max_points)} {c.status}" for c in s.criteria]
     lines.append(f"incidents: {s.incident_count}")
-    lines += [f"  {i.cause} in round {i.round} of {i.match_key}" for i in s.incidents]
+    lines += [f"  {i.cause} in round {i.round} of {i.match_key}" + (f" (course program: {i.course})" if i.course else "")
+              + ("" if i.counted else " [not counted]") for i in s.incidents]
     return "\n".join(lines)
 
 

@@ -40,6 +40,10 @@ class Incident:
     cause: str
     #: The round-log excerpt: the round record as one JSON line, or the error's text.
     excerpt: str
+    #: What the course's own program would have done in its place (``scoring.COURSE_PROGRAM``).
+    course: str = ""
+    #: False when the configuration does not count this kind against the legal-play points.
+    counted: bool = True
 
 
 @dataclass

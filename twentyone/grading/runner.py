@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from twentyone.errors import TwentyOneError
 from twentyone.grading.outcome import Incident, MatchOutcome
 from twentyone.grading.plan import MatchJob
+from twentyone.legality import Foul
 from twentyone.match import Seating, play_match
 from twentyone.players.sandbox.limits import Limits, die_with_parent
 from twentyone.players.spec import make_strategy
@@ -26,7 +28,7 @@ from twentyone.roundlog import RoundLog
 from twentyone.rules import get_rules
 from twentyone.strategy import Strategy
 
-__all__ = ["play_job", "play_batch", "run_jobs", "drive", "parse_cluster"]
+__all__ = ["play_job", "play_batch", "run_jobs", "drive", "parse_cluster", "timed_out", "confirm_timeout"]
 
 #: Round records kept per seat and match for the report (the count of fouls is always whole).
 MAX_INCIDENTS_PER_SEAT = 5
@@ -133,22 +135,71 @@ def run_jobs(jobs: Sequence[MatchJob], workers: int = 0, batch: int = 8,
 
 def drive(first: Sequence[Sequence[MatchJob]],
           on_done: Callable[[list[MatchOutcome]], Sequence[Sequence[MatchJob]]],
-          workers: int = 0, cluster: str | None = None, dask_workers: int = 2) -> None:
+          workers: int = 0, cluster: str | None = None, dask_workers: int = 2, replay: bool = True) -> None:
     """Play batches of jobs; after each batch, ``on_done`` gets its outcomes and returns more batches.
 
     This is how grading plays "until the interval decides": the next batch of a criterion is only
     asked for once the last one is stored.  ``workers``, ``cluster`` and ``dask_workers`` are as in
     ``run_jobs``.  On Ctrl-C the pending batches are cancelled and KeyboardInterrupt propagates;
     every batch already handed to ``on_done`` stays done.
+
+    A time-out must be the strategy's fault, never the machine's: with ``replay`` a match that ended in
+    a time-out is held back, and once nothing else is playing it is replayed alone in this process
+    (``confirm_timeout``); only then does ``on_done`` see it.
     """
-    queue: deque[Sequence[MatchJob]] = deque(b for b in first if b)
+    jobs: dict[str, MatchJob] = {}
+    held: list[MatchOutcome] = []
+
+    def remember(batches: Iterable[Sequence[MatchJob]]) -> list[list[MatchJob]]:
+        out = [list(b) for b in batches if b]
+        for b in out:
+            for j in b:
+                jobs[j.key] = j
+        return out
+
+    def done(outcomes: list[MatchOutcome]) -> list[list[MatchJob]]:
+        ready = []
+        for o in outcomes:
+            if replay and o.replay is None and timed_out(o) and o.key in jobs:
+                held.append(o)
+            else:
+                ready.append(o)
+        return remember(on_done(ready)) if ready else []
+
+    batches = remember(first)
+    while batches:
+        _play(deque(batches), done, workers, cluster, dask_workers)
+        batches = []
+        if held:
+            replayed = [confirm_timeout(o, play_job(jobs[o.key])) for o in sorted(held, key=lambda o: o.key)]
+            held.clear()
+            batches = remember(on_done(replayed))
+
+
+def timed_out(o: MatchOutcome) -> bool:
+    """True when some seat of the match faulted with a time-out."""
+    return any(f == Foul.TIMEOUT for f in o.faults)
+
+
+def confirm_timeout(first: MatchOutcome, again: MatchOutcome) -> MatchOutcome:
+    """The outcome to keep after replaying a timed-out match alone: the replay's, marked ``confirmed`` when it
+    timed out at the same round for every seat that did the first time, else ``cleared``."""
+    seats = [i for i, f in enumerate(first.faults) if f == Foul.TIMEOUT]
+    same = all(again.faults[i] == Foul.TIMEOUT and again.seat_rounds[i] == first.seat_rounds[i] for i in seats)
+    detail = "; ".join(first.fault_details[i] for i in seats)
+    return replace(again, replay="confirmed" if same else "cleared", first_fault="" if same else detail)
+
+
+def _play(queue: deque[Sequence[MatchJob]], done: Callable[[list[MatchOutcome]], list[list[MatchJob]]],
+          workers: int, cluster: str | None, dask_workers: int) -> None:
+    """Play the queued batches and every batch ``done`` asks for, locally or on Dask."""
     if cluster is not None:
-        _drive_dask(queue, on_done, cluster, dask_workers)
+        _drive_dask(queue, done, cluster, dask_workers)
         return
     workers = workers or (os.cpu_count() or 1)
     if workers == 1:
         while queue:
-            queue.extend(b for b in on_done(play_batch(queue.popleft())) if b)
+            queue.extend(b for b in done(play_batch(queue.popleft())) if b)
         return
     import multiprocessing
 
@@ -159,9 +210,9 @@ def drive(first: Sequence[Sequence[MatchJob]],
         while queue or pending:
             while queue and len(pending) < 4 * workers:
                 pending.add(pool.submit(play_batch, queue.popleft()))
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for f in done:
-                queue.extend(b for b in on_done(f.result()) if b)
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in finished:
+                queue.extend(b for b in done(f.result()) if b)
     finally:
         for f in pending:
             f.cancel()

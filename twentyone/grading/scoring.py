@@ -19,11 +19,11 @@ from twentyone.grading.config import GradingConfig, WinRate, config_from_dict
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
 from twentyone.grading.rubric import Result, judge_batches, winner_of
-from twentyone.grading.standings import standings
+from twentyone.grading.standings import Place, judge_tournament, places, standings
 from twentyone.grading.stats import Decision
 from twentyone.grading.store import EntryRow, MatchRow, Store
 
-__all__ = ["class_report", "grade_student", "MAX_INCIDENTS_SHOWN"]
+__all__ = ["class_report", "grade_student", "MAX_INCIDENTS_SHOWN", "COURSE_PROGRAM", "course_note"]
 
 MAX_INCIDENTS_SHOWN = 50
 
@@ -31,7 +31,7 @@ TITLES = {
     "legal": "Plays legally: no foul, crash or time-out in any match",
     "beat_stand": "Beats the always-stand player in at least {t:.0%} of 2-seat matches",
     "beat_basic": "Beats the basic-strategy player in at least {t:.0%} of 2-seat matches",
-    "tournament": "Class tournament: bonus by rank",
+    "tournament": "Class tournament: bonus by place (players whose intervals overlap share it)",
 }
 
 
@@ -80,38 +80,80 @@ def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: Gr
         opponent_mean_account=sum(opp_money) / len(opp_money), confidence=crit.confidence)
 
 
-def _incidents(name: str, rows: Iterable[MatchRow]) -> tuple[list[Incident], int, int, Counter[str]]:
-    """(incidents shown, incident count, matches seen, count by cause) of ``name`` over ``rows``."""
+#: What the course's own program (main.c and twentyone.c as handed out, with the bugs RULES.md lists) did
+#: for each kind of incident: the report says it next to every incident.
+COURSE_PROGRAM = {
+    "illegal_action": "the course program fouled this hand too: any character other than i, h, s, d and u "
+                      "forfeits the round's stakes",
+    "illegal_insurance": "the course program fouled this hand too: insurance is only offered against an A",
+    "unaffordable_insurance": "insurance not affordable: the course program fouled this hand too",
+    "unaffordable_double": "the course program accepted this double and let the account go negative; this tool "
+                           "now doubles for less, so a run graded today never records it",
+    "error": "no course-program counterpart: the strategy raised an exception or returned something that is "
+             "not one action character, which the course's C program could not receive",
+    "crash": "in the course program a crash ends the whole program, for every player",
+    "timeout": "in the course program the game would have hung here",
+}
+
+
+def course_note(cause: str) -> str:
+    """What the course program did for an incident of ``cause`` (a foul or fault name, maybe with a note)."""
+    return COURSE_PROGRAM.get(cause.split(" ", 1)[0], "")
+
+
+def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COURSE_PROGRAM
+               ) -> tuple[list[Incident], int, int, Counter[str], list[str]]:
+    """(incidents shown, incidents counted, matches seen, count by cause, notes) of ``name`` over ``rows``.
+
+    Only the kinds in ``counted`` count against the legal-play points; the others are shown, marked so.
+    A time-out stands only when a replay alone confirmed it; one the replay cleared is a note.
+    """
     shown: list[Incident] = []
+    counts = set(counted)
     count = 0
     matches = 0
     causes: Counter[str] = Counter()
+    notes: list[str] = []
+
+    def add(key: str, rnd: int, cause: str, excerpt: str) -> None:
+        nonlocal count
+        kind = cause.split(" ", 1)[0]
+        causes[cause] += 1
+        if kind in counts:
+            count += 1
+        if len(shown) < MAX_INCIDENTS_SHOWN:
+            shown.append(Incident(key, rnd, cause, excerpt, course_note(kind), kind in counts))
+
     for row in rows:
         if name not in row.names:
             continue
         matches += 1
         o = row.outcome
+        if o.replay == "cleared" and o.first_fault:
+            notes.append(f"a time-out in match {row.key} was not confirmed when the match was replayed alone "
+                         f"(the machine, not the strategy, was slow): the replay's result counts")
         for seat0, who in enumerate(row.names):
             if who != name:
                 continue
             fault = o.faults[seat0]
-            n = max(o.fouls[seat0], 1 if fault else 0)
-            if not n:
+            if not (o.fouls[seat0] or fault):
                 continue
-            count += n
             recs = [inc for inc in o.incidents if inc.seat == seat0 + 1]
             for inc in recs:
-                causes[inc.foul] += 1
-                if len(shown) < MAX_INCIDENTS_SHOWN:
-                    shown.append(Incident(row.key, inc.round, inc.foul, json.dumps(inc.record, ensure_ascii=False)))
+                add(row.key, inc.round, _confirmed(inc.foul, o.replay),
+                    json.dumps(inc.record, ensure_ascii=False))
             if fault and not any(inc.foul == fault for inc in recs):
-                causes[fault] += 1
-                if len(shown) < MAX_INCIDENTS_SHOWN:
-                    shown.append(Incident(row.key, o.seat_rounds[seat0], fault,
-                                          o.fault_details[seat0] or o.error or fault))
+                add(row.key, o.seat_rounds[seat0], _confirmed(fault, o.replay),
+                    o.fault_details[seat0] or o.error or fault)
             if o.fouls[seat0] > len(recs):
-                causes["more fouls (not all kept)"] += o.fouls[seat0] - len(recs)
-    return shown, count, matches, causes
+                more = o.fouls[seat0] - len(recs)
+                causes["more fouls (not all kept)"] += more
+                count += more
+    return shown, count, matches, causes, notes
+
+
+def _confirmed(cause: str, replay: str | None) -> str:
+    return f"{cause} (confirmed on replay)" if cause == "timeout" and replay == "confirmed" else cause
 
 
 def _samples(rows: list[MatchRow]) -> list[BankrollSample]:
@@ -129,7 +171,8 @@ def _samples(rows: list[MatchRow]) -> list[BankrollSample]:
 
 
 def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
-                  tournament_rank: int | None, tournament_size: int) -> StudentScore:
+                  tournament_rank: int | None, tournament_size: int, place: Place | None = None,
+                  standing: StandingRow | None = None, units: int = 0) -> StudentScore:
     """The rubric result of one submission from its stored matches."""
     legal_title = TITLES["legal"]
     if entry.error is not None:
@@ -145,29 +188,46 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
     for purpose, crit in config.win_criteria().items():
         if crit.weight > 0:
             crits.append(_win_criterion(purpose, crit, [r for r in own if r.purpose == purpose], config))
-    shown, count, matches, causes = _incidents(entry.name, rows)
     lp = config.legal
+    shown, count, matches, causes, replay_notes = _incidents(entry.name, rows, lp.incidents)
     if matches == 0:
         legal = Criterion("legal", legal_title, 0.0, lp.weight, Status.NOT_PLAYED, "no match stored")
     else:
         ok = count <= lp.max_incidents
         what = ", ".join(f"{k} {v}" for k, v in causes.most_common()) or "none"
         allowed = f" ({lp.max_incidents} allowed)" if lp.max_incidents else ""
-        detail = (f"no incident in {matches} matches" if count == 0 else
-                  f"{count} incident(s) in {matches} matches{allowed}: {what}")
+        total = sum(n for k, n in causes.items() if k != "more fouls (not all kept)") + causes[
+            "more fouls (not all kept)"]
+        detail = (f"no incident in {matches} matches" if total == 0 else
+                  f"{count} incident(s) counted in {matches} matches{allowed}: {what}")
+        if total > count:
+            detail += f" ({total - count} of kinds the configuration does not count)"
         legal = Criterion("legal", legal_title, lp.weight if ok else 0.0, lp.weight, Status.PASS if ok else Status.FAIL,
                           detail, matches=matches)
     crits.insert(0, legal)
     bonus = 0.0
     if tournament_rank is not None:
         scale = config.tournament.bonus
-        bonus = scale[tournament_rank - 1] if tournament_rank <= len(scale) else 0.0
+        if place is not None:
+            bonus = place.bonus
+            where = (f"place {place.first}" if place.first == place.last else
+                     f"places {place.first}\u2013{place.last}, shared: their intervals overlap, so they share the "
+                     "mean bonus of the places they span")
+        else:
+            bonus = scale[tournament_rank - 1] if tournament_rank <= len(scale) else 0.0
+            where = f"rank {tournament_rank}"
+        detail = f"{where} of {tournament_size} in the class tournament"
+        if standing is not None:
+            conf = f"{config.tournament.confidence:.0%}"
+            detail += (f" (pairwise win rate {_pct(standing.rate)}, {conf} CI {_pct(standing.low)}-"
+                       f"{_pct(standing.high)}, over {units} deal(s))")
         crits.append(Criterion("tournament", TITLES["tournament"], bonus, max(scale, default=0.0), Status.BONUS,
-                               f"rank {tournament_rank} of {tournament_size} in the class tournament"))
+                               detail))
     score = sum(c.points for c in crits if c.name != "tournament")
     samples = _samples([r for r in own if r.outcome.bankroll])
     return StudentScore(entry.name, entry.source, entry.kind, None, "", score, config.max_score, bonus, crits,
-                        shown, count, samples, tournament_rank, tournament_size, list(entry.notes), entry.graded)
+                        shown, count, samples, tournament_rank, tournament_size, list(entry.notes) + replay_notes,
+                        entry.graded)
 
 
 def class_report(store: Store) -> ClassReport:
@@ -194,9 +254,18 @@ def class_report(store: Store) -> ClassReport:
     config = config_from_dict(store.meta("config", {}), "stored configuration")
     usable = [e for e in entries if e.error is None]
     ranks: dict[str, int] = {}
+    shared: dict[str, Place] = {}
+    rows_by: dict[str, StandingRow] = {}
+    units = 0
     t_rows = [r for r in rows if r.purpose == "tournament"]
     if config.tournament.enabled and len(usable) >= 2 and t_rows:
-        for st in standings(t_rows, [(e.name, e.spec) for e in usable]):
-            ranks[st.name] = st.rank
-    students = [grade_student(e, rows, config, ranks.get(e.name), len(ranks)) for e in entries]
+        judged = judge_tournament(t_rows, [(e.name, e.spec) for e in usable], config.tournament)
+        units = judged.units
+        shared = places(judged.standings, config.tournament.bonus) if units else {}
+        for st in judged.standings:
+            if units:
+                ranks[st.name] = st.rank
+                rows_by[st.name] = st
+    students = [grade_student(e, rows, config, ranks.get(e.name), len(ranks), shared.get(e.name),
+                              rows_by.get(e.name), units) for e in entries]
     return ClassReport("grade", title, created, config.to_dict(), students, [], len(rows), rounds)

@@ -8,15 +8,19 @@ then by mean final money (RULES.md, **tournament_results**).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from twentyone.grading.config import TournamentBonus
 from twentyone.grading.results import StandingRow
 from twentyone.grading.rubric import Result, pair_result
 from twentyone.grading.stats import wilson
 from twentyone.grading.store import MatchRow
 
-__all__ = ["pairwise", "standings"]
+__all__ = ["pairwise", "standings", "matches_per_unit", "TournamentJudgement", "judge_tournament", "separated",
+           "Place", "places"]
 
 
 def pairwise(row: MatchRow) -> Iterable[tuple[str, str, Result]]:
@@ -31,8 +35,8 @@ def pairwise(row: MatchRow) -> Iterable[tuple[str, str, Result]]:
 
 
 def standings(rows: Iterable[MatchRow], entries: Sequence[tuple[str, str]],
-              errors: dict[str, str] | None = None) -> list[StandingRow]:
-    """The standings of a tournament from its stored matches."""
+              errors: dict[str, str] | None = None, confidence: float = 0.95) -> list[StandingRow]:
+    """The standings of a tournament from its stored matches (intervals at ``confidence``)."""
     errors = errors or {}
     stat: dict[str, dict[str, Any]] = {
         name: {"spec": spec, "matches": 0, "w": 0, "t": 0, "l": 0, "money": 0, "fouls": 0, "faults": 0,
@@ -61,7 +65,7 @@ def standings(rows: Iterable[MatchRow], entries: Sequence[tuple[str, str]],
     for name, spec in entries:
         s = stat[name]
         n = s["w"] + s["t"] + s["l"]
-        rate, low, high = wilson(s["w"] + s["t"] / 2, n)
+        rate, low, high = wilson(s["w"] + s["t"] / 2, n, confidence)
         mean = s["money"] / s["matches"] if s["matches"] else 0.0
         out.append(StandingRow(0, name, spec, s["matches"], s["w"], s["t"], s["l"], rate, low, high, mean,
                                s["fouls"], s["faults"], s["causes"], errors.get(name)))
@@ -70,3 +74,90 @@ def standings(rows: Iterable[MatchRow], entries: Sequence[tuple[str, str]],
         r.rank = 1 + sum(1 for other in keys if other > k)
     out.sort(key=lambda r: (r.rank, r.name))
     return out
+
+
+def matches_per_unit(n: int, fmt: str) -> int:
+    """Matches in one unit of a tournament of ``n`` entries (``plan.tournament_jobs``): a deal of ``table5``
+    seats everyone once per rotation of its table (``n`` matches); a unit of ``pairs`` is one match of every
+    pair."""
+    return n * (n - 1) // 2 if fmt == "pairs" else n
+
+
+def _usable(table: Sequence[StandingRow]) -> list[StandingRow]:
+    return [r for r in table if r.error is None]
+
+
+def separated(table: Sequence[StandingRow], places: int) -> bool:
+    """True when the intervals of places 1 | 2, 2 | 3, ... up to ``places`` | ``places + 1`` do not overlap."""
+    rows = _usable(table)
+    return all(rows[b - 1].low > rows[b].high for b in range(1, min(places, len(rows) - 1) + 1))
+
+
+@dataclass
+class Place:
+    """Where one player finished: the places its interval spans, shared with whoever it overlaps, and the
+    bonus it gets (the mean of those places' bonus points)."""
+
+    first: int
+    last: int
+    bonus: float
+
+
+def places(table: Sequence[StandingRow], bonus: Sequence[float]) -> dict[str, Place]:
+    """Each usable player's place range and bonus (RULES.md, **grade_bonus**).
+
+    Players in rank order form groups in which each one's interval overlaps the next one's; a group spans
+    places ``first .. last`` and each of its players gets the mean bonus of those places (none past the
+    list).  Identical players land in one group, so they get identical bonuses.
+    """
+    rows = _usable(table)
+    out: dict[str, Place] = {}
+    start = 0
+    for i in range(1, len(rows) + 1):
+        if i < len(rows) and rows[i - 1].low <= rows[i].high:
+            continue
+        spanned = [bonus[p] if p < len(bonus) else 0.0 for p in range(start, i)]
+        share = sum(spanned) / len(spanned)
+        for r in rows[start:i]:
+            out[r.name] = Place(start + 1, i, share)
+        start = i
+    return out
+
+
+@dataclass
+class TournamentJudgement:
+    """How far a class tournament has got: the standings over its whole units, and whether it is done."""
+
+    standings: list[StandingRow]
+    #: Units (deals or pair rounds) the standings count.
+    units: int
+    decided: bool
+    #: The units 0 .. needed-1 the next look needs.
+    needed: int
+    rows: list[MatchRow] = field(default_factory=list)
+
+
+def judge_tournament(rows: Sequence[MatchRow], players: Sequence[tuple[str, str]], t: TournamentBonus,
+                     errors: dict[str, str] | None = None) -> TournamentJudgement:
+    """Apply the tournament's stop rule to its stored matches, unit by unit (RULES.md, **grade_bonus**).
+
+    Units are added in batches of ``t.matches``; after each whole batch, the tournament is done when the
+    top places that carry a bonus are separated at ``t.confidence`` (``separated``), or when the budget
+    ``t.max_matches`` units is reached.  Only whole units in order count, so the result does not depend
+    on which matches finished first.
+    """
+    per = matches_per_unit(len(players), t.format)
+    have = Counter(r.outcome.info.idx for r in rows)
+    budget = max(t.matches, t.max_matches)
+    units = min(t.matches, budget)
+    judged = TournamentJudgement(standings([], players, errors, t.confidence), 0, False, units)
+    while all(have[u] >= per for u in range(units)):
+        used = [r for r in rows if r.outcome.info.idx < units]
+        table = standings(used, players, errors, t.confidence)
+        done = units >= budget or separated(table, len(t.bonus))
+        judged = TournamentJudgement(table, units, done, units, used)
+        if done:
+            return judged
+        units = min(units + t.matches, budget)
+        judged.needed = units
+    return judged

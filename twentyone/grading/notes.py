@@ -1,0 +1,105 @@
+"""What the report should say about a hand-in's source, where grading plays it differently from the student.
+
+Two things a grade can hide (RULES.md, **grade_what_was_graded**):
+
+- **The student's own main.c** may call a function of their ``mycodes.c`` that is not part of the
+  course interface (say ``advantage()``, which resets a count at every reshuffle).  Under the course's
+  ``main.c`` that call never happens, so the file plays differently than it did for the student.
+- **Statics shared by the function sets**: a file whose sets read and write the same global variables
+  (a count kept by ``show1`` and read by ``bet2``, say) plays, in grading, only the graded set, alone in
+  its own process; the other sets never touch those variables as they do in the course program.
+
+Both are found from the text (comments, strings and preprocessor lines removed), without compiling.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+__all__ = ["source_notes", "outside_calls", "shared_globals", "function_sets"]
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
+_PREPROCESSOR = re.compile(r"^[ \t]*#.*?(?<!\\)$", re.M | re.S)
+_DEFINITION = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^()]*\)[^;{}()]*)*\)\s*\{")
+_SET = re.compile(r"\b(?:bet|first_action|continue_action|show)([1-5])\b")
+_KEYWORDS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "do", "else"})
+#: The names the course's main.c calls or provides: the interface and the helpers of twentyone.c.
+_COURSE = frozenset({
+    "main", "init_cards", "shuffle_cards", "first_deal", "round_init", "getcard", "insurance", "hit", "dbl",
+    "surrender", "foul", "calculate", "banker_continue", "judge", "show_result",
+    *(f"{f}{k}" for f in ("bet", "first_action", "continue_action", "show") for k in range(1, 6)),
+})
+
+
+def _code(text: str) -> str:
+    """C text without comments, string and character literals, and preprocessor lines."""
+    text = _COMMENT.sub(" ", text)
+    text = _STRING.sub('""', text)
+    return _PREPROCESSOR.sub(" ", text)
+
+
+def _defined(code: str) -> list[str]:
+    return [m.group(1) for m in _DEFINITION.finditer(code) if m.group(1) not in _KEYWORDS]
+
+
+def function_sets(text: str) -> list[int]:
+    """The function sets (1..5) a file defines at least one function of."""
+    return sorted({int(m.group(1)) for m in _SET.finditer(" ".join(_defined(_code(text))))})
+
+
+def outside_calls(mycodes: str, main: str) -> list[str]:
+    """The functions of ``mycodes`` (not the course's) that ``main`` calls."""
+    code = _code(main)
+    return [name for name in dict.fromkeys(_defined(_code(mycodes)))
+            if name not in _COURSE and re.search(rf"\b{re.escape(name)}\s*\(", code)]
+
+
+def shared_globals(text: str) -> list[str]:
+    """The file-scope variables of a C file (declared outside every function), by name."""
+    code = _code(text)
+    names: list[str] = []
+    depth = 0
+    statement: list[str] = []
+    for ch in code:
+        if ch == "{":
+            depth += 1
+            statement = []
+        elif ch == "}":
+            depth -= 1
+            statement = []
+        elif depth == 0:
+            if ch == ";":
+                decl = "".join(statement).strip()
+                statement = []
+                if decl and "(" not in decl.split("=", 1)[0] and not decl.startswith(("typedef", "extern")):
+                    for part in decl.split("=", 1)[0].split(","):
+                        m = re.search(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*$", part)
+                        if m and m.group(1) not in ("int", "char", "static", "double", "float", "long", "unsigned"):
+                            names.append(m.group(1))
+            else:
+                statement.append(ch)
+    return list(dict.fromkeys(names))
+
+
+def source_notes(path: Path, main: Path | None, graded_set: int) -> list[str]:
+    """The notes the report shows about ``path`` (a C or C++ strategy file) and the ``main.c`` beside it."""
+    try:
+        text = path.read_bytes().decode("utf-8", "replace")
+        main_text = main.read_bytes().decode("utf-8", "replace") if main is not None else ""
+    except OSError:
+        return []
+    notes = []
+    for name in outside_calls(text, main_text) if main is not None else []:
+        notes.append(f"the student's own {main.name if main else 'main.c'} calls {name}() of {path.name}, which "
+                     "is not part of the course interface: under the course's main.c, as graded, it is never called")
+    sets = function_sets(text)
+    shared = shared_globals(text)
+    if len(sets) > 1 and shared:
+        listed = ", ".join(shared[:5]) + (" ..." if len(shared) > 5 else "")
+        notes.append(f"the function sets of {path.name} ({', '.join(map(str, sets))}) share its global and static "
+                     f"variables ({listed}); in grading, set {graded_set} played alone (no other set of the file at its "
+                     "tables, and in the sandbox a process of its own), so no other set touched them as they do in "
+                     "the course program")
+    return notes
