@@ -197,24 +197,6 @@ def test_basic_chart_differs_from_reference_only_where_averaging_decides() -> No
     assert diffs == [("hard 16 3+", "T")]
 
 
-def test_derived_chart_is_the_hand_typed_course_chart() -> None:
-    """The derived 6-deck chart plays every hand exactly as today's hand-typed basic player does."""
-    from twentyone.players.builtin import Basic
-
-    basic, chart = Basic(), derived_basic_chart(COURSE, 6)
-    ranks = "A23456789T"
-    for n in (2, 3):
-        for cards in itertools.combinations_with_replacement(ranks, n):
-            hand = "".join(cards)
-            for up in ranks:
-                for can_double, can_surrender in ((True, True), (False, False)):
-                    if n == 3:
-                        can_double = can_surrender = False
-                    want = basic.decide(hand, up, can_double, can_surrender)
-                    assert chart.decide(hand, up, can_double=can_double, can_surrender=can_surrender,
-                                        can_split=False) == want, (hand, up, can_double)
-
-
 def test_basic_chart_ev_is_the_chart_played_back() -> None:
     """Playing the derived chart as a fixed strategy gives exactly the basic EV (tables round-trip)."""
     a = analyse(COURSE, decks=6)

@@ -1,8 +1,10 @@
-"""Strategies: the Strategy defaults, the built-in Basic chart against RULES.md's reference chart, and the adapters
-between a ``Strategy`` and a course function set (``FunctionSetStrategy``, ``as_function_set``)."""
+"""Strategies: the Strategy defaults, the built-in Basic (the derived chart of its rules) against RULES.md's
+reference chart, and the adapters between a ``Strategy`` and a course function set (``FunctionSetStrategy``,
+``as_function_set``)."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ from tests.scripted import one_round
 from twentyone.match import Seating, play_match
 from twentyone.records import Banker, Player, SeatView
 from twentyone.roundlog import RoundLog
+from twentyone.rules import PRESETS
 from twentyone.strategy import CourseFunctions, FunctionSetStrategy, Strategy, as_function_set
 
 # (decks, cards, dealer up card, expected first decision) from RULES.md's "Reference values" chart.
@@ -63,12 +66,10 @@ def test_basic_first_decision_matches_reference(decks: int, cards: str, up: str,
 
 # (decks, cards, up, expected) for hands of three cards or more (RULES.md's reference "after hitting" rows).
 AFTER_HIT = [
-    (6, "T42", "T", "s"),  # a three-card 16 stands against T with 6 decks
-    (8, "T42", "T", "h"),  # ... and hits with 8 decks
+    (6, "T42", "T", "s"),  # a three-card 16 stands against T with 6 decks (8 decks: see DIFFERENCES)
     (6, "T42", "7", "h"),
     (6, "T2A", "4", "s"),  # three-card hard 13 vs 4: S
-    (6, "T2A", "2", "s"),
-    (1, "T2A", "2", "h"),  # 1 deck: a three-card 13 hits against 2
+    (6, "T2A", "2", "s"),  # (1 deck: see DIFFERENCES)
     (6, "822", "3", "h"),  # three-card 12 vs 3: H
     (1, "822", "3", "s"),  # 1 deck: a three-card 12 stands against 3
     (6, "T8A", "A", "s"),
@@ -82,6 +83,70 @@ def test_basic_after_hitting_matches_reference(decks: int, cards: str, up: str, 
     b = Basic()
     b.new_match(decks, 1, 1)
     assert b.decide(cards, up, False, False) == want
+
+
+# Where basic differs from RULES.md's reference chart, at 1 and 8 decks.  The reference gives the best first
+# decision of one representative hand a row (REFERENCE's hand; twentyone.analysis.exact.REPRESENTATIVE); basic
+# is total-dependent: one decision for every hand of the row, the best on average over the hands that reach
+# it.  Here the row's hands disagree and the average goes the other way: (decks, the reference's hand, up
+# card, its best decision, basic's decision, a hand of the same row whose best decision is basic's).
+DIFFERENCES = [
+    (1, "62", "5", "h", "d", "53"),    # hard 8: 6-2 hits, 5-3 doubles (4-4 is the pair row: doubles too)
+    (1, "62", "6", "h", "d", "53"),
+    (1, "96", "T", "u", "h", "87"),    # hard 15: 9-6 (and T-5) surrender, 8-7 hits
+    (1, "97", "A", "h", "u", "T6"),    # hard 16: 9-7 hits, T-6 surrenders (README, "Exact analysis")
+    (1, "2TA", "2", "h", "s", "346"),  # three-card 13: 2-T-A hits by 0.00006, every other one stands
+    (8, "24T", "T", "h", "s", "358"),  # three-card 16: 2-4-T hits by 0.00005, most others stand
+]
+_NAMES = {"h": "hit", "s": "stand", "d": "double", "u": "surrender"}
+
+
+@pytest.mark.parametrize(("decks", "ref_hand", "up", "ref", "basic", "other"), DIFFERENCES,
+                         ids=[f"{d}d-{h}-vs-{u}" for d, h, u, *_ in DIFFERENCES])
+def test_basic_differs_from_reference_where_the_rows_hands_disagree(decks: int, ref_hand: str, up: str, ref: str,
+                                                                     basic: str, other: str) -> None:
+    """Basic plays its row's average decision; the reference's hand is best played otherwise, another hand of the
+    same row is best played as basic plays it (exact decision EVs)."""
+    from twentyone.analysis import AnalysisRules, decision_evs
+    from twentyone.rules import COURSE
+
+    b = Basic()
+    b.new_match(decks, 1, 1)
+    two = len(ref_hand) == 2
+    assert b.decide(ref_hand, up, two, two) == b.decide(other, up, two, two) == basic
+    rules = AnalysisRules.of(COURSE, decks=decks)
+    assert decision_evs(ref_hand, up, rules).best == _NAMES[ref]
+    assert decision_evs(other, up, rules).best == _NAMES[basic]
+
+
+@pytest.mark.parametrize("rules", sorted(PRESETS))
+@pytest.mark.parametrize("decks", [1, 2, 4, 6, 8])
+def test_basic_plays_the_derived_chart(rules: str, decks: int) -> None:
+    """Basic's quick lookup plays every hand of two to four cards as its derived chart's ``Chart.decide`` does."""
+    from twentyone.analysis import derived_basic_chart
+
+    b = Basic()
+    b._use(PRESETS[rules], decks)
+    chart = derived_basic_chart(PRESETS[rules], decks)
+    assert b.chart is chart
+    for n in (2, 3, 4):
+        for cards in itertools.combinations_with_replacement("A23456789TK", n):
+            hand = "".join(cards)
+            for up in "A23456789TQ":
+                for cd, cs in ((True, True), (True, False), (False, True), (False, False)) if n == 2 else ((False, False),):
+                    assert b.decide(hand, up, cd, cs) == chart.decide(hand, up, can_double=cd, can_surrender=cs,
+                                                                      can_split=False), (hand, up, cd, cs)
+
+
+def test_basic_follows_the_rules_it_is_seated_under() -> None:
+    """Hard 11 against an A: the 6-deck course chart hits, the chart of a dealer hitting soft 17 doubles; basic
+    learns the rules from its view, at the table, and goes back when seated under other rules."""
+    b = Basic()
+    course = one_round("65" + "A9" + "5" * 20, [b])
+    h17 = one_round("65" + "A9" + "5" * 20, [b], rules=PRESETS["course-h17"])
+    again = one_round("65" + "A9" + "5" * 20, [b])
+    assert course.seat(1)["actions"][0] == "h" and again.seat(1)["actions"][0] == "h"
+    assert h17.seat(1)["doubled"]
 
 
 def test_basic_falls_back_when_it_cannot_double_or_surrender() -> None:

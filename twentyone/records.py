@@ -10,7 +10,10 @@ hand.  The table implements it (``twentyone.table.TableSeatView``); so does the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from twentyone.rules import Rules
 
 __all__ = ["Player", "Banker", "SeatView", "NO_CARD"]
 
@@ -104,6 +107,10 @@ class SeatView(Protocol):
     @property
     def seats(self) -> int:
         """Player seats at the table."""
+
+    @property
+    def rules(self) -> Rules:
+        """The rules the table plays by (public: every seat knows them)."""
 
     @property
     def up_card(self) -> str:

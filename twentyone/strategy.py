@@ -141,9 +141,12 @@ class FunctionSetStrategy(Strategy):
 class CourseSeatView:
     """A ``SeatView`` rebuilt from the course's C arguments, for ``as_function_set``.
 
-    It knows only what those arguments carry: a function set sees no rules, so legality is the
-    course's (``twentyone.legality`` with ``COURSE``); what the arguments do not tell is empty or 0.
+    It knows only what those arguments carry: a function set sees no rules, so its rules are the
+    course's (``rules`` is ``COURSE``, and so is ``twentyone.legality``'s); what the arguments do not
+    tell is empty or 0.
     """
+
+    rules = COURSE
 
     def __init__(self, seat: int, decks: int, seats: int, up: str, mine: str, account: int, bet: int,
                  state: str, *, dealer: str = "", pos: int = 0, tmpcards: str = "",

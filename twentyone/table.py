@@ -583,6 +583,11 @@ class TableSeatView:
         return len(self._t.seats)
 
     @property
+    def rules(self) -> Rules:
+        """The rules the table plays by (public: every seat knows them)."""
+        return self._t.rules
+
+    @property
     def up_card(self) -> str:
         """The dealer's up card."""
         return self._t.up_card
