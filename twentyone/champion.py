@@ -1,0 +1,895 @@
+"""``champion``: a built-in player that plays to finish first in the match, not to win the most money.
+
+The course ranks by money at the end of the match, so the objective is the probability of ranking
+first (ties counting half), not the expected value of a hand.  Everything the player does is derived
+from two computations made in this module; no decision or bet is typed in by hand.
+
+**1. Hand analysis from a shoe composition (``ShoeModel``).**  For a composition of the unseen cards
+the dealer's final total (17..21 or bust, given the up card and no dealer Black Jack) and every
+player hand's outcome are computed exactly, drawing each card with the composition's probabilities
+(an infinite shoe of that composition).  This gives, for each total, softness and up card, the
+expected value of stand, hit, double and surrender, hence the EV-best action; the distribution of the
+hand's final total under any policy; and ``J``, the joint distribution of two seats' results per unit
+bet in one round, where the two seats are correlated through the dealer's hand they both play
+against (``ShoeModel.joint``).  Card counting: ``show`` reveals every card, so the player keeps the
+Hi-Lo running count of the shoe.  The true count ``t`` (running count per deck left) indexes a
+composition in which each deck left holds ``t/2`` more high cards (T, A) and ``t/2`` fewer low ones
+(2..6), the composition that count implies on average (``count_composition``).  A ``ShoeModel`` per
+rounded true count gives count-indexed charts: deviations (for example doubling 10 against a T at a
+high count, hitting 13 against a 2 at a low one) and insurance (bought when tens are more than a
+third of that composition) come out of the exact EVs.
+
+**2. A dynamic program over (rounds left, money difference) (``value_tables``).**  For two seats the
+state is ``n``, the rounds left, and ``D``, own money minus the opponent's, in steps of 5.  With the
+opponent betting 10 and this player betting ``10 m``, one round moves ``D`` by ``5 (m hx - hy)``
+where ``(hx, hy)`` (half-units: -2 for a lost double ... +2 for a Black Jack or a won double) follow
+``J``.  ``V_0(D)`` is 1 ahead, 1/2 level, 0 behind; ``V_n(D) = max_m E[V_{n-1}(D + ...)]`` over the
+bets the player's money allows (money is taken as 1000 + D; below 10 it is out of the game and has
+lost).  ``V_n(D)`` is the probability of finishing ahead; it is computed with numpy in well under a
+second per opponent model, lazily, once per process.  Behind near the end the maximising bet is the
+one that overtakes; ahead it is the minimum; far from the end it grows with the deficit.
+
+**How it plays.**  Bet: with ``n`` rounds left, the bet maximising ``E[V_{n-1}]`` one round ahead,
+using ``J`` at the current true count (so the count sizes the bet where the match state allows) and
+the exact end of the match (money compared) on the last round.  Hand decisions: the count-indexed
+EV-best action, unless ``V_{n-1}`` is not close to linear over the stakes of the hand; then every legal
+action is scored by ``E[V_{n-1}]`` over the dealer's final total, this hand's final total under the
+action, and the opponent's result (exact if it has already played, else its two cards played by the
+opponent's model).  So ahead it avoids doubles that risk the lead and may surrender to keep it;
+behind it doubles and hits for the variance it needs.
+
+**Opponents.**  The opponent's play is modelled by the policy among ``OPPONENT_MODELS`` (the EV-best
+chart, always stand, hit below 17) that disagrees least with its decisions seen so far (every hand is
+shown); each model has its own ``J``.  An opponent that bets more than the minimum gets tables of its
+own: the program is solved with the opponent betting its mean bet so far (rounded to one of
+``TABLE_BETS``), and this round's bet is its actual bet when it bet first, else its mean bet at this
+true count so far.
+
+**More seats (3 to 5).**  A documented approximation: the rival is the richest other seat, ``D`` is
+own money minus the rival's, and the 2-seat tables are used.  Rounds left are the smaller of the round
+limit and an estimate from the shoes left (the 5-shoe limit ends 5-seat matches first): cards left in
+this shoe above the reshuffle mark and in the shoes to come, divided by the cards per round seen.
+
+Limits: the infinite-shoe draw ignores the removal of the cards of the hand itself (a few hundredths
+of a percent of EV); the money limit in the tables assumes the opponent holds about 1000.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Final
+
+from twentyone.cards import VALUE
+from twentyone.records import Player, SeatView
+from twentyone.rules import COURSE
+from twentyone.stats import wilson
+from twentyone.strategy import Strategy
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatArray = npt.NDArray[np.float64]
+
+__all__ = ["Champion", "ShoeModel", "count_composition", "value_tables", "OPPONENT_MODELS", "evaluate", "main"]
+
+# -- cards ------------------------------------------------------------------------------------------
+#: Rank indices 0..9 are A, 2, ..., 9, T (J, Q and K count as T).
+_RANK: Final = {c: (0 if c == "A" else 9 if VALUE[c] == 10 else VALUE[c] - 1) for c in VALUE}
+_VAL: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+ACE, TEN = 0, 9
+_HILO: Final = {c: (1 if 2 <= VALUE[c] <= 6 else -1 if VALUE[c] in (1, 10) else 0) for c in VALUE}
+
+#: A hand state: (best total, soft), soft meaning an A counts 11.
+State = tuple[int, bool]
+#: Final classes of a player hand: 0 is 16 or less, 1..5 are 17..21, 6 is bust.
+_BUST_CLS: Final = 6
+#: Dealer final classes: 0..4 are 17..21, 5 is bust.
+_DBUST: Final = 5
+#: Result of one hand per unit bet, in half-units: lost double, loss, surrender, push, win, won double or BJ.
+HALF: Final = (-4, -2, -1, 0, 2, 4)
+_H: Final = {h: i for i, h in enumerate(HALF)}
+#: OUT[player class][dealer class]: +1 win, 0 push, -1 loss.
+OUT: Final = tuple(
+    tuple((1 if d == _DBUST else -1) if p == 0 else -1 if p == _BUST_CLS else
+          (1 if d == _DBUST or p - 1 > d else 0 if p - 1 == d else -1) for d in range(6))
+    for p in range(7))
+
+
+def _cls(total: int) -> int:
+    return 0 if total <= 16 else total - 16 if total <= 21 else _BUST_CLS
+
+
+def _add(state: State, r: int) -> State:
+    """The state after drawing rank index ``r`` (a total above 21 is bust)."""
+    t, soft = state
+    hard = (t - 10 if soft else t) + _VAL[r]
+    if (soft or r == ACE) and hard <= 11:
+        return hard + 10, True
+    return hard, False
+
+
+def _two(a: int, b: int) -> State:
+    return _add(_add((0, False), a), b)
+
+
+#: Every state a live hand can be in (hard 4..21, soft 12..21).
+STATES: Final[tuple[State, ...]] = tuple([(t, False) for t in range(4, 22)] + [(t, True) for t in range(12, 22)])
+
+
+def count_composition(true_count: float) -> list[float]:
+    """Rank probabilities (A, 2..9, T) of a shoe whose Hi-Lo true count is ``true_count``.
+
+    Per deck left the high cards (T, A) are 20 + t/2 and the low ones (2..6) 20 - t/2, spread evenly
+    in each group; 7, 8 and 9 keep 4 each.  This is the composition the count implies on average.
+    """
+    t = max(-15.0, min(15.0, true_count))
+    per = [4 + t / 10] + [4 - t / 10] * 5 + [4.0] * 3 + [16 + 0.4 * t]
+    return [x / 52 for x in per]
+
+
+# -- 1. hand analysis -------------------------------------------------------------------------------
+Policy = Callable[[State, bool, int], str]
+"""A playing policy: (state, two cards, up rank index) -> ``H``, ``S``, ``D`` or ``U``."""
+
+
+class ShoeModel:
+    """Exact values of the course's hands when cards are drawn with probabilities ``q`` (A, 2..9, T)."""
+
+    def __init__(self, q: Sequence[float]) -> None:
+        s = sum(q)
+        self.q = [x / s for x in q]
+        q = self.q
+        #: P(dealer Black Jack | up card), and the dealer's final class distribution given no Black Jack.
+        self.pbj = [q[TEN] if u == ACE else q[ACE] if u == TEN else 0.0 for u in range(10)]
+        memo: dict[State, list[float]] = {}
+
+        def dealer(st: State) -> list[float]:
+            if st in memo:
+                return memo[st]
+            t = st[0]
+            if t >= 17:  # the dealer stands on every 17, soft 17 included
+                out = [0.0] * 6
+                out[_DBUST if t > 21 else t - 17] = 1.0
+            else:
+                out = [0.0] * 6
+                for r in range(10):
+                    sub = dealer(_add(st, r))
+                    for d in range(6):
+                        out[d] += q[r] * sub[d]
+            memo[st] = out
+            return out
+
+        self.dealer: list[list[float]] = []
+        for u in range(10):
+            acc = [0.0] * 6
+            for r in range(10):
+                if (u == ACE and r == TEN) or (u == TEN and r == ACE):
+                    continue
+                sub = dealer(_two(u, r))
+                for d in range(6):
+                    acc[d] += q[r] * sub[d]
+            norm = 1.0 - self.pbj[u]
+            self.dealer.append([x / norm for x in acc])
+        #: EV of standing with final class c against up card u.
+        self.stand_ev = [[sum(self.dealer[u][d] * OUT[c][d] for d in range(6)) for u in range(10)]
+                         for c in range(7)]
+        self.ev3: dict[State, list[float]] = {}
+        self.act3: dict[State, str] = {}
+        self.act2: dict[State, str] = {}
+        self.ev2: dict[State, list[dict[str, float]]] = {}
+        self._solve()
+        self._fin3: dict[str, dict[State, list[list[float]]]] = {}
+        self.insure = 3 * q[TEN] > 1.0
+
+    def _next(self, st: State) -> list[tuple[float, State | None]]:
+        """(probability, next state or None for a bust) for each rank."""
+        out: list[tuple[float, State | None]] = []
+        for r in range(10):
+            n = _add(st, r)
+            out.append((self.q[r], n if n[0] <= 21 else None))
+        return out
+
+    def _solve(self) -> None:
+        """EV-best actions: ``act3[state][u]`` (H/S) after hitting, ``act2[state][u]`` (H/S/D/U) on two cards."""
+        order = sorted(STATES, key=lambda s: (s[0] - 10 if s[1] else s[0]), reverse=True)
+        for st in order:  # every next state has a larger hard sum, so it is done already
+            evs, acts = [], ""
+            for u in range(10):
+                stand = self.stand_ev[_cls(st[0])][u]
+                hit = sum(p * (-1.0 if n is None else self.ev3[n][u]) for p, n in self._next(st))
+                evs.append(max(stand, hit))
+                acts += "H" if hit > stand else "S"
+            self.ev3[st], self.act3[st] = evs, acts
+        for st in STATES:
+            acts, rows = "", []
+            for u in range(10):
+                row = {
+                    "S": self.stand_ev[_cls(st[0])][u],
+                    "H": sum(p * (-1.0 if n is None else self.ev3[n][u]) for p, n in self._next(st)),
+                    "D": 2 * sum(p * (-1.0 if n is None else self.stand_ev[_cls(n[0])][u]) for p, n in self._next(st)),
+                    "U": -0.5,
+                }
+                rows.append(row)
+                acts += max(row, key=lambda a: row[a])
+            self.ev2[st], self.act2[st] = rows, acts
+
+    def best(self, st: State, two: bool, u: int) -> str:
+        """The EV-best action: H, S, D or U on two cards, H or S after."""
+        return (self.act2 if two else self.act3)[st][u]
+
+    def fin3(self, name: str, policy: Policy) -> dict[State, list[list[float]]]:
+        """Final class distributions [u][class] of a hand of three cards or more played by ``policy``."""
+        if name in self._fin3:
+            return self._fin3[name]
+        table: dict[State, list[list[float]]] = {}
+        order = sorted(STATES, key=lambda s: (s[0] - 10 if s[1] else s[0]), reverse=True)
+        for st in order:
+            rows = []
+            for u in range(10):
+                out = [0.0] * 7
+                if policy(st, False, u) == "H" and st[0] < 21:
+                    for p, n in self._next(st):
+                        if n is None:
+                            out[_BUST_CLS] += p
+                        else:
+                            sub = table[n][u]
+                            for c in range(7):
+                                out[c] += p * sub[c]
+                else:
+                    out[_cls(st[0])] = 1.0
+                rows.append(out)
+            table[st] = rows
+        self._fin3[name] = table
+        return table
+
+    def result(self, st: State, u: int, action: str, name: str, policy: Policy) -> list[list[float]]:
+        """P(result | dealer class): rows d = 0..5, columns ``HALF``; the hand plays ``action`` then ``policy``."""
+        if action == "U":
+            return [[0.0, 0.0, 1.0, 0.0, 0.0, 0.0] for _ in range(6)]
+        cls = [0.0] * 7
+        mult = 2 if action == "D" else 1
+        if action == "S":
+            cls[_cls(st[0])] = 1.0
+        else:
+            fin = self.fin3(name, policy)
+            for p, n in self._next(st):
+                if n is None:
+                    cls[_BUST_CLS] += p
+                elif action == "D":
+                    cls[_cls(n[0])] += p
+                else:
+                    sub = fin[n][u]
+                    for c in range(7):
+                        cls[c] += p * sub[c]
+        return _by_dealer(cls, mult)
+
+    def hands(self) -> list[tuple[float, State | None]]:
+        """The two-card deals: (probability, state), state None for a Black Jack."""
+        acc: dict[State | None, float] = {}
+        for a in range(10):
+            for b in range(10):
+                key = None if {a, b} == {ACE, TEN} else _two(a, b)
+                acc[key] = acc.get(key, 0.0) + self.q[a] * self.q[b]
+        return [(p, st) for st, p in acc.items()]
+
+    def round_results(self, name: str, policy: Policy) -> list[list[list[float]]]:
+        """For each up card (no dealer Black Jack): P(result | dealer class) of a seat playing ``policy``."""
+        deals = self.hands()
+        out = []
+        for u in range(10):
+            acc = [[0.0] * 6 for _ in range(6)]
+            for p, st in deals:
+                if st is None:
+                    for d in range(6):
+                        acc[d][_H[4]] += p
+                    continue
+                res = self.result(st, u, policy(st, True, u), name, policy)
+                for d in range(6):
+                    for i in range(6):
+                        acc[d][i] += p * res[d][i]
+            out.append(acc)
+        return out
+
+    def joint(self, ours: tuple[str, Policy], theirs: tuple[str, Policy]) -> list[list[float]]:
+        """J[i][j]: P(this seat's result is HALF[i] and the other's HALF[j]) per round, per unit bet."""
+        mine, other = self.round_results(*ours), self.round_results(*theirs)
+        pbj_hand = 2 * self.q[ACE] * self.q[TEN]
+        j = [[0.0] * 6 for _ in range(6)]
+        lose, push = _H[-2], _H[0]
+        for u in range(10):
+            qu, pb = self.q[u], self.pbj[u]
+            # dealer Black Jack: a player Black Jack pushes, every other hand loses its bet
+            for i, pi in ((push, pbj_hand), (lose, 1 - pbj_hand)):
+                for k, pk in ((push, pbj_hand), (lose, 1 - pbj_hand)):
+                    j[i][k] += qu * pb * pi * pk
+            for d in range(6):
+                w = qu * (1 - pb) * self.dealer[u][d]
+                a, b = mine[u][d], other[u][d]
+                for i in range(6):
+                    if a[i]:
+                        for k in range(6):
+                            j[i][k] += w * a[i] * b[k]
+        return j
+
+    def ev(self, name: str, policy: Policy) -> float:
+        """Expected result per unit bet of one round played by ``policy``."""
+        j = self.joint((name, policy), (name, policy))
+        return sum(j[i][k] * HALF[i] / 2 for i in range(6) for k in range(6))
+
+
+def _by_dealer(cls: Sequence[float], mult: int) -> list[list[float]]:
+    """Turn a final class distribution with stake multiplier ``mult`` into P(result | dealer class)."""
+    rows = []
+    win, lose = _H[2 * mult], _H[-2 * mult]
+    for d in range(6):
+        row = [0.0] * 6
+        for c in range(7):
+            if cls[c]:
+                o = OUT[c][d]
+                row[win if o > 0 else lose if o < 0 else _H[0]] += cls[c]
+        rows.append(row)
+    return rows
+
+
+@lru_cache(maxsize=None)
+def shoe_model(bucket: int) -> ShoeModel:
+    """The ``ShoeModel`` of true count ``bucket`` (cached)."""
+    return ShoeModel(count_composition(bucket))
+
+
+def _ev_policy(model: ShoeModel) -> Policy:
+    def policy(st: State, two: bool, u: int) -> str:
+        return model.best(st, two, u)
+    return policy
+
+
+def _stand(st: State, two: bool, u: int) -> str:
+    return "S"
+
+
+def _dealer_like(st: State, two: bool, u: int) -> str:
+    return "H" if st[0] < 17 else "S"
+
+
+#: Opponent models: name -> policy.  ``basic`` is the EV-best chart of a neutral shoe (true count 0).
+OPPONENT_MODELS: Final[dict[str, Policy]] = {
+    "basic": lambda st, two, u: shoe_model(0).best(st, two, u),
+    "stand": _stand,
+    "dealer": _dealer_like,
+}
+
+
+@lru_cache(maxsize=None)
+def joint_table(bucket: int, opponent: str) -> tuple[tuple[float, ...], ...]:
+    """``J`` at true count ``bucket``: this player EV-best for that count, the opponent by its model."""
+    m = shoe_model(bucket)
+    j = m.joint((f"ev{bucket}", _ev_policy(m)), (opponent, OPPONENT_MODELS[opponent]))
+    return tuple(tuple(row) for row in j)
+
+
+# -- 2. the dynamic program -------------------------------------------------------------------------
+#: Money difference grid, in steps of 5 (half the minimum bet): -1100 .. +2200.
+D_LO: Final = -220
+D_HI: Final = 440
+#: Bets the tables consider, in units of the minimum bet 10.
+BET_UNITS: Final = tuple(list(range(1, 21)) + list(range(25, 101, 5)))
+#: The opponent's money the tables assume (the course's start).
+O_REF: Final = COURSE.start_money
+
+
+def value_tables(j: Sequence[Sequence[float]], rounds: int, opponent_bet: int = 1) -> list[FloatArray]:
+    """``V[n][D - D_LO]`` for n = 0..rounds: the probability of finishing ahead with ``n`` rounds left.
+
+    ``j`` is the per-round joint result distribution (``ShoeModel.joint``); the opponent bets
+    ``opponent_bet`` minimum bets every round.
+    """
+    import numpy as np
+
+    d = np.arange(D_LO, D_HI + 1)
+    v = np.where(d > 0, 1.0, np.where(d == 0, 0.5, 0.0))
+    tables = [v]
+    for _ in range(rounds):
+        v = _step(v, j, opponent_bet)[0]
+        tables.append(v)
+    return tables
+
+
+def _step(v: FloatArray, j: Sequence[Sequence[float]], opponent_bet: int) -> tuple[FloatArray, FloatArray]:
+    """One round of the dynamic program: (V_n, the best bet in minimum bets) from V_{n-1}, for every D."""
+    import numpy as np
+
+    size = len(v)
+    money = O_REF + 5 * np.arange(D_LO, D_LO + size)
+    pad = 2 * (2 * BET_UNITS[-1] + 2 * opponent_bet) + 8
+    padded = np.concatenate([np.zeros(pad), v, np.ones(pad)])
+    # w[i][D] = sum_k J[i][k] V[D - hy_k]: the opponent's part, once per own result i
+    w = []
+    for i in range(6):
+        acc = np.zeros(size + 2 * pad)
+        for k, hy in enumerate(HALF):
+            if j[i][k]:
+                acc += j[i][k] * np.roll(padded, hy * opponent_bet)
+        w.append(acc)
+    best = np.zeros(size)
+    arg = np.ones(size)
+    for m in BET_UNITS:
+        ok = money >= COURSE.min_bet * m
+        if not ok.any():
+            break
+        ev = np.zeros(size)
+        for i, hx in enumerate(HALF):
+            s = pad + m * hx
+            ev += w[i][s:s + size]
+        better = ok & (ev > best + 1e-12)
+        best = np.where(better, ev, best)
+        arg = np.where(better, m, arg)
+    alive = money >= COURSE.min_bet
+    return np.where(alive, best, 0.0), arg
+
+
+class _Tables:
+    """The value tables against one opponent model and bet, grown on demand, as arrays and as lists."""
+
+    def __init__(self, opponent: str, opponent_bet: int) -> None:
+        self.opponent = opponent
+        self.opponent_bet = opponent_bet
+        self.arrays: list[FloatArray] = []
+        self.lists: list[list[float]] = []
+
+    def upto(self, n: int) -> None:
+        """Make sure ``V_n`` is there."""
+        if n < len(self.arrays):
+            return
+        rounds = max(n, 100, 2 * len(self.arrays))
+        self.arrays = value_tables(joint_table(0, self.opponent), rounds, self.opponent_bet)
+        self.lists = [a.tolist() for a in self.arrays]
+
+
+#: Opponent bets the tables are made for, in minimum bets (an opponent's mean bet is rounded to one).
+TABLE_BETS: Final = (1, 2, 3, 4, 6, 8)
+
+
+@lru_cache(maxsize=None)
+def tables_for(opponent: str, opponent_bet: int = 1) -> _Tables:
+    """The (cached) value tables against ``opponent`` betting ``opponent_bet`` minimum bets a round."""
+    return _Tables(opponent, opponent_bet)
+
+
+@lru_cache(maxsize=None)
+def bet_row(opponent: str, opponent_bet: int, bucket: int, n: int) -> list[int]:
+    """The best bet (in minimum bets) for every D with ``n`` rounds left, this round at true count ``bucket``."""
+    t = tables_for(opponent, opponent_bet)
+    t.upto(n - 1)
+    return [int(m) for m in _step(t.arrays[n - 1], joint_table(bucket, opponent), opponent_bet)[1]]
+
+
+@lru_cache(maxsize=None)
+def _joint_cells(bucket: int, opponent: str) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The nonzero cells of ``joint_table``: (own result, opponent result, probability), per unit bet."""
+    import numpy as np
+
+    j = joint_table(bucket, opponent)
+    cells = [(HALF[i], HALF[k], j[i][k]) for i in range(6) for k in range(6) if j[i][k] > 0]
+    return (np.array([c[0] / 2 for c in cells]), np.array([c[1] / 2 for c in cells]),
+            np.array([c[2] for c in cells]))
+
+
+# -- 3. the player ----------------------------------------------------------------------------------
+_BETS: Final = tuple(10 * m for m in BET_UNITS)
+
+
+@lru_cache(maxsize=1)
+def _bets_array() -> FloatArray:
+    """The bets of the grid and one free slot after them, for the all-in bet (scratch space)."""
+    import numpy as np
+
+    return np.array(_BETS + (0,), dtype=float)
+
+
+def _state_of(cards: str) -> State:
+    hard = 0
+    for c in cards:
+        hard += VALUE[c]
+    if "A" in cards and hard <= 11:
+        return hard + 10, True
+    return hard, False
+
+
+def _is_bj(cards: str) -> bool:
+    return len(cards) == 2 and _state_of(cards) == (21, True)
+
+
+def _decisions(cards: str, state: str, up: int) -> list[tuple[State, bool, int, str]]:
+    """The decisions a finished hand shows: (state, two cards, up rank, H/S/D/U)."""
+    if len(cards) < 2 or state not in ("h", "s", "d", "u"):
+        return []
+    st = _state_of(cards[:2])
+    if state == "d":
+        return [(st, True, up, "D")]
+    if state == "u":
+        return [(st, True, up, "U")]
+    out = [(st, True, up, "H" if len(cards) > 2 else "S")]
+    for k in range(3, len(cards) + 1):
+        st = _state_of(cards[:k])
+        if st[0] >= 21:
+            break
+        out.append((st, False, up, "H" if k < len(cards) else "S"))
+    return out
+
+
+@lru_cache(maxsize=None)
+def _predictions(st: State, two: bool, u: int) -> tuple[tuple[str, str], ...]:
+    """What each opponent model does with ``st`` against up rank ``u``."""
+    return tuple((name, policy(st, two, u)) for name, policy in OPPONENT_MODELS.items())
+
+
+class Champion(Strategy):
+    """Plays to finish first: bets and decisions that maximise the probability of ranking first.
+
+    See the module docstring for the method.  ``critical`` is the departure from linearity of the
+    value function, over the stakes of a hand, above which decisions are scored by match value
+    rather than by expected money.
+    """
+
+    name = "champion"
+    critical = 0.002
+
+    def __init__(self) -> None:
+        self.new_match(6, 2, 1)
+
+    def new_match(self, decks: int, seats: int, seat: int) -> None:
+        self.decks, self.seats, self.seat = decks, seats, seat
+        self.shoe = decks * 52
+        self.threshold = self.shoe // COURSE.reshuffle_den
+        self.max_rounds = COURSE.rounds_per_seat * seats
+        self.running = 0
+        self.last_pos = 0
+        self.shoe_no = 1
+        self.cards_seen = 0
+        self.rounds_seen = 0
+        # every other seat's bets: the last one, their sum and by true count
+        self.last_bet = [COURSE.min_bet] * seats
+        self.bet_sum = [0] * seats
+        self.bet_n = [0] * seats
+        self.by_count: list[dict[int, list[int]]] = [{} for _ in range(seats)]
+        self.round_bucket = 0
+        self.misses = [dict.fromkeys(OPPONENT_MODELS, 0) for _ in range(seats)]
+        self.models = ["basic"] * seats
+        # this round: rounds left, the rival (0-based seat, None alone), own money and the difference
+        # at the bet, the rival's stake (known or estimated) and the unit of its bets
+        self.left = 1
+        self.rival: int | None = None
+        self.money0 = 0
+        self.d0 = 0
+        self.c = COURSE.min_bet
+        self.unit = 1
+
+    # -- what the player knows -------------------------------------------------------------------
+    def _sync(self, pos: int) -> None:
+        """Start a new count when a new shoe began before this round."""
+        if pos < self.last_pos:
+            self.shoe_no += 1
+            self.running = 0
+        self.last_pos = pos
+
+    def show(self, view: SeatView) -> None:
+        pos = view.pos
+        cards = view.round_cards()
+        if pos < self.last_pos:  # the shoe ran out during this round: count its new part only
+            self.shoe_no += 1
+            self.running = 0
+            cards = cards[-pos:] if pos else ""
+        else:
+            self.cards_seen += len(cards)
+            self.rounds_seen += 1
+        self.last_pos = pos
+        for ch in cards:
+            self.running += _HILO[ch]
+        dealer = view.dealer_cards
+        if self.seats == 1 or not dealer:
+            return
+        up = _RANK[dealer[0]]
+        dealer_bj = _is_bj(dealer)
+        for i, p in enumerate(view.players()):
+            if i == self.seat - 1 or p.count < 2:
+                continue
+            bet = p.mybets // 2 if p.state == "d" else p.mybets
+            self.last_bet[i] = bet
+            self.bet_sum[i] += bet
+            self.bet_n[i] += 1
+            seen = self.by_count[i].setdefault(self.round_bucket, [0, 0])
+            seen[0] += bet
+            seen[1] += 1
+            hand = p.mycards[: p.count]
+            if dealer_bj or _is_bj(hand):
+                continue
+            misses = self.misses[i]
+            for st, two, u, action in _decisions(hand, p.state, up):
+                for name, want in _predictions(st, two, u):
+                    if want != action and not (want == "D" and action == "H"):
+                        misses[name] += 1
+            self.models[i] = min(OPPONENT_MODELS, key=misses.__getitem__)
+
+    def cards_per_round(self) -> float:
+        """Cards dealt per round, as seen in this match (a prior of 2.75 a hand and 2.9 for the dealer)."""
+        prior = 2.75 * self.seats + 2.9
+        return (self.cards_seen + 4 * prior) / (self.rounds_seen + 4)
+
+    def rounds_left(self, view: SeatView) -> int:
+        """Rounds left, this one included: the round limit, or the shoes left if they end the match first."""
+        by_rounds = self.max_rounds - view.round + 1
+        cpr = self.cards_per_round()
+        this = int(max(0, self.shoe - view.pos - self.threshold) / cpr) + 1
+        full = int((self.shoe - self.threshold) / cpr) + 1
+        by_shoes = this + (COURSE.max_shoes - self.shoe_no) * full
+        return max(1, min(by_rounds, by_shoes))
+
+    def true_count(self, view: SeatView, extra: str = "") -> float:
+        """The Hi-Lo true count of the cards not seen yet (``extra``: cards on the table now)."""
+        running = self.running
+        for ch in extra:
+            running += _HILO[ch]
+        left = max(self.shoe - view.pos + (1 if extra else 0), 26)
+        return running * 52 / left
+
+    def bucket(self, view: SeatView, extra: str = "") -> int:
+        """The true count rounded to the ``ShoeModel`` it indexes (-8 .. 8)."""
+        return max(-8, min(8, round(self.true_count(view, extra))))
+
+    # -- bets ----------------------------------------------------------------------------------------
+    def bet(self, view: SeatView) -> int:
+        self._sync(view.pos)
+        self.left = n = self.rounds_left(view)
+        players = view.players()
+        me = self.seat - 1
+        mine = view.account
+        self.money0 = mine
+        rival, theirs = None, -1
+        for i, p in enumerate(players):
+            if i != me and p.account + p.mybets > theirs:
+                rival, theirs = i, p.account + p.mybets
+        self.rival = rival
+        if rival is None:
+            return COURSE.min_bet
+        p = players[rival]
+        self.round_bucket = bucket = self.bucket(view)
+        if p.mybets:  # it bet before this seat
+            c = p.mybets
+        elif theirs < COURSE.min_bet:
+            c = 0
+        else:  # its mean bet at this count, or its last bet
+            seen = self.by_count[rival].get(bucket)
+            c = round(seen[0] / seen[1]) if seen else self.last_bet[rival]
+        self.c = c
+        k = self.bet_n[rival]
+        mean = self.bet_sum[rival] / k / COURSE.min_bet if k else 1.0
+        self.unit = min(TABLE_BETS, key=lambda t: abs(t - mean))
+        self.d0 = d = mine - theirs
+        return self._best_bet(n, mine, d, c, bucket, self.models[rival])
+
+    def _best_bet(self, n: int, mine: int, d: int, c: int, bucket: int, model: str) -> int:
+        """The bet with the highest E[V_{n-1}] after this round (the smallest of equal ones)."""
+        unit = self.unit
+        if c == unit * COURSE.min_bet and d % 5 == 0 and D_LO <= d // 5 <= D_HI:
+            # the tables' own case: the rival bets its usual bet; the row holds the answer unless the
+            # money limit (the tables take the rival to hold O_REF) could bind
+            b = COURSE.min_bet * bet_row(model, unit, bucket, n)[d // 5 - D_LO]
+            if 2 * b + COURSE.min_bet <= min(mine, O_REF + d):
+                return b
+        import numpy as np
+
+        hx, hy, p = _joint_cells(bucket, model)
+        k = bisect_right(_BETS, mine)
+        cands = _bets_array()[: k + 1]
+        cands[k] = mine  # all in (a bet of the grid again when the money is one)
+        change = cands[:, None] * hx
+        moved = change - (c * hy - d)
+        if n == 1:
+            val = (moved > 0) + 0.5 * (moved == 0)
+        else:
+            tables = tables_for(model, self.unit)
+            tables.upto(n - 1)
+            v = tables.arrays[n - 1]
+            idx = np.rint(moved * (2 / COURSE.min_bet)).astype(np.intp)
+            idx -= D_LO
+            np.maximum(idx, 0, out=idx)
+            np.minimum(idx, len(v) - 1, out=idx)
+            val = v[idx]
+            if mine - 2 * cands[-1] < COURSE.min_bet:  # a bet this large can put the player out
+                val = np.where(mine + change < COURSE.min_bet, 0.0, val)
+        ev = val @ p
+        return int(cands[int(np.argmax(ev >= ev.max() - 1e-9))])
+
+    # -- decisions -----------------------------------------------------------------------------------
+    def first_action(self, view: SeatView) -> str:
+        return self._decide(view, True)
+
+    def continue_action(self, view: SeatView) -> str:
+        return self._decide(view, False)
+
+    def _value_fn(self, d: int) -> Callable[[float, float], float]:
+        """V_{left-1} as a function of (own money change, rival money change) from difference ``d``."""
+        n = self.left - 1
+        if n == 0:
+            def final(mine: float, theirs: float) -> float:
+                x = d + mine - theirs
+                return 1.0 if x > 0 else 0.5 if x == 0 else 0.0
+            return final
+        assert self.rival is not None
+        tables = tables_for(self.models[self.rival], self.unit)
+        tables.upto(n)
+        v = tables.lists[n]
+        inv = 2 / COURSE.min_bet
+        top = len(v) - 1
+        floor = COURSE.min_bet - self.money0 - (d - self.d0)
+
+        def value(mine: float, theirs: float) -> float:
+            if mine < floor:
+                return 0.0
+            i = round((d + mine - theirs) * inv) - D_LO
+            return v[0 if i < 0 else top if i > top else i]
+        return value
+
+    def _decide(self, view: SeatView, first: bool) -> str:
+        cards = view.my_cards
+        st = _state_of(cards)
+        two = len(cards) == 2
+        if st[0] >= 21:
+            return "s"
+        up = view.up_card
+        u = _RANK[up]
+        bucket = self.bucket(view, view.round_cards())
+        model = shoe_model(bucket)
+        legal = "HS" + ("D" if two and view.can_double else "") + ("U" if two and view.can_surrender else "")
+        if two:
+            row = model.ev2[st][u]
+            choice = max(legal, key=row.__getitem__)
+        else:
+            choice = model.act3[st][u]
+        if self.rival is not None:
+            # money moved only by insurance since the bet: the difference then, less own insurance
+            d = self.d0 + (view.account + view.bet - self.money0)
+            value = self._value_fn(d)
+            b = view.bet
+            c = self.c
+            pts = [value(k * b, 0.0) for k in (-2, -1, 0, 1, 2)] + [value(0.0, -2 * c), value(0.0, 2 * c)]
+            slope = (pts[3] - pts[1]) / 2
+            bend = max(abs(pts[2] - 2 * slope - pts[0]), abs(pts[2] + 2 * slope - pts[4]),
+                       abs(pts[5] + pts[6] - 2 * pts[2]) / 2)
+            if bend > self.critical:
+                return self._best_for_match(view, first, st, u, bucket, legal, choice, d, value).lower()
+        if first and up == "A" and model.insure and view.can_insure:
+            return "i"
+        return choice.lower()
+
+    def _rival_results(self, view: SeatView, first: bool, p: Player, bucket: int) -> list[list[float]]:
+        """P(the rival's result | dealer class), per unit of its stake now, columns ``HALF``."""
+        cards = p.mycards[: p.count]
+        if len(cards) < 2:
+            return _NOTHING
+        if _is_bj(cards):
+            return _BLACK_JACK
+        st = _state_of(cards)
+        assert self.rival is not None
+        if self.rival < self.seat - 1 and not (first and view.up_card == "A"):  # it has played its hand
+            if p.state == "u":
+                return _SURRENDERED
+            cls = [0.0] * 7
+            cls[_cls(st[0])] = 1.0
+            return _by_dealer(cls, 1)
+        return _model_result(bucket, self.models[self.rival], st, _RANK[view.up_card])
+
+    def _best_for_match(self, view: SeatView, first: bool, st: State, u: int, bucket: int, legal: str,
+                        choice: str, d: int, value: Callable[[float, float], float]) -> str:
+        """The legal action with the highest probability of finishing ahead (``choice`` on a tie)."""
+        assert self.rival is not None
+        p = view.players()[self.rival]
+        dealer = shoe_model(bucket).dealer[u]
+        theirs = self._rival_results(view, first, p, bucket)
+        b = view.bet / 2
+        c = p.mybets / 2
+        best_v, best_a = -1.0, choice
+        for a in choice + legal.replace(choice, ""):
+            mine = _own_result(bucket, st, u, a)
+            total = 0.0
+            for k in range(6):
+                pd = dealer[k]
+                if not pd:
+                    continue
+                ys = [(HALF[j] * c, py) for j, py in enumerate(theirs[k]) if py]
+                acc = 0.0
+                for i, px in enumerate(mine[k]):
+                    if px:
+                        x = HALF[i] * b
+                        acc += px * sum(py * value(x, y) for y, py in ys)
+                total += pd * acc
+            if total > best_v + 1e-12:
+                best_v, best_a = total, a
+        return best_a
+
+
+_NOTHING: Final = [[0.0, 0.0, 0.0, 1.0, 0.0, 0.0] for _ in range(6)]
+_BLACK_JACK: Final = [[0.0, 0.0, 0.0, 0.0, 0.0, 1.0] for _ in range(6)]
+_SURRENDERED: Final = [[0.0, 0.0, 1.0, 0.0, 0.0, 0.0] for _ in range(6)]
+
+
+@lru_cache(maxsize=None)
+def _model_result(bucket: int, name: str, st: State, u: int) -> list[list[float]]:
+    """P(result | dealer class) of a two-card hand ``st`` played by opponent model ``name``."""
+    policy = OPPONENT_MODELS[name]
+    return shoe_model(bucket).result(st, u, policy(st, True, u), name, policy)
+
+
+@lru_cache(maxsize=None)
+def _own_result(bucket: int, st: State, u: int, action: str) -> list[list[float]]:
+    """P(result | dealer class) of this player's hand ``st`` after ``action``, EV-best afterwards."""
+    m = shoe_model(bucket)
+    return m.result(st, u, action, f"ev{bucket}", _ev_policy(m))
+
+
+# -- 4. evaluation ----------------------------------------------------------------------------------
+def evaluate(opponent: str, matches: int, seed: int = 1, seats: int = 2, decks: int = 6,
+             player: Callable[[], Strategy] = Champion) -> tuple[float, int]:
+    """(wins, matches) of ``player`` at tables of ``seats`` with ``seats - 1`` copies of ``opponent``.
+
+    Duplicate seeds: seed ``seed + i`` is played once with the player at each seat in turn (so
+    ``matches`` is rounded down to a multiple of ``seats``).  A win is ranking first alone; first
+    shared with others counts half.  ``opponent`` is a built-in name (``stand``, ``basic``, ``hilo``,
+    ``champion``).
+    """
+    from mycodes.builtin import BUILTINS  # the built-ins live above this module's layer
+    from twentyone.match import Seating, play_match
+
+    make = BUILTINS[opponent]
+    wins = 0.0
+    played = 0
+    for i in range(matches // seats):
+        for at in range(seats):
+            seatings = [Seating(f"p{k + 1}", opponent, make()) for k in range(seats)]
+            seatings[at] = Seating(f"p{at + 1}", "champion", player())
+            result = play_match(seatings, decks, seed + i)
+            top = [s.seat for s in result.ranking if s.rank == 1]
+            if at + 1 in top:
+                wins += 1.0 if len(top) == 1 else 0.5
+            played += 1
+    return wins, played
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m twentyone.champion --evaluate``: the figures of the README, with their intervals."""
+    parser = argparse.ArgumentParser(prog="python -m twentyone.champion", description=main.__doc__)
+    parser.add_argument("--evaluate", action="store_true", help="play the evaluation matches")
+    parser.add_argument("--against", default="stand,basic,hilo,basic*4",
+                        help="comma-separated opponents; NAME*4 is a 5-seat table with four NAMEs")
+    parser.add_argument("--matches", type=int, default=2000, help="matches per opponent (default 2000)")
+    parser.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
+    parser.add_argument("--decks", type=int, default=6)
+    args = parser.parse_args(argv)
+    rounds = COURSE.rounds_per_seat * 2
+    for model in OPPONENT_MODELS:
+        v = tables_for(model)
+        v.upto(rounds)
+        print(f"dynamic program, 2 seats, {rounds} rounds, opponent playing {model!r}: "
+              f"P(finish ahead) = {v.lists[rounds][-D_LO]:.1%} from level money")
+    if not args.evaluate:
+        return 0
+    for spec in args.against.split(","):
+        name, _, times = spec.partition("*")
+        seats = int(times) + 1 if times else 2
+        start = time.perf_counter()
+        wins, n = evaluate(name, args.matches, args.seed, seats, args.decks)
+        rate, low, high = wilson(wins, n)
+        print(f"champion vs {spec}: {rate:.1%} [{low:.1%}, {high:.1%}] of {n} matches "
+              f"({'rank 1 of ' + str(seats) if seats > 2 else 'ties half'}, seed {args.seed}, "
+              f"{time.perf_counter() - start:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
