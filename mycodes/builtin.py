@@ -6,6 +6,7 @@ Each is a ``twentyone.strategy.Strategy`` and can sit at any seat.
 from __future__ import annotations
 
 from twentyone.cards import VALUE
+from twentyone.champion import Champion
 from twentyone.records import SeatView
 from twentyone.strategy import Strategy
 
@@ -175,4 +176,4 @@ class HiLo(Basic):
         return self._index(cards, up, tc, cd, cs) or self.decide(cards, up, cd, cs)
 
 
-BUILTINS: dict[str, type[Strategy]] = {"stand": Stand, "basic": Basic, "hilo": HiLo}
+BUILTINS: dict[str, type[Strategy]] = {"stand": Stand, "basic": Basic, "hilo": HiLo, "champion": Champion}

@@ -56,7 +56,6 @@ of a percent of EV); the money limit in the tables assumes the opponent holds ab
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from bisect import bisect_right
@@ -76,7 +75,8 @@ if TYPE_CHECKING:
 
     FloatArray = npt.NDArray[np.float64]
 
-__all__ = ["Champion", "ShoeModel", "count_composition", "value_tables", "OPPONENT_MODELS", "evaluate", "main"]
+__all__ = ["Champion", "ShoeModel", "count_composition", "value_tables", "bet_row", "warm_up", "OPPONENT_MODELS",
+           "evaluate", "main"]
 
 # -- cards ------------------------------------------------------------------------------------------
 #: Rank indices 0..9 are A, 2, ..., 9, T (J, Q and K count as T).
@@ -459,6 +459,14 @@ TABLE_BETS: Final = (1, 2, 3, 4, 6, 8)
 def tables_for(opponent: str, opponent_bet: int = 1) -> _Tables:
     """The (cached) value tables against ``opponent`` betting ``opponent_bet`` minimum bets a round."""
     return _Tables(opponent, opponent_bet)
+
+
+def warm_up(opponent: str = "basic", buckets: Sequence[int] = range(-6, 7), rounds: int = 100) -> None:
+    """Make the tables a match against ``opponent`` needs (about a second), so that timing starts warm."""
+    for bucket in buckets:
+        joint_table(bucket, opponent)
+        for n in range(1, rounds + 1):
+            bet_row(opponent, 1, bucket, n)
 
 
 @lru_cache(maxsize=None)
@@ -863,6 +871,8 @@ def evaluate(opponent: str, matches: int, seed: int = 1, seats: int = 2, decks: 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m twentyone.champion --evaluate``: the figures of the README, with their intervals."""
+    import argparse
+
     parser = argparse.ArgumentParser(prog="python -m twentyone.champion", description=main.__doc__)
     parser.add_argument("--evaluate", action="store_true", help="play the evaluation matches")
     parser.add_argument("--against", default="stand,basic,hilo,basic*4",

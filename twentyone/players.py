@@ -20,7 +20,7 @@ from twentyone.strategy import FunctionSetStrategy, Strategy
 __all__ = ["parse_spec", "make_strategy", "ModuleFunctionSet", "FUNCTION_NAMES", "BUILTIN_NAMES"]
 
 FUNCTION_NAMES = ("bet", "first_action", "continue_action", "show")
-BUILTIN_NAMES = ("stand", "basic", "hilo", "human")
+BUILTIN_NAMES = ("stand", "basic", "hilo", "champion", "human")
 
 
 _warned: set[str] = set()
