@@ -766,10 +766,13 @@ class Champion(Strategy):
             value = self._value_fn(d)
             b = view.bet
             c = self.c
-            pts = [value(k * b, 0.0) for k in (-2, -1, 0, 1, 2)] + [value(0.0, -2 * c), value(0.0, 2 * c)]
-            slope = (pts[3] - pts[1]) / 2
-            bend = max(abs(pts[2] - 2 * slope - pts[0]), abs(pts[2] + 2 * slope - pts[4]),
-                       abs(pts[5] + pts[6] - 2 * pts[2]) / 2)
+            # V over the stakes (own and rival's, up to a double each way): its second differences
+            # along each and across both, each zero where V is linear and the EV-best play is best
+            mid = value(0.0, 0.0)
+            bend = max(abs(value(-b, 0.0) + value(b, 0.0) - 2 * mid),
+                       abs(value(-2 * b, 0.0) + value(2 * b, 0.0) - 2 * mid) / 4,
+                       abs(value(0.0, -2 * c) + value(0.0, 2 * c) - 2 * mid) / 4,
+                       abs(value(2 * b, 2 * c) + value(-2 * b, -2 * c) - value(2 * b, -2 * c) - value(-2 * b, 2 * c)) / 4)
             if bend > self.critical:
                 return self._best_for_match(view, first, st, u, bucket, legal, choice, d, value).lower()
         if first and up == "A" and model.insure and view.can_insure:
