@@ -21,22 +21,30 @@ third of that composition) come out of the exact EVs.
 
 **2. A dynamic program over (rounds left, money difference) (``value_tables``).**  For two seats the
 state is ``n``, the rounds left, and ``D``, own money minus the opponent's, in steps of 5.  With the
-opponent betting 10 and this player betting ``10 m``, one round moves ``D`` by ``5 (m hx - hy)``
-where ``(hx, hy)`` (half-units: -2 for a lost double ... +2 for a Black Jack or a won double) follow
-``J``.  ``V_0(D)`` is 1 ahead, 1/2 level, 0 behind; ``V_n(D) = max_m E[V_{n-1}(D + ...)]`` over the
-bets the player's money allows (money is taken as 1000 + D; below 10 it is out of the game and has
-lost).  ``V_n(D)`` is the probability of finishing ahead; it is computed with numpy in well under a
-second per opponent model, lazily, once per process.  Behind near the end the maximising bet is the
-one that overtakes; ahead it is the minimum; far from the end it grows with the deficit.
+opponent betting 10 and this player betting ``10 m``, one round moves ``D`` by ``5 (m hx - hy)``,
+where ``hx`` and ``hy`` are the two seats' results per unit bet in half-units (``HALF``: -4 a lost
+double, -2 a loss, -1 a surrender, 0 a push, +2 a win, +4 a won double or a Black Jack), drawn from
+``J`` at true count 0.  ``V_0(D)`` is 1 ahead, 1/2 level, 0 behind;
+``V_n(D) = max_m E[V_{n-1}(D + 5 (m hx - hy))]`` over the bets the money allows (money is taken as
+1000 + D; below 10 the player is out of the game and has lost).  ``V_n(D)`` is the probability of
+finishing ahead when betting by the program and playing EV-best hands, so ``V_100(0)`` is the
+method's own forecast of its 2-seat win rate (``python -m twentyone.champion`` prints it).  It takes
+about 0.1 s of numpy per opponent model, made lazily once per process.  Behind near the end the best
+bet is the one that overtakes; ahead it is the minimum; far from the end it grows with the deficit.
 
-**How it plays.**  Bet: with ``n`` rounds left, the bet maximising ``E[V_{n-1}]`` one round ahead,
-using ``J`` at the current true count (so the count sizes the bet where the match state allows) and
-the exact end of the match (money compared) on the last round.  Hand decisions: the count-indexed
-EV-best action, unless ``V_{n-1}`` is not close to linear over the stakes of the hand; then every legal
-action is scored by ``E[V_{n-1}]`` over the dealer's final total, this hand's final total under the
-action, and the opponent's result (exact if it has already played, else its two cards played by the
-opponent's model).  So ahead it avoids doubles that risk the lead and may surrender to keep it;
-behind it doubles and hits for the variance it needs.
+**How it plays.**  Bet: with ``n`` rounds left, the bet maximising ``E[V_{n-1}]`` one round ahead with
+``J`` at the current true count (so the count sizes the bet where the match state allows), the
+smallest of equal ones; on the last round ``V_0`` compares the money exactly.  Those one-round
+maximisations are cached per (opponent model, its bet, true count, ``n``) for every ``D`` at once
+(``bet_row``); an unusual state (odd money, a rival bet the tables were not made for, a bet that
+could put the player out) is solved on the spot.  Hand decisions: the count-indexed EV-best legal
+action, unless ``V_{n-1}`` is not close to linear over the stakes of the hand (a second difference
+over one or two own stakes, over two of the rival's, or the cross difference of the two, above
+``Champion.critical``); then every legal action is scored by ``E[V_{n-1}]`` over the dealer's final
+total, this hand's final total under the action (EV-best play after a hit), and the opponent's result
+(exact if it has already played its hand, else its two cards played by its model).  So ahead it avoids
+doubles that risk the lead and may surrender to keep it; behind it doubles and hits for the variance
+it needs.
 
 **Opponents.**  The opponent's play is modelled by the policy among ``OPPONENT_MODELS`` (the EV-best
 chart, always stand, hit below 17) that disagrees least with its decisions seen so far (every hand is
@@ -494,7 +502,7 @@ _BETS: Final = tuple(10 * m for m in BET_UNITS)
 
 @lru_cache(maxsize=1)
 def _bets_array() -> FloatArray:
-    """The bets of the grid and one free slot after them, for the all-in bet (scratch space)."""
+    """The bets of the grid and a slot after them for the all-in bet (copy it before filling the slot)."""
     import numpy as np
 
     return np.array(_BETS + (0,), dtype=float)
@@ -694,7 +702,7 @@ class Champion(Strategy):
 
         hx, hy, p = _joint_cells(bucket, model)
         k = bisect_right(_BETS, mine)
-        cands = _bets_array()[: k + 1]
+        cands = _bets_array()[: k + 1].copy()
         cands[k] = mine  # all in (a bet of the grid again when the money is one)
         change = cands[:, None] * hx
         moved = change - (c * hy - d)
