@@ -302,7 +302,7 @@ def test_it_recognises_its_opponent() -> None:
 # -- 5. the reported figure ------------------------------------------------------------------------
 #: The README's figure against stand: wins (ties half) and matches of
 #: ``python -m twentyone.champion --evaluate --against stand --matches 4000 --seed 1``.
-REPORTED_STAND = (3924.5, 4000)
+REPORTED_STAND = (3928.5, 4000)
 
 
 @pytest.mark.slow

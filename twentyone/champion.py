@@ -880,6 +880,13 @@ def evaluate(opponent: str, matches: int, seed: int = 1, seats: int = 2, decks: 
     return wins, played
 
 
+class _EVHands(Champion):
+    """``champion`` with every hand played EV-best: what the dynamic program assumes."""
+
+    name = "champion (EV hands)"
+    critical = float("inf")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m twentyone.champion --evaluate``: the figures of the README, with their intervals."""
     import argparse
@@ -891,7 +898,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=2000, help="matches per opponent (default 2000)")
     parser.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
     parser.add_argument("--decks", type=int, default=6)
+    parser.add_argument("--ev-hands", action="store_true",
+                        help="play every hand EV-best (bets still by the program): the program's own assumption")
     args = parser.parse_args(argv)
+    from mycodes.builtin import BUILTINS
+
+    specs = args.against.split(",")
+    for spec in specs:
+        name, _, times = spec.partition("*")
+        if name not in BUILTINS or not (times == "" or times in ("1", "2", "3", "4")):
+            parser.error(f"unknown opponent: {spec!r} (a built-in name, optionally *1 .. *4)")
+    player = _EVHands if args.ev_hands else Champion
     rounds = COURSE.rounds_per_seat * 2
     for model in OPPONENT_MODELS:
         v = tables_for(model)
@@ -900,13 +917,13 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"P(finish ahead) = {v.lists[rounds][-D_LO]:.1%} from level money")
     if not args.evaluate:
         return 0
-    for spec in args.against.split(","):
+    for spec in specs:
         name, _, times = spec.partition("*")
         seats = int(times) + 1 if times else 2
         start = time.perf_counter()
-        wins, n = evaluate(name, args.matches, args.seed, seats, args.decks)
+        wins, n = evaluate(name, args.matches, args.seed, seats, args.decks, player)
         rate, low, high = wilson(wins, n)
-        print(f"champion vs {spec}: {rate:.1%} [{low:.1%}, {high:.1%}] of {n} matches "
+        print(f"{player.name} vs {spec}: {rate:.1%} [{low:.1%}, {high:.1%}], {wins:g} wins of {n} matches "
               f"({'rank 1 of ' + str(seats) if seats > 2 else 'ties half'}, seed {args.seed}, "
               f"{time.perf_counter() - start:.0f} s)", flush=True)
     return 0
