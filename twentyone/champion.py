@@ -2,22 +2,16 @@
 
 The course ranks by money at the end of the match, so the objective is the probability of ranking
 first (ties counting half), not the expected value of a hand.  Everything the player does is derived
-from two computations made in this module; no decision or bet is typed in by hand.
+from two computations, the hand analysis of ``twentyone.shoemodel`` and the dynamic program of this
+module; no decision or bet is typed in by hand.
 
-**1. Hand analysis from a shoe composition (``ShoeModel``).**  For a composition of the unseen cards
-the dealer's final total (17..21 or bust, given the up card and no dealer Black Jack) and every
-player hand's outcome are computed exactly, drawing each card with the composition's probabilities
-(an infinite shoe of that composition).  This gives, for each total, softness and up card, the
-expected value of stand, hit, double and surrender, hence the EV-best action; the distribution of the
-hand's final total under any policy; and ``J``, the joint distribution of two seats' results per unit
-bet in one round, where the two seats are correlated through the dealer's hand they both play
-against (``ShoeModel.joint``).  Card counting: ``show`` reveals every card, so the player keeps the
-Hi-Lo running count of the shoe.  The true count ``t`` (running count per deck left) indexes a
-composition in which each deck left holds ``t/2`` more high cards (T, A) and ``t/2`` fewer low ones
-(2..6), the composition that count implies on average (``count_composition``).  A ``ShoeModel`` per
-rounded true count gives count-indexed charts: deviations (for example doubling 10 against a T at a
-high count, hitting 13 against a 2 at a low one) and insurance (bought when tens are more than a
-third of that composition) come out of the exact EVs.
+**1. Exact hand values for the count (``twentyone.shoemodel``).**  ``show`` reveals every card, so
+the player keeps the Hi-Lo running count of the shoe.  The true count indexes a composition of the
+unseen cards (the one it implies on average), and ``ShoeModel`` computes for it, exactly, the
+dealer's final totals, the EV of every action for every total, softness and up card, and ``J``, the
+joint distribution of two seats' results per unit bet in one round, correlated through the dealer's
+hand they both play against.  The count-indexed EV-best charts are the deviations (for example
+doubling 10 against a T at +4, hitting 12 against a 4 below 0) and decide insurance.
 
 **2. A dynamic program over (rounds left, money difference) (``value_tables``).**  For two seats the
 state is ``n``, the rounds left, and ``D``, own money minus the opponent's, in steps of 5.  With the
@@ -74,6 +68,17 @@ from typing import TYPE_CHECKING, Final
 from twentyone.cards import VALUE
 from twentyone.records import Player, SeatView
 from twentyone.rules import COURSE
+from twentyone.shoemodel import (
+    HALF,
+    HILO,
+    RANK_INDEX,
+    Policy,
+    State,
+    by_dealer,
+    ev_policy,
+    final_class,
+    shoe_model,
+)
 from twentyone.stats import wilson
 from twentyone.strategy import Strategy
 
@@ -83,279 +88,8 @@ if TYPE_CHECKING:
 
     FloatArray = npt.NDArray[np.float64]
 
-__all__ = ["Champion", "ShoeModel", "count_composition", "value_tables", "bet_row", "warm_up", "OPPONENT_MODELS",
+__all__ = ["Champion", "value_tables", "bet_row", "warm_up", "joint_table", "tables_for", "OPPONENT_MODELS",
            "evaluate", "main"]
-
-# -- cards ------------------------------------------------------------------------------------------
-#: Rank indices 0..9 are A, 2, ..., 9, T (J, Q and K count as T).
-_RANK: Final = {c: (0 if c == "A" else 9 if VALUE[c] == 10 else VALUE[c] - 1) for c in VALUE}
-_VAL: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
-ACE, TEN = 0, 9
-_HILO: Final = {c: (1 if 2 <= VALUE[c] <= 6 else -1 if VALUE[c] in (1, 10) else 0) for c in VALUE}
-
-#: A hand state: (best total, soft), soft meaning an A counts 11.
-State = tuple[int, bool]
-#: Final classes of a player hand: 0 is 16 or less, 1..5 are 17..21, 6 is bust.
-_BUST_CLS: Final = 6
-#: Dealer final classes: 0..4 are 17..21, 5 is bust.
-_DBUST: Final = 5
-#: Result of one hand per unit bet, in half-units: lost double, loss, surrender, push, win, won double or BJ.
-HALF: Final = (-4, -2, -1, 0, 2, 4)
-_H: Final = {h: i for i, h in enumerate(HALF)}
-#: OUT[player class][dealer class]: +1 win, 0 push, -1 loss.
-OUT: Final = tuple(
-    tuple((1 if d == _DBUST else -1) if p == 0 else -1 if p == _BUST_CLS else
-          (1 if d == _DBUST or p - 1 > d else 0 if p - 1 == d else -1) for d in range(6))
-    for p in range(7))
-
-
-def _cls(total: int) -> int:
-    return 0 if total <= 16 else total - 16 if total <= 21 else _BUST_CLS
-
-
-def _add(state: State, r: int) -> State:
-    """The state after drawing rank index ``r`` (a total above 21 is bust)."""
-    t, soft = state
-    hard = (t - 10 if soft else t) + _VAL[r]
-    if (soft or r == ACE) and hard <= 11:
-        return hard + 10, True
-    return hard, False
-
-
-def _two(a: int, b: int) -> State:
-    return _add(_add((0, False), a), b)
-
-
-#: Every state a live hand can be in (hard 4..21, soft 12..21).
-STATES: Final[tuple[State, ...]] = tuple([(t, False) for t in range(4, 22)] + [(t, True) for t in range(12, 22)])
-
-
-def count_composition(true_count: float) -> list[float]:
-    """Rank probabilities (A, 2..9, T) of a shoe whose Hi-Lo true count is ``true_count``.
-
-    Per deck left the high cards (T, A) are 20 + t/2 and the low ones (2..6) 20 - t/2, spread evenly
-    in each group; 7, 8 and 9 keep 4 each.  This is the composition the count implies on average.
-    """
-    t = max(-15.0, min(15.0, true_count))
-    per = [4 + t / 10] + [4 - t / 10] * 5 + [4.0] * 3 + [16 + 0.4 * t]
-    return [x / 52 for x in per]
-
-
-# -- 1. hand analysis -------------------------------------------------------------------------------
-Policy = Callable[[State, bool, int], str]
-"""A playing policy: (state, two cards, up rank index) -> ``H``, ``S``, ``D`` or ``U``."""
-
-
-class ShoeModel:
-    """Exact values of the course's hands when cards are drawn with probabilities ``q`` (A, 2..9, T)."""
-
-    def __init__(self, q: Sequence[float]) -> None:
-        s = sum(q)
-        self.q = [x / s for x in q]
-        q = self.q
-        #: P(dealer Black Jack | up card), and the dealer's final class distribution given no Black Jack.
-        self.pbj = [q[TEN] if u == ACE else q[ACE] if u == TEN else 0.0 for u in range(10)]
-        memo: dict[State, list[float]] = {}
-
-        def dealer(st: State) -> list[float]:
-            if st in memo:
-                return memo[st]
-            t = st[0]
-            if t >= 17:  # the dealer stands on every 17, soft 17 included
-                out = [0.0] * 6
-                out[_DBUST if t > 21 else t - 17] = 1.0
-            else:
-                out = [0.0] * 6
-                for r in range(10):
-                    sub = dealer(_add(st, r))
-                    for d in range(6):
-                        out[d] += q[r] * sub[d]
-            memo[st] = out
-            return out
-
-        self.dealer: list[list[float]] = []
-        for u in range(10):
-            acc = [0.0] * 6
-            for r in range(10):
-                if (u == ACE and r == TEN) or (u == TEN and r == ACE):
-                    continue
-                sub = dealer(_two(u, r))
-                for d in range(6):
-                    acc[d] += q[r] * sub[d]
-            norm = 1.0 - self.pbj[u]
-            self.dealer.append([x / norm for x in acc])
-        #: EV of standing with final class c against up card u.
-        self.stand_ev = [[sum(self.dealer[u][d] * OUT[c][d] for d in range(6)) for u in range(10)]
-                         for c in range(7)]
-        self.ev3: dict[State, list[float]] = {}
-        self.act3: dict[State, str] = {}
-        self.act2: dict[State, str] = {}
-        self.ev2: dict[State, list[dict[str, float]]] = {}
-        self._solve()
-        self._fin3: dict[str, dict[State, list[list[float]]]] = {}
-        self.insure = 3 * q[TEN] > 1.0
-
-    def _next(self, st: State) -> list[tuple[float, State | None]]:
-        """(probability, next state or None for a bust) for each rank."""
-        out: list[tuple[float, State | None]] = []
-        for r in range(10):
-            n = _add(st, r)
-            out.append((self.q[r], n if n[0] <= 21 else None))
-        return out
-
-    def _solve(self) -> None:
-        """EV-best actions: ``act3[state][u]`` (H/S) after hitting, ``act2[state][u]`` (H/S/D/U) on two cards."""
-        order = sorted(STATES, key=lambda s: (s[0] - 10 if s[1] else s[0]), reverse=True)
-        for st in order:  # every next state has a larger hard sum, so it is done already
-            evs, acts = [], ""
-            for u in range(10):
-                stand = self.stand_ev[_cls(st[0])][u]
-                hit = sum(p * (-1.0 if n is None else self.ev3[n][u]) for p, n in self._next(st))
-                evs.append(max(stand, hit))
-                acts += "H" if hit > stand else "S"
-            self.ev3[st], self.act3[st] = evs, acts
-        for st in STATES:
-            acts, rows = "", []
-            for u in range(10):
-                row = {
-                    "S": self.stand_ev[_cls(st[0])][u],
-                    "H": sum(p * (-1.0 if n is None else self.ev3[n][u]) for p, n in self._next(st)),
-                    "D": 2 * sum(p * (-1.0 if n is None else self.stand_ev[_cls(n[0])][u]) for p, n in self._next(st)),
-                    "U": -0.5,
-                }
-                rows.append(row)
-                acts += max(row, key=lambda a: row[a])
-            self.ev2[st], self.act2[st] = rows, acts
-
-    def best(self, st: State, two: bool, u: int) -> str:
-        """The EV-best action: H, S, D or U on two cards, H or S after."""
-        return (self.act2 if two else self.act3)[st][u]
-
-    def fin3(self, name: str, policy: Policy) -> dict[State, list[list[float]]]:
-        """Final class distributions [u][class] of a hand of three cards or more played by ``policy``."""
-        if name in self._fin3:
-            return self._fin3[name]
-        table: dict[State, list[list[float]]] = {}
-        order = sorted(STATES, key=lambda s: (s[0] - 10 if s[1] else s[0]), reverse=True)
-        for st in order:
-            rows = []
-            for u in range(10):
-                out = [0.0] * 7
-                if policy(st, False, u) == "H" and st[0] < 21:
-                    for p, n in self._next(st):
-                        if n is None:
-                            out[_BUST_CLS] += p
-                        else:
-                            sub = table[n][u]
-                            for c in range(7):
-                                out[c] += p * sub[c]
-                else:
-                    out[_cls(st[0])] = 1.0
-                rows.append(out)
-            table[st] = rows
-        self._fin3[name] = table
-        return table
-
-    def result(self, st: State, u: int, action: str, name: str, policy: Policy) -> list[list[float]]:
-        """P(result | dealer class): rows d = 0..5, columns ``HALF``; the hand plays ``action`` then ``policy``."""
-        if action == "U":
-            return [[0.0, 0.0, 1.0, 0.0, 0.0, 0.0] for _ in range(6)]
-        cls = [0.0] * 7
-        mult = 2 if action == "D" else 1
-        if action == "S":
-            cls[_cls(st[0])] = 1.0
-        else:
-            fin = self.fin3(name, policy)
-            for p, n in self._next(st):
-                if n is None:
-                    cls[_BUST_CLS] += p
-                elif action == "D":
-                    cls[_cls(n[0])] += p
-                else:
-                    sub = fin[n][u]
-                    for c in range(7):
-                        cls[c] += p * sub[c]
-        return _by_dealer(cls, mult)
-
-    def hands(self) -> list[tuple[float, State | None]]:
-        """The two-card deals: (probability, state), state None for a Black Jack."""
-        acc: dict[State | None, float] = {}
-        for a in range(10):
-            for b in range(10):
-                key = None if {a, b} == {ACE, TEN} else _two(a, b)
-                acc[key] = acc.get(key, 0.0) + self.q[a] * self.q[b]
-        return [(p, st) for st, p in acc.items()]
-
-    def round_results(self, name: str, policy: Policy) -> list[list[list[float]]]:
-        """For each up card (no dealer Black Jack): P(result | dealer class) of a seat playing ``policy``."""
-        deals = self.hands()
-        out = []
-        for u in range(10):
-            acc = [[0.0] * 6 for _ in range(6)]
-            for p, st in deals:
-                if st is None:
-                    for d in range(6):
-                        acc[d][_H[4]] += p
-                    continue
-                res = self.result(st, u, policy(st, True, u), name, policy)
-                for d in range(6):
-                    for i in range(6):
-                        acc[d][i] += p * res[d][i]
-            out.append(acc)
-        return out
-
-    def joint(self, ours: tuple[str, Policy], theirs: tuple[str, Policy]) -> list[list[float]]:
-        """J[i][j]: P(this seat's result is HALF[i] and the other's HALF[j]) per round, per unit bet."""
-        mine, other = self.round_results(*ours), self.round_results(*theirs)
-        pbj_hand = 2 * self.q[ACE] * self.q[TEN]
-        j = [[0.0] * 6 for _ in range(6)]
-        lose, push = _H[-2], _H[0]
-        for u in range(10):
-            qu, pb = self.q[u], self.pbj[u]
-            # dealer Black Jack: a player Black Jack pushes, every other hand loses its bet
-            for i, pi in ((push, pbj_hand), (lose, 1 - pbj_hand)):
-                for k, pk in ((push, pbj_hand), (lose, 1 - pbj_hand)):
-                    j[i][k] += qu * pb * pi * pk
-            for d in range(6):
-                w = qu * (1 - pb) * self.dealer[u][d]
-                a, b = mine[u][d], other[u][d]
-                for i in range(6):
-                    if a[i]:
-                        for k in range(6):
-                            j[i][k] += w * a[i] * b[k]
-        return j
-
-    def ev(self, name: str, policy: Policy) -> float:
-        """Expected result per unit bet of one round played by ``policy``."""
-        j = self.joint((name, policy), (name, policy))
-        return sum(j[i][k] * HALF[i] / 2 for i in range(6) for k in range(6))
-
-
-def _by_dealer(cls: Sequence[float], mult: int) -> list[list[float]]:
-    """Turn a final class distribution with stake multiplier ``mult`` into P(result | dealer class)."""
-    rows = []
-    win, lose = _H[2 * mult], _H[-2 * mult]
-    for d in range(6):
-        row = [0.0] * 6
-        for c in range(7):
-            if cls[c]:
-                o = OUT[c][d]
-                row[win if o > 0 else lose if o < 0 else _H[0]] += cls[c]
-        rows.append(row)
-    return rows
-
-
-@lru_cache(maxsize=None)
-def shoe_model(bucket: int) -> ShoeModel:
-    """The ``ShoeModel`` of true count ``bucket`` (cached)."""
-    return ShoeModel(count_composition(bucket))
-
-
-def _ev_policy(model: ShoeModel) -> Policy:
-    def policy(st: State, two: bool, u: int) -> str:
-        return model.best(st, two, u)
-    return policy
-
 
 def _stand(st: State, two: bool, u: int) -> str:
     return "S"
@@ -377,7 +111,7 @@ OPPONENT_MODELS: Final[dict[str, Policy]] = {
 def joint_table(bucket: int, opponent: str) -> tuple[tuple[float, ...], ...]:
     """``J`` at true count ``bucket``: this player EV-best for that count, the opponent by its model."""
     m = shoe_model(bucket)
-    j = m.joint((f"ev{bucket}", _ev_policy(m)), (opponent, OPPONENT_MODELS[opponent]))
+    j = m.joint((f"ev{bucket}", ev_policy(m)), (opponent, OPPONENT_MODELS[opponent]))
     return tuple(tuple(row) for row in j)
 
 
@@ -606,11 +340,11 @@ class Champion(Strategy):
             self.rounds_seen += 1
         self.last_pos = pos
         for ch in cards:
-            self.running += _HILO[ch]
+            self.running += HILO[ch]
         dealer = view.dealer_cards
         if self.seats == 1 or not dealer:
             return
-        up = _RANK[dealer[0]]
+        up = RANK_INDEX[dealer[0]]
         dealer_bj = _is_bj(dealer)
         for i, p in enumerate(view.players()):
             if i == self.seat - 1 or p.count < 2:
@@ -650,7 +384,7 @@ class Champion(Strategy):
         """The Hi-Lo true count of the cards not seen yet (``extra``: cards on the table now)."""
         running = self.running
         for ch in extra:
-            running += _HILO[ch]
+            running += HILO[ch]
         left = max(self.shoe - view.pos + (1 if extra else 0), 26)
         return running * 52 / left
 
@@ -759,7 +493,7 @@ class Champion(Strategy):
         if st[0] >= 21:
             return "s"
         up = view.up_card
-        u = _RANK[up]
+        u = RANK_INDEX[up]
         bucket = self.bucket(view, view.round_cards())
         model = shoe_model(bucket)
         legal = "HS" + ("D" if two and view.can_double else "") + ("U" if two and view.can_surrender else "")
@@ -800,9 +534,9 @@ class Champion(Strategy):
             if p.state == "u":
                 return _SURRENDERED
             cls = [0.0] * 7
-            cls[_cls(st[0])] = 1.0
-            return _by_dealer(cls, 1)
-        return _model_result(bucket, self.models[self.rival], st, _RANK[view.up_card])
+            cls[final_class(st[0])] = 1.0
+            return by_dealer(cls, 1)
+        return _model_result(bucket, self.models[self.rival], st, RANK_INDEX[view.up_card])
 
     def _best_for_match(self, view: SeatView, first: bool, st: State, u: int, bucket: int, legal: str,
                         choice: str, d: int, value: Callable[[float, float], float]) -> str:
@@ -849,7 +583,7 @@ def _model_result(bucket: int, name: str, st: State, u: int) -> list[list[float]
 def _own_result(bucket: int, st: State, u: int, action: str) -> list[list[float]]:
     """P(result | dealer class) of this player's hand ``st`` after ``action``, EV-best afterwards."""
     m = shoe_model(bucket)
-    return m.result(st, u, action, f"ev{bucket}", _ev_policy(m))
+    return m.result(st, u, action, f"ev{bucket}", ev_policy(m))
 
 
 # -- 4. evaluation ----------------------------------------------------------------------------------
