@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -116,7 +117,7 @@ class Bets(Champion):
         return b
 
 
-def hundred_rounds(first: str, last: str, opponent: Strategy, champion: Champion) -> list[dict[str, object]]:
+def hundred_rounds(first: str, last: str, opponent: Strategy, champion: Champion) -> list[dict[str, Any]]:
     """A 6-deck match of 100 rounds, all pushes on tens except round 1 and round 100 (``first``, ``last``).
 
     Every round of tens deals six cards (two to each seat, two to the dealer) and everyone stands on 20,
@@ -139,11 +140,11 @@ def test_behind_on_the_last_round_it_bets_enough_to_overtake() -> None:
     # round 1: seat 1 bets 50 on a Black Jack (+100); champion's 20 pushes the dealer's 20
     # round 100: seat 1's 20 and champion's 19 both beat the dealer's 17
     rounds = hundred_rounds("AT" + "TT" + "TT", "TT" + "T9" + "T7", FirstBet(50), champion)
-    before = {p["seat"]: p["account_before"] for p in rounds[-1]["players"]}  # type: ignore[attr-defined]
+    before = {p["seat"]: p["account_before"] for p in rounds[-1]["players"]}
     assert before == {1: 1100, 2: 1000}
     bet = champion.bets[100]
     assert 110 < bet <= 1000
-    after = {p["seat"]: p["account_after"] for p in rounds[-1]["players"]}  # type: ignore[attr-defined]
+    after = {p["seat"]: p["account_after"] for p in rounds[-1]["players"]}
     assert after == {1: 1110, 2: 1000 + bet} and after[2] > after[1]
 
 
@@ -152,7 +153,7 @@ def test_ahead_it_bets_the_minimum() -> None:
     champion = Bets()
     # round 1: seat 1 bets 100 on 16 and loses to the dealer's 20; champion's 20 pushes
     rounds = hundred_rounds("T6" + "TT" + "TT", "TT" + "T9" + "T7", FirstBet(100), champion)
-    assert {p["seat"]: p["account_after"] for p in rounds[0]["players"]} == {1: 900, 2: 1000}  # type: ignore[attr-defined]
+    assert {p["seat"]: p["account_after"] for p in rounds[0]["players"]} == {1: 900, 2: 1000}
     assert {b for r, b in champion.bets.items() if r > 1} == {10}
 
 

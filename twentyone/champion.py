@@ -91,6 +91,8 @@ if TYPE_CHECKING:
 __all__ = ["Champion", "value_tables", "bet_row", "warm_up", "joint_table", "tables_for", "OPPONENT_MODELS",
            "evaluate", "main"]
 
+
+# -- 1. opponent models and one round's joint results ------------------------------------------------
 def _stand(st: State, two: bool, u: int) -> str:
     return "S"
 
@@ -514,7 +516,8 @@ class Champion(Strategy):
             bend = max(abs(value(-b, 0.0) + value(b, 0.0) - 2 * mid),
                        abs(value(-2 * b, 0.0) + value(2 * b, 0.0) - 2 * mid) / 4,
                        abs(value(0.0, -2 * c) + value(0.0, 2 * c) - 2 * mid) / 4,
-                       abs(value(2 * b, 2 * c) + value(-2 * b, -2 * c) - value(2 * b, -2 * c) - value(-2 * b, 2 * c)) / 4)
+                       abs(value(2 * b, 2 * c) + value(-2 * b, -2 * c)
+                           - value(2 * b, -2 * c) - value(-2 * b, 2 * c)) / 4)
             if bend > self.critical:
                 return self._best_for_match(view, first, st, u, bucket, legal, choice, d, value).lower()
         if first and up == "A" and model.insure and view.can_insure:

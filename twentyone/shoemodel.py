@@ -160,7 +160,8 @@ class ShoeModel:
                 row = {
                     "S": self.stand_ev[final_class(st[0])][u],
                     "H": sum(p * (-1.0 if n is None else self.ev3[n][u]) for p, n in self._next(st)),
-                    "D": 2 * sum(p * (-1.0 if n is None else self.stand_ev[final_class(n[0])][u]) for p, n in self._next(st)),
+                    "D": 2 * sum(p * (-1.0 if n is None else self.stand_ev[final_class(n[0])][u])
+                                 for p, n in self._next(st)),
                     "U": -0.5,
                 }
                 rows.append(row)
