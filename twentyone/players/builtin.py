@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from twentyone.cards import hand_value
 from twentyone.players.charts import UP, chart
+from twentyone.players.champion import Champion
 from twentyone.records import SeatView
 from twentyone.strategy import Strategy
 
@@ -168,4 +169,4 @@ class HiLo(Basic):
         return self._index(cards, up, tc, cd, cs) or self.decide(cards, up, cd, cs)
 
 
-BUILTINS: dict[str, type[Strategy]] = {"stand": Stand, "basic": Basic, "hilo": HiLo}
+BUILTINS: dict[str, type[Strategy]] = {"stand": Stand, "basic": Basic, "hilo": HiLo, "champion": Champion}
