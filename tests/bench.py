@@ -324,6 +324,17 @@ def bench_analysis(runs: int, seconds: float) -> None:
 
 #: Further benchmarks register here.
 _EXTRA: list[Callable[[int, float], None]] = [bench_analysis, bench_c_players, bench_c_program, bench_sandbox,
+def bench_champion(runs: int, seconds: float) -> None:
+    """``champion`` against ``basic``, 2 seats, its tables made first (target >= 5,000 rounds/s)."""
+    from twentyone.players.champion import Champion, warm_up
+
+    warm_up("basic")
+    rate = median_of(runs, lambda: _rounds_per_second(
+        lambda: [Seating("p1", "champion", Champion()), Seating("p2", "basic", Basic())], seconds))
+    print(f"engine 2 seats (champion vs basic, 6 decks): {rate:,.0f} rounds/s (target >= 5,000)")
+
+
+_EXTRA: list[Callable[[int, float], None]] = [bench_champion, bench_c_players, bench_c_program, bench_sandbox,
                                               bench_grading]
 
 

@@ -24,9 +24,9 @@ class Warm(HiLo):
         self.running = self.start
 
 
-def test_builtins_are_the_three_documented() -> None:
-    """stand, basic and hilo are seated by name."""
-    assert sorted(BUILTINS) == ["basic", "hilo", "stand"]
+def test_builtins_are_the_four_documented() -> None:
+    """stand, basic, hilo and champion are seated by name."""
+    assert sorted(BUILTINS) == ["basic", "champion", "hilo", "stand"]
 
 
 def test_stand_always_stands_bets_ten_and_never_insures() -> None:

@@ -381,3 +381,22 @@ def test_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     r = subprocess.run(CLI + ["grade", str(STAND_PY), "--out", str(tmp_path / "o"), "--trusted", "-q",
                               "--cluster", "dask:tcp://127.0.0.1:9"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "cannot reach the Dask scheduler" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_champion_as_a_reference_line(tmp_path: Path) -> None:
+    """--reference champion grades the best known player beside the class: its win rates, no points, no platform file."""
+    out = tmp_path / "o"
+    cfg = tmp_path / "g.toml"
+    cfg.write_text('[legal]\nmatches = 1\n[beat_stand]\nbatch = 20\nmin_matches = 20\nmax_matches = 20\n'
+                   '[beat_basic]\nbatch = 20\nmin_matches = 20\nmax_matches = 20\n[tournament]\nenabled = false\n'
+                   '[isolation]\ntrusted = true\n')
+    r = subprocess.run(CLI + ["grade", str(STAND_PY), "--config", str(cfg), "--reference", "champion",
+                              "--out", str(out), "-q", "-j", "1"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    data = json.loads((out / "scores.json").read_text(encoding="utf-8"))
+    ref = next(s for s in data["students"] if s["reference"])
+    assert ref["name"] == "champion (reference)" and ref["score"] == 0 and ref["bonus"] == 0
+    stand_line = next(c for c in ref["criteria"] if c["name"] == "beat_stand")
+    assert stand_line["rate"] > 0.9 and stand_line["matches"] >= 2
+    assert not (out / "gradescope" / "champion (reference)").exists()
+    assert "reference line" in (out / "index.html").read_text(encoding="utf-8")

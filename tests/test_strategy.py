@@ -172,7 +172,7 @@ def test_strategy_defaults_and_stand() -> None:
         assert sc.seat(1)["bet"] == 10
         assert sc.seat(1)["actions"] == "s"
         assert sc.delta(1) == -10
-    assert set(BUILTINS) == {"stand", "basic", "hilo"}
+    assert set(BUILTINS) == {"stand", "basic", "hilo", "champion"}
     assert BUILTINS["hilo"] is HiLo
 
 

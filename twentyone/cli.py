@@ -84,6 +84,8 @@ def _build_parser() -> argparse.ArgumentParser:
                                    "--out/results.sqlite, and write the reports there.")
     g.add_argument("submissions", nargs="*", type=Path, metavar="SUBMISSION", help="mycodes.c, .py, folder or zip")
     g.add_argument("--config", type=Path, metavar="FILE.toml", help="thresholds, weights and budgets (see --example-config)")
+    g.add_argument("--reference", action="append", default=[], metavar="NAME",
+                   help="a built-in player (e.g. champion) graded beside the class as a reference line, no points")
     g.add_argument("--example-config", action="store_true", help="print the default configuration as TOML and exit")
     g.add_argument("--out", type=Path, default=Path("grade-results"), metavar="DIR", help="run folder (grade-results)")
     _run_options(g)
@@ -193,8 +195,10 @@ def _run_grade(args: argparse.Namespace) -> int:
         return 0
     config = load_config(args.config) if args.config else GradingConfig()
     config = replace(config, isolation=_isolation(args, config.isolation))
+    if args.reference:
+        config = replace(config, reference=tuple(dict.fromkeys(config.reference + tuple(args.reference)))).check()
     given = args.config is not None or args.trusted or args.decision_timeout is not None \
-        or args.match_timeout is not None or args.decision_wall_timeout is not None
+        or args.match_timeout is not None or args.decision_wall_timeout is not None or bool(args.reference)
     rep = grade(args.submissions, config, args.out, args.resume, _execution(args), config_given=given)
     if not args.quiet:
         summary_table(rep)

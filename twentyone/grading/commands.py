@@ -161,6 +161,7 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
                 raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
             config = config or GradingConfig()
             entries = prepare_entries(submissions, out / FILES, config, warn=None)
+            entries += reference_entries(config, len(entries))
             store.set_meta("kind", "grade")
             store.set_meta("title", f"Grading of {len(entries)} submission(s)")
             store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
@@ -178,6 +179,14 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
         return _finish(store, out, execution)
     finally:
         store.close()
+
+
+def reference_entries(config: GradingConfig, first: int) -> list[EntryRow]:
+    """The built-in players graded beside the class, without points (``config.reference``)."""
+    note = ("a reference line: a built-in player graded beside the class for comparison, without points "
+            "(champion is the best known player)")
+    return [EntryRow(f"{name} (reference)", first + i, name, name, EntryKind.BUILTIN, None, "", (note,))
+            for i, name in enumerate(config.reference)]
 
 
 def tournament_entries(specs: Sequence[str], files: Path, limits: Limits | None = None) -> list[EntryRow]:

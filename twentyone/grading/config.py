@@ -21,6 +21,8 @@ __all__ = ["GradingConfig", "LegalPlay", "WinRate", "TournamentBonus", "Isolatio
            "config_from_dict", "example_toml"]
 
 BUILTIN_OPPONENTS = ("stand", "basic", "hilo")
+#: Built-in players a grade may play as reference lines (no points): ``champion`` is the best known.
+REFERENCE_PLAYERS = ("champion", "basic", "hilo", "stand")
 #: Every kind of incident a match can record (the round log's ``foul`` values and the faults).
 INCIDENT_KINDS = ("illegal_action", "illegal_insurance", "unaffordable_insurance", "unaffordable_double", "error",
                   "crash", "timeout")
@@ -107,6 +109,9 @@ class GradingConfig:
     beat_basic: WinRate = field(default_factory=lambda: WinRate(threshold=0.6, opponent="basic"))
     tournament: TournamentBonus = field(default_factory=TournamentBonus)
     isolation: Isolation = field(default_factory=Isolation)
+    #: Built-in players graded beside the class as reference lines, without points (the win-rate
+    #: criteria only): ``champion`` shows what the best known player reaches.
+    reference: tuple[str, ...] = ()
 
     @property
     def max_score(self) -> float:
@@ -122,6 +127,7 @@ class GradingConfig:
         d = asdict(self)
         d["tournament"]["bonus"] = list(self.tournament.bonus)
         d["legal"]["incidents"] = list(self.legal.incidents)
+        d["reference"] = list(self.reference)
         return d
 
     def check(self, where: str = "config") -> GradingConfig:
@@ -135,6 +141,9 @@ class GradingConfig:
             raise bad("decks", self.decks, "1 .. 8")
         if self.rules not in PRESETS:
             raise bad("rules", self.rules, "one of " + ", ".join(PRESETS))
+        unknown = [r for r in self.reference if r not in REFERENCE_PLAYERS]
+        if unknown:
+            raise bad("reference", unknown, "built-in players among " + ", ".join(REFERENCE_PLAYERS))
         if not 1 <= self.function_set <= 5:
             raise bad("function_set", self.function_set, "1 .. 5")
         if self.ties not in ("half", "loss"):
@@ -199,7 +208,7 @@ def _coerce(where: str, key: str, value: Any, default: Any) -> Any:
     elif isinstance(default, float):
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
         value = float(value) if ok else value
-    elif isinstance(default, tuple) and default and isinstance(default[0], str):
+    elif isinstance(default, tuple) and (not default or isinstance(default[0], str)):
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
         value = tuple(value) if ok else value
     elif isinstance(default, tuple):
@@ -210,7 +219,7 @@ def _coerce(where: str, key: str, value: Any, default: Any) -> Any:
         ok = isinstance(value, str)
     if not ok:
         if isinstance(default, tuple):
-            kind = "a list of strings" if default and isinstance(default[0], str) else "a list of numbers"
+            kind = "a list of strings" if not default or isinstance(default[0], str) else "a list of numbers"
         else:
             kind = {bool: "true or false", int: "a whole number", float: "a number"}.get(type(default), "a string")
         raise ConfigError(f"{where}: {key} must be {kind}, not {value!r}")
@@ -269,6 +278,8 @@ def example_toml() -> str:
         f"function_set = {c.function_set}         # the function set graded (bet1, first_action1, ...)",
         f'ties = "{c.ties}"            # a tie counts half a win, or "loss"',
         f'borderline = "{c.borderline}"  # points for a borderline result: "estimate", "pass" or "fail"',
+        "reference = [" + ", ".join(f'"{r}"' for r in c.reference) + ']  # built-ins graded beside the class as '
+        'reference lines, no points, e.g. ["champion"]',
         "",
         "[legal]                  # no foul, crash or time-out in any match the submission plays",
         f"weight = {c.legal.weight:g}",

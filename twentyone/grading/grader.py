@@ -146,12 +146,14 @@ class Grader:
             for purpose, crit in config.win_criteria().items():
                 if crit.weight > 0:
                     self.progress[(purpose, e.name)] = _Progress(purpose, crit, e.name, e.spec)
-            self._fixed += [legal_job(config, e.name, e.spec, i, self.limits) for i in range(config.legal.matches)]
+            if e.kind != EntryKind.BUILTIN:  # a reference line plays the win-rate criteria only
+                self._fixed += [legal_job(config, e.name, e.spec, i, self.limits)
+                                for i in range(config.legal.matches)]
         self._fixed = [j for j in self._fixed if j.key not in stored]
         t = config.tournament
         #: The class tournament, in batches of units until its bonus places are separated (None: no tournament).
-        self.players = [(e.name, e.spec) for e in self.entries]
-        self.tournament_rows: list[MatchRow] | None = [] if t.enabled and len(self.entries) >= 2 else None
+        self.players = [(e.name, e.spec) for e in self.entries if e.kind != EntryKind.BUILTIN]
+        self.tournament_rows: list[MatchRow] | None = [] if t.enabled and len(self.players) >= 2 else None
         self.tournament_units = 0  # units issued so far
         self.tournament_done = False
         for row in store.matches():

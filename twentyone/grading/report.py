@@ -257,7 +257,10 @@ def _grade_table(report: ClassReport) -> str:
     rows = []
     for s in report.students:
         by_name = {c.name: c for c in s.criteria}
-        cells = [_td(f'<a href="{escape(_student_href(s.name))}">{escape(s.name)}</a>', s.name.lower(), raw=True),
+        mark = (' <span class="note">reference line: the win rates a built-in reaches here, no points</span>'
+                if s.reference else "")
+        cells = [_td(f'<a href="{escape(_student_href(s.name))}">{escape(s.name)}</a>{mark}', s.name.lower(),
+                     raw=True),
                  _td(s.kind or "\u2014", s.kind)]
         for n in names:
             c = by_name.get(n)
@@ -618,9 +621,10 @@ def write_reports(report: ClassReport, out: Path) -> list[Path]:
         w.writerows(rows)
     written.append(out / "scores.csv")
     _write(out / "scores.json", _dump(report.to_dict()), written)
-    for s in report.students:
+    graded = [s for s in report.students if not s.reference]  # reference lines go to no course platform
+    for s in graded:
         _write(out / "gradescope" / s.name / "results.json", _dump(gradescope_results(s)), written)
         _write(out / "prairielearn" / s.name / "results.json", _dump(prairielearn_results(s)), written)
-    if len(report.students) == 1:
-        _write(out / "gradescope" / "results.json", _dump(gradescope_results(report.students[0])), written)
+    if len(graded) == 1:
+        _write(out / "gradescope" / "results.json", _dump(gradescope_results(graded[0])), written)
     return written

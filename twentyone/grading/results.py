@@ -116,6 +116,8 @@ class StudentScore:
     notes: list[str] = field(default_factory=list)
     #: The graded file as shown to people: its path in the zip or folder, or the file's path.
     graded: str = ""
+    #: A built-in player graded beside the class for comparison, without points (``reference``).
+    reference: bool = False
 
     @property
     def total(self) -> float:

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from twentyone.grading.config import GradingConfig, WinRate, config_from_dict
+from twentyone.grading.outcome import EntryKind
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
 from twentyone.grading.rubric import Result, judge_batches, winner_of
@@ -190,7 +191,11 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
             crits.append(_win_criterion(purpose, crit, [r for r in own if r.purpose == purpose], config))
     lp = config.legal
     shown, count, matches, causes, replay_notes = _incidents(entry.name, rows, lp.incidents)
-    if matches == 0:
+    reference = entry.kind == EntryKind.BUILTIN
+    if reference:
+        legal = Criterion("legal", legal_title, 0.0, lp.weight, Status.NOT_PLAYED,
+                          "a reference line (a built-in player): not graded for legal play, no points")
+    elif matches == 0:
         legal = Criterion("legal", legal_title, 0.0, lp.weight, Status.NOT_PLAYED, "no match stored")
     else:
         ok = count <= lp.max_incidents
@@ -223,11 +228,11 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
                        f"{_pct(standing.high)}, over {units} deal(s))")
         crits.append(Criterion("tournament", TITLES["tournament"], bonus, max(scale, default=0.0), Status.BONUS,
                                detail))
-    score = sum(c.points for c in crits if c.name != "tournament")
+    score = 0.0 if reference else sum(c.points for c in crits if c.name != "tournament")
     samples = _samples([r for r in own if r.outcome.bankroll])
     return StudentScore(entry.name, entry.source, entry.kind, None, "", score, config.max_score, bonus, crits,
                         shown, count, samples, tournament_rank, tournament_size, list(entry.notes) + replay_notes,
-                        entry.graded)
+                        entry.graded, reference)
 
 
 def class_report(store: Store) -> ClassReport:
@@ -252,7 +257,7 @@ def class_report(store: Store) -> ClassReport:
             row.notes = notes.get(row.name, [])
         return ClassReport("tournament", title, created, cfg, [], table, len(rows), rounds)
     config = config_from_dict(store.meta("config", {}), "stored configuration")
-    usable = [e for e in entries if e.error is None]
+    usable = [e for e in entries if e.error is None and e.kind != EntryKind.BUILTIN]
     ranks: dict[str, int] = {}
     shared: dict[str, Place] = {}
     rows_by: dict[str, StandingRow] = {}

@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
 from twentyone.cards import VALUE, hand_value
+from twentyone.players.champion import Champion
 from twentyone.records import SeatView
 from twentyone.rules import COURSE, Rules
 from twentyone.strategy import Strategy
@@ -232,4 +233,4 @@ class HiLo(Basic):
         return self._index(cards, up, tc, cd, cs) or self.decide(cards, up, cd, cs)
 
 
-BUILTINS: dict[str, type[Strategy]] = {"stand": Stand, "basic": Basic, "hilo": HiLo}
+BUILTINS: dict[str, type[Strategy]] = {"stand": Stand, "basic": Basic, "hilo": HiLo, "champion": Champion}
