@@ -8,6 +8,7 @@ the rules from its view (``SeatView.rules``) and the decks from ``new_match``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
@@ -27,9 +28,6 @@ _COL: Final = {c: UP.index("T" if c in "JQK" else c) for c in "A23456789TJQK"}
 #: A card's rank index as the analyser's chart rows count pairs (0 = A .. 9 = any ten-valued card).
 _PAIR: Final = {c: VALUE[c] - 1 for c in VALUE}
 
-#: (soft, total, three cards or more, pair rank or -1) -> ten preference strings, one per up card.
-_Cells = dict[tuple[bool, int, bool, int], tuple[str, ...]]
-
 
 def basic_chart(rules: Rules = COURSE, decks: int = 6) -> Chart:
     """The chart ``basic`` plays under ``rules`` with ``decks`` decks: the analyser's derived basic chart."""
@@ -38,23 +36,45 @@ def basic_chart(rules: Rules = COURSE, decks: int = 6) -> Chart:
     return derived_basic_chart(rules, decks)
 
 
+_Rows = dict[int, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """A chart read once for quick decisions.  Each row (two-card and 3+ card rows by total, two-card pairs
+    by rank index) has ten cells, one per up card; a cell is the action for every combination of what is
+    allowed: ``cell[4 * can_double + 2 * can_surrender + can_split]``."""
+
+    chart: Chart
+    hard2: _Rows
+    soft2: _Rows
+    hard3: _Rows
+    soft3: _Rows
+    pairs: _Rows
+
+
+def _allowed(prefs: str) -> str:
+    """The first action of ``prefs`` (e.g. ``DS``) allowed, for each of the eight combinations (see ``_Lookup``)."""
+    out = ""
+    for i in range(8):
+        allowed = "HS" + "D" * (i >> 2) + "U" * (i >> 1 & 1) + "P" * (i & 1)
+        out += next(a for a in prefs if a in allowed).lower()
+    return out
+
+
 @lru_cache(maxsize=64)
-def _cells(chart: Chart) -> _Cells:
-    """Every situation's full preference (ending with H or S), read once from ``chart`` for quick lookups."""
+def _lookup(rules: Rules, decks: int) -> _Lookup:
     from twentyone.analysis import Kind
 
-    out: _Cells = {}
-    for soft, lo in ((False, 4), (True, 12)):
-        kind = Kind.SOFT if soft else Kind.HARD
-        for total in range(lo, 22):
-            for more in (False, True):
-                out[soft, total, more, -1] = tuple(
-                    chart.preference(kind, total, 3 if more else 2, None, u).lower() for u in UP)
-    for r in range(10):
-        soft, total = (True, 12) if r == 0 else (False, 2 * (r + 1))
-        out[soft, total, False, r] = tuple(
-            chart.preference(Kind.SOFT if soft else Kind.HARD, total, 2, r, u).lower() for u in UP)
-    return out
+    chart = basic_chart(rules, decks)
+
+    def rows(kind: Kind, lo: int, cards: int) -> _Rows:
+        return {t: tuple(_allowed(chart.preference(kind, t, cards, None, u)) for u in UP) for t in range(lo, 22)}
+
+    pairs = {r: tuple(_allowed(chart.preference(Kind.SOFT if r == 0 else Kind.HARD, 12 if r == 0 else 2 * (r + 1), 2,
+                                                r, u)) for u in UP) for r in range(10)}
+    return _Lookup(chart, rows(Kind.HARD, 4, 2), rows(Kind.SOFT, 12, 2), rows(Kind.HARD, 4, 3),
+                   rows(Kind.SOFT, 12, 3), pairs)
 
 
 class Stand(Strategy):
@@ -82,24 +102,27 @@ class Basic(Strategy):
     name = "basic"
 
     def __init__(self) -> None:
-        self._rules: Rules = COURSE
-        self._decks = 0
-        self.new_match(6, 1, 1)
+        self._view: SeatView | None = None
+        self._use(COURSE, 6)
 
     def new_match(self, decks: int, seats: int, seat: int) -> None:
+        self._view = None  # the next view is looked at again
         self._use(self._rules, decks)
 
     def _use(self, rules: Rules, decks: int) -> None:
         """Play the chart of ``rules`` with ``decks`` decks from now on."""
         self._rules, self._decks = rules, decks
-        self.chart = basic_chart(rules, decks)
-        self._table = _cells(self.chart)
+        t = _lookup(rules, decks)
+        self.chart = t.chart
+        self._h2, self._s2, self._h3, self._s3, self._pairs = t.hard2, t.soft2, t.hard3, t.soft3, t.pairs
 
     def _seated(self, view: SeatView) -> None:
-        """Follow the rules and decks of the table the view shows (a lookup when nothing changed)."""
-        rules = view.rules
-        if rules is not self._rules or view.decks != self._decks:
-            self._use(rules, view.decks)
+        """Follow the rules and decks of the table the view shows (one identity test while the view is the same)."""
+        if view is not self._view:
+            self._view = view
+            rules, decks = view.rules, view.decks
+            if rules is not self._rules or decks != self._decks:
+                self._use(rules, decks)
 
     def bet(self, view: SeatView) -> int:
         return 10
@@ -109,20 +132,16 @@ class Basic(Strategy):
         total, soft = hand_value(cards)
         if total >= 21:
             return "s"
-        pair = _PAIR[cards[0]] if len(cards) == 2 and _PAIR[cards[0]] == _PAIR[cards[1]] else -1
-        for a in self._table[soft, total, len(cards) > 2, pair][_COL[up]]:
-            if a == "d":
-                if can_double:
-                    return a
-            elif a == "u":
-                if can_surrender:
-                    return a
-            elif a == "p":
-                if can_split:
-                    return a
+        col = _COL[up]
+        if len(cards) == 2:
+            pair = _PAIR[cards[0]]
+            if pair == _PAIR[cards[1]]:
+                cell = self._pairs[pair][col]
             else:
-                return a
-        return "s"  # not reached: every preference ends with h or s
+                cell = (self._s2 if soft else self._h2)[total][col]
+        else:
+            cell = (self._s3 if soft else self._h3)[total][col]
+        return cell[4 * can_double + 2 * can_surrender + can_split]
 
     def first_action(self, view: SeatView) -> str:
         self._seated(view)
