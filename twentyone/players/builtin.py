@@ -3,7 +3,7 @@
 Each is a ``twentyone.strategy.Strategy`` and can sit at any seat.  ``basic`` (and ``hilo``, which
 builds on it) plays the best total-dependent chart of the rules and decks it is seated under, derived
 by the exact analyser (``twentyone.analysis.derived_basic_chart``, cached per rule set); it learns
-the rules from its view (``SeatView.rules``) and the decks from ``new_match``.
+the rules and decks from its view (``SeatView.rules``, ``SeatView.decks``).
 """
 
 from __future__ import annotations
@@ -95,8 +95,9 @@ class Stand(Strategy):
 class Basic(Strategy):
     """The derived basic strategy of the table's rules (``basic_chart``); flat minimum bet, never insures.
 
-    The chart is chosen by the rules the seat's view reports and the decks of ``new_match``; before
-    its first view (``decide`` called directly) it plays the course rules.
+    The chart is that of the rules and decks the seat's view shows (``SeatView.rules``, ``decks``);
+    before any view (``decide`` called directly) the course rules with the decks of ``new_match``.
+    ``chart`` is the ``Chart`` being played.
     """
 
     name = "basic"
