@@ -9,6 +9,8 @@
  *
  * Without arguments it plays like the course: it asks for the number of people, their names and
  * the decks, then plays; under PERSON (in mycodes.c) the student's functions ask at the keyboard.
+ * Built by make c-program, the automatic runs below play a second copy of the file with PERSON
+ * switched off, as the Python engine does (TW_AUTO_OBJECT), and say so when it was on.
  * For automation:
  *     twentyone-c --seed S --decks N --seats K [--log FILE.jsonl] [--quiet] [--source PATH]
  * seats 1..K are played by function sets 1..K, and --log writes the same JSONL round log as the
@@ -46,12 +48,35 @@
 #define MAXACTS 24  /* decisions in one hand at most ('i', up to 18 'h', then 's') */
 
 /* The students' functions, as the course's arrays of function pointers. */
-static int (*const bet_arr[MAXS])(int) = { bet1, bet2, bet3, bet4, bet5 };
-static char (*const first_action_arr[MAXS])(char*, int) = {
+static int (*bet_arr[MAXS])(int) = { bet1, bet2, bet3, bet4, bet5 };
+static char (*first_action_arr[MAXS])(char*, int) = {
     first_action1, first_action2, first_action3, first_action4, first_action5 };
-static char (*const continue_action_arr[MAXS])(Player(*)[]) = {
+static char (*continue_action_arr[MAXS])(Player(*)[]) = {
     continue_action1, continue_action2, continue_action3, continue_action4, continue_action5 };
-static void (*const show_arr[MAXS])(Banker*, Player(*)[], int, int, int) = { show1, show2, show3, show4, show5 };
+static void (*show_arr[MAXS])(Banker*, Player(*)[], int, int, int) = { show1, show2, show3, show4, show5 };
+
+#ifdef TW_AUTO_OBJECT
+/* make c-program links a second copy of the file (twentyone/players/cprogram.py): the file as
+ * `twentyone match` compiles it, #define PERSON switched off, every global renamed tw_auto_*.  The
+ * automatic runs (--seed ...) play that copy; the manual game (no arguments) plays the file as it is.
+ * A missing function set is a null pointer here too. */
+#define TW_AUTO_SET(k)                                                                              \
+    __attribute__((weak)) int tw_auto_bet##k(int);                                                    \
+    __attribute__((weak)) char tw_auto_first_action##k(char*, int);                                   \
+    __attribute__((weak)) char tw_auto_continue_action##k(Player(*)[]);                               \
+    __attribute__((weak)) void tw_auto_show##k(Banker*, Player(*)[], int, int, int);
+TW_AUTO_SET(1) TW_AUTO_SET(2) TW_AUTO_SET(3) TW_AUTO_SET(4) TW_AUTO_SET(5)
+
+static void play_the_auto_copy(void)
+{
+#define TW_AUTO_USE(k)                                                                              \
+    bet_arr[k - 1] = tw_auto_bet##k;                                                                  \
+    first_action_arr[k - 1] = tw_auto_first_action##k;                                                \
+    continue_action_arr[k - 1] = tw_auto_continue_action##k;                                          \
+    show_arr[k - 1] = tw_auto_show##k;
+    TW_AUTO_USE(1) TW_AUTO_USE(2) TW_AUTO_USE(3) TW_AUTO_USE(4) TW_AUTO_USE(5)
+}
+#endif
 
 /* -- the course's variables ----------------------------------------------------------------- */
 static int pNum;                 /* number of people, the dealer included */
@@ -611,6 +636,13 @@ int main(int argc, char** argv)
         return usage("--seed, --decks and --seats go together");
     } else {
         for (int i = 0; i < pNum - 1; i++) snprintf(players[i].name, sizeof players[i].name, "player%d", i + 1);
+#ifdef TW_AUTO_OBJECT
+        play_the_auto_copy();
+#endif
+#ifdef TW_PERSON_SWITCHED_OFF
+        fprintf(stderr, "twentyone-c: note: %s has #define PERSON on: this automatic run plays a copy with PERSON "
+                "off, as twentyone match does (run twentyone-c without arguments to play by hand)\n", source);
+#endif
     }
     if (!check_sets(pNum - 1)) return 2;
     if (logpath) {
