@@ -44,7 +44,8 @@ c-program: twentyone-c
 # tw_auto_* so that both link into one program (the automatic runs: --seed ...).
 CPROG  := build/c-program
 CPROG_CFLAGS := -O2 -std=gnu99 -Ic_src -Ic_src/compat
-twentyone-c: c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/twentyone.h c_src/mycodes.h $(MYCODES) $(STAMP)
+# The venv is order-only: the build step needs it to exist, not to be newer than setup.py.
+twentyone-c: c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/twentyone.h c_src/mycodes.h $(MYCODES) | $(STAMP)
 	@mkdir -p $(CPROG)
 	$(PY) -m twentyone.players.cprogram '$(MYCODES)' $(CPROG)
 	$(CC) $(CPROG_CFLAGS) -c $(CPROG)/manual.c -o $(CPROG)/manual.o
