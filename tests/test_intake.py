@@ -118,6 +118,10 @@ def test_own_headers_that_differ_are_named_in_a_warning(tmp_path: Path) -> None:
     assert "twentyone.h" in warning and "int insured" in warning and "mycodes.h" not in warning
     zipped = take(zip_folder(HANDINS / "own_headers", tmp_path / "li.zip", cp936=True), tmp_path / "files")
     assert zipped.warnings == (warning.replace("own_headers", "li"),)
+    from twentyone.grading.submissions import find_submissions
+
+    (sub,) = find_submissions([HANDINS / "own_headers"], tmp_path / "graded")
+    assert sub.notes == [warning]  # grade stores it with the submission: its page shows it
     course = (ROOT / "c_src" / "twentyone.h").read_text(encoding="utf-8")
     relaid = ("/* 课程给的头文件 */\r\n" + course.replace("pplayers", "ps").replace("    ", "\t")
               .replace("\n", "\r\n")).encode("gbk")
