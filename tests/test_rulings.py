@@ -1359,3 +1359,31 @@ def test_ruling_grade_store_damage(tmp_path: "Path") -> None:
         list(s.matches())
     with Store.open(tmp_path) as s:
         assert s.keys() == {"k"}
+
+
+def test_ruling_grade_own_headers(tmp_path: "Path") -> None:
+    """An own twentyone.h beside mycodes.c is never compiled against (its TOTAL_MONEY is 5, the bet is the course's
+    1000), and one that differs from the course's is named in a warning; the course's own text is not."""
+    import io
+    import json
+    from pathlib import Path
+
+    from twentyone.players.intake import take
+    from twentyone.players.spec import make_strategy
+
+    course = (Path(__file__).resolve().parent.parent / "c_src" / "twentyone.h").read_text(encoding="utf-8")
+    li = tmp_path / "li"
+    li.mkdir()
+    (li / "twentyone.h").write_text(course.replace("#define TOTAL_MONEY 1000", "#define TOTAL_MONEY 5"))
+    (li / "mycodes.c").write_text('#include "twentyone.h"\nint bet1(int N) { return TOTAL_MONEY; }\n'
+                                  "char first_action1(char* t, int n) { return 's'; }\n"
+                                  "char continue_action1(Player(*p)[]) { return 's'; }\n"
+                                  "void show1(Banker* b, Player(*p)[], int k, int N, int pos) {}\n")
+    said: list[str] = []
+    out = io.StringIO()
+    play_match([Seating("li", "li", make_strategy(f"{li}/:1", warn=said.append))], 6, 1, log=RoundLog(out))
+    first = next(json.loads(ln) for ln in out.getvalue().splitlines() if '"type":"round"' in ln)
+    assert first["players"][0]["bet"] == 1000
+    assert [w for w in said if "twentyone.h" in w and "TOTAL_MONEY is 5 (the course's: 1000)" in w], said
+    (li / "twentyone.h").write_text(course)
+    assert take(li).warnings == ()

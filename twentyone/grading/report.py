@@ -12,7 +12,10 @@
   messages, the incidents with their round-log excerpts, a win-rate chart per win-rate criterion (the
   running rate, its interval narrowing as matches are played, and the threshold) and the bankroll curves
   of the sample matches.  Charts need matplotlib (``pip install 'twentyone[reports]'``); without it the
-  pages say so and everything else is still written.
+  pages say so and everything else is still written.  Text in charts is drawn in DejaVu Sans with the
+  first installed font of ``CJK_FONTS`` behind it for Chinese names; with none installed, what DejaVu
+  cannot draw is drawn in pinyin (or as ``U+XXXX``), and ``write_reports`` says so once.  No warning or
+  log line of matplotlib ever reaches the terminal (``_chart_context``).
 - ``scores.csv`` (one row per student, or per standing for a tournament) and ``scores.json``
   (``ClassReport.to_dict()``).
 - ``gradescope/<name>/results.json`` per student, and ``gradescope/results.json`` too when the report holds
@@ -39,10 +42,14 @@ from __future__ import annotations
 
 import base64
 import csv
+import functools
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Sequence
+import re
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -63,6 +70,16 @@ STATUSES = ("pass", "fail", "borderline", "not played", "bonus")
 #: Chart size in pixels (width, height).
 CHART_SIZE = (580, 300)
 NO_CHARTS = "Charts not drawn: matplotlib is not installed (pip install 'twentyone[reports]')."
+#: Fonts that draw Chinese, the first installed one used (behind DejaVu Sans, which draws the rest).
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK TC", "Noto Sans CJK KR", "Source Han Sans SC",
+             "Source Han Sans CN", "Source Han Sans", "WenQuanYi Micro Hei", "WenQuanYi Zen Hei",
+             "Droid Sans Fallback", "Microsoft YaHei", "SimHei", "PingFang SC", "Hiragino Sans GB", "Heiti SC",
+             "AR PL UMing CN", "AR PL UKai CN", "Noto Serif CJK SC", "Noto Serif CJK JP")
+#: Files of those fonts, for a matplotlib font list made before the font was installed (best first).
+_CJK_FILES = ("NotoSansCJK", "SourceHanSans", "wqy-?microhei", "wqy-?zenhei", "DroidSansFallback", "msyh", "simhei",
+              "PingFang", "Hiragino", "STHeiti", "uming", "ukai", "NotoSerifCJK")
+NO_CJK_FONT = ("no font that draws Chinese is installed (e.g. apt-get install fonts-noto-cjk): charts show "
+               "Chinese names in pinyin")
 
 
 class ReportError(TwentyOneError, ValueError):
@@ -405,6 +422,105 @@ def render_student(student: StudentScore, report: ClassReport, charts: dict[str,
 
 # ------------------------------------------------------------------------------------------------ charts
 
+@contextmanager
+def _library_quiet() -> Iterator[None]:
+    """No warning and no log line of matplotlib (or Pillow) reaches the terminal: "Glyph missing from
+    font", "findfont: ...", "building the font cache" and the like."""
+    import logging
+    import warnings
+
+    loggers = [logging.getLogger(name) for name in ("matplotlib", "PIL")]
+    levels = [log.level for log in loggers]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for log in loggers:
+            log.setLevel(logging.CRITICAL + 1)
+        try:
+            yield
+        finally:
+            for log, level in zip(loggers, levels):
+                log.setLevel(level)
+
+
+@functools.cache
+def _chart_fonts() -> tuple[tuple[str, ...], frozenset[int] | None]:
+    """The font families charts are drawn with, and (when none of them draws Chinese) the characters that
+    DejaVu Sans draws; None when a CJK font is among them.  Call inside ``_library_quiet``."""
+    from matplotlib import font_manager
+
+    def installed() -> list[str]:
+        names = {f.name for f in font_manager.fontManager.ttflist}
+        return [n for n in CJK_FONTS if n in names]
+
+    cjk = installed()
+    if not cjk:  # matplotlib's font list may predate the font: look for its files and add them
+        def rank(f: str) -> int:
+            return next((i for i, pat in enumerate(_CJK_FILES) if re.search(pat, Path(f).name, re.I)), -1)
+
+        files = sorted((f for f in font_manager.findSystemFonts() if rank(f) >= 0),
+                       key=lambda f: (rank(f), "bold" in f.lower(), f))
+        for f in files:
+            try:
+                font_manager.fontManager.addfont(f)
+            except Exception:  # noqa: BLE001 - a font file matplotlib cannot read is simply not used
+                continue
+            cjk = installed()
+            if cjk:
+                break
+    if cjk:
+        return ("DejaVu Sans", cjk[0]), None
+    from matplotlib.ft2font import FT2Font
+
+    drawn = FT2Font(font_manager.findfont("DejaVu Sans")).get_charmap()
+    return ("DejaVu Sans",), frozenset(drawn)
+
+
+def _drawable(text: str, drawn: frozenset[int] | None) -> str:
+    """``text`` as charts draw it: itself, or (no CJK font: ``drawn`` is what DejaVu Sans draws) with each
+    character it cannot draw in pinyin (张三 -> ZhangSan), or as ``U+XXXX`` when there is no pinyin for it."""
+    if drawn is None or all(ord(ch) in drawn for ch in text):
+        return text
+    try:
+        from pypinyin import Style, pinyin
+    except ImportError:
+        pinyin = None  # type: ignore[assignment]
+    out = []
+    for ch in text:
+        if ord(ch) in drawn:
+            out.append(ch)
+            continue
+        said = pinyin(ch, style=Style.NORMAL, errors="ignore") if pinyin is not None else []
+        out.append(said[0][0].capitalize() if said and said[0] and said[0][0].isascii() else f"U+{ord(ch):04X}")
+    return "".join(out)
+
+
+@contextmanager
+def _chart_context() -> Iterator[Callable[[str], str]]:
+    """Around drawing one chart: the chart fonts, and no library warning on the terminal; yields the
+    function that turns a text into what the chart draws (``_drawable``)."""
+    with _library_quiet():
+        import matplotlib
+
+        families, drawn = _chart_fonts()
+        with matplotlib.rc_context({"font.family": list(families)}):
+            yield functools.partial(_drawable, drawn=drawn)
+
+
+def _no_cjk_font(students: Sequence[StudentScore]) -> bool:
+    """True when some chart text of ``students`` holds a character that no installed font draws."""
+    texts = [s.name for s in students] + [t for s in students for sm in s.samples for t in (sm.title, *sm.names)]
+    if all(t.isascii() for t in texts):
+        return False
+    try:
+        with _library_quiet():
+            import matplotlib  # noqa: F401
+
+            _, drawn = _chart_fonts()
+    except ImportError:
+        return False
+    return drawn is not None and any(_drawable(t, drawn) != t for t in texts)
+
+
 def _figure(title: str, xlabel: str, ylabel: str) -> tuple[Any, Any]:
     """A fresh Agg figure and its axes (no pyplot: no global state, safe in threads)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -424,13 +540,18 @@ def _figure(title: str, xlabel: str, ylabel: str) -> tuple[Any, Any]:
 
 def win_rate_chart(criterion: Criterion, path: Path) -> Path:
     """Draw the running win rate, its interval band and the threshold of ``criterion`` into ``path``."""
+    with _chart_context() as text:
+        return _win_rate_chart(criterion, path, text)
+
+
+def _win_rate_chart(criterion: Criterion, path: Path, text: Callable[[str], str]) -> Path:
     from matplotlib.ticker import PercentFormatter
 
     c = criterion
     run = list(c.running)
     if not run and c.rate is not None and c.low is not None and c.high is not None:
         run = [(c.matches, c.rate, c.low, c.high)]
-    fig, ax = _figure(f"{SHORT.get(c.name, c.name)}: win rate over matches ({c.status})", "matches played",
+    fig, ax = _figure(text(f"{SHORT.get(c.name, c.name)}: win rate over matches ({c.status})"), "matches played",
                       "win rate")
     xs = [r[0] for r in run]
     ax.fill_between(xs, [r[2] for r in run], [r[3] for r in run], color="#2d6cdf", alpha=0.2, linewidth=0,
@@ -451,20 +572,23 @@ def win_rate_chart(criterion: Criterion, path: Path) -> Path:
 
 def bankroll_chart(sample: BankrollSample, path: Path, highlight: str | None = None) -> Path:
     """Draw every seat's money after each round of ``sample`` into ``path``; ``highlight``'s line is bold."""
-    fig, ax = _figure(sample.title, "round", "money")
-    for name, curve in zip(sample.names, sample.curves):
-        bold = name == highlight
-        ax.plot(range(1, len(curve) + 1), curve, label=name, linewidth=2.4 if bold else 1.2, zorder=3 if bold else 2)
-    ax.legend(loc="best", fontsize=8)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
+    with _chart_context() as text:
+        fig, ax = _figure(text(sample.title), "round", "money")
+        for name, curve in zip(sample.names, sample.curves):
+            bold = name == highlight
+            ax.plot(range(1, len(curve) + 1), curve, label=text(name), linewidth=2.4 if bold else 1.2,
+                    zorder=3 if bold else 2)
+        ax.legend(loc="best", fontsize=8)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, format="png")
     return path
 
 
 def _draw_charts(s: StudentScore, folder: Path) -> dict[str, str] | None:
     """Draw a student's charts into ``folder``; alt texts by path relative to ``students/`` (None: no matplotlib)."""
     try:
-        import matplotlib  # noqa: F401
+        with _library_quiet():
+            import matplotlib  # noqa: F401
     except ImportError:
         return None
     charts: dict[str, str] = {}
@@ -598,6 +722,16 @@ def _draw_all_charts(students: list[StudentScore], folder: Path) -> list[dict[st
         return list(pool.map(_draw_charts, students, [folder] * len(students)))
 
 
+_said: set[str] = set()
+
+
+def _say_once(note: str) -> None:
+    """A note about the reports on stderr, once per process."""
+    if note not in _said:
+        _said.add(note)
+        print(f"twentyone: note: {note}", file=sys.stderr)
+
+
 def write_reports(report: ClassReport, out: Path) -> list[Path]:
     """Write every report of ``report`` into ``out`` (created if needed); return the files written."""
     if report.kind not in ("grade", "tournament"):
@@ -610,6 +744,8 @@ def write_reports(report: ClassReport, out: Path) -> list[Path]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
+    if _no_cjk_font(report.students):
+        _say_once(NO_CJK_FONT)
     _write(out / "index.html", render_index(report), written)
     for s, charts in zip(report.students, _draw_all_charts(report.students, out / "students")):
         written += [out / "students" / p for p in charts or {}]
