@@ -23,7 +23,7 @@ from pathlib import Path
 
 from twentyone.errors import PlayerSpecError
 from twentyone.players.builtin import BUILTINS
-from twentyone.players.cbuild import SOURCE_SUFFIXES, compile_student, missing_functions
+from twentyone.players.cbuild import compile_student, missing_functions
 from twentyone.players.cplayer import CFunctionSet, load_student
 from twentyone.players.intake import KINDS, SourceKind, is_container, readable, student_name, take
 from twentyone.players.pyplayer import ModuleFunctionSet, defines_strategy, read_source, strategy_from_file
