@@ -65,7 +65,7 @@ class Table:
         self.dealer_shown: list[str] = []
         self.dealer_hard = 0
         self.dealer_ace = False
-        self._threshold = decks * 52 // rules.reshuffle_den
+        self._threshold = rules.reshuffle_threshold(decks)
         #: Strategy faults of the current round: seat, cause, detail (for the round log).
         self.round_faults: list[dict[str, Any]] = []
 
@@ -88,7 +88,7 @@ class Table:
         return c
 
     def needs_shuffle(self) -> bool:
-        """True when fewer than a quarter of the shoe's cards remain."""
+        """True when fewer cards remain than the rules' reshuffle point (a quarter of the shoe in the course)."""
         return len(self.shoe) - self.pos < self._threshold
 
     # -- round steps -------------------------------------------------------------------------
@@ -367,7 +367,7 @@ class Table:
                 continue
             if dealer_bj:
                 if s.insurance:
-                    s.account += s.insurance * (rules.insurance_pays + 1)
+                    s.account += rules.insurance_return(s.insurance)
                 if s.bj:
                     s.account += s.bet
                 continue
