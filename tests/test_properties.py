@@ -55,7 +55,7 @@ def ruled_delta(p: dict[str, Any], dealer: str) -> int:
     plays = actions[1:] if actions.startswith("i") else actions
     doubled = not dealer_bj and not player_bj and "d" in plays
     surrendered = not dealer_bj and not player_bj and "u" in plays
-    stake = 2 * bet if doubled else bet
+    stake = bet + int(p.get("added", bet)) if doubled else bet  # double_for_less: "added" when less
     if p["foul"] is not None:
         return -stake - ins
     if dealer_bj:
