@@ -1,8 +1,10 @@
 """Turn a ``--player`` SPEC into a seated strategy: the one factory that decides where a strategy runs.
 
-SPEC is one of the built-in names (``stand``, ``basic``, ``hilo``), ``human``, ``path/to/file.py[:K]``
-(a course-style Python function set K, default 1, or a file defining ``STRATEGY``, a ``Strategy``
-subclass or instance) or ``path/to/mycodes.c[:K]`` (a student's C file, compiled through cffi).
+SPEC is one of the built-in names (``stand``, ``basic``, ``hilo``, the French game's AI levels
+``amateur``, ``intermediate``, ``expert``, and ``optimal``), ``human``, ``chart:path.csv`` (a strategy
+chart, ``chart:french-expert`` for the shipped one), ``path/to/file.py[:K]`` (a course-style Python
+function set K, default 1, or a file defining ``STRATEGY``, a ``Strategy`` subclass or instance) or
+``path/to/mycodes.c[:K]`` (a student's C file, compiled through cffi).
 
 A file's strategy runs in this process (trusted) or, given sandbox ``Limits``, in a worker process of
 its own (``twentyone.players.sandbox``).  Built-in players always run in process.  The loaders below
@@ -18,8 +20,11 @@ from pathlib import Path
 
 from twentyone.errors import PlayerSpecError
 from twentyone.players.builtin import BUILTINS
+from twentyone.players.chartplayer import FRENCH_EXPERT, ChartStrategy, load_chart
 from twentyone.players.cbuild import SOURCE_SUFFIXES, compile_student, missing_functions
 from twentyone.players.cplayer import CFunctionSet, load_student
+from twentyone.players.levels import LEVELS
+from twentyone.players.optimal import Optimal
 from twentyone.players.pyplayer import ModuleFunctionSet, defines_strategy, read_source, strategy_from_file
 from twentyone.players.sandbox.client import SandboxFunctionSet
 from twentyone.players.sandbox.limits import Limits
@@ -28,7 +33,9 @@ from twentyone.strategy import FunctionSet, FunctionSetStrategy, Strategy
 
 __all__ = ["parse_spec", "make_strategy", "safe_name", "stderr_warn", "BUILTIN_NAMES", "Warn"]
 
-BUILTIN_NAMES = (*BUILTINS, "human")
+#: Built-in players beyond the course's: the French game's AI levels and the analyser's optimal play.
+MORE_BUILTINS: dict[str, type[Strategy]] = {**LEVELS, "optimal": Optimal}
+BUILTIN_NAMES = (*BUILTINS, *MORE_BUILTINS, "human")
 
 #: Where a loader's warnings go: one line of text each.
 Warn = Callable[[str], None]
@@ -71,11 +78,15 @@ def make_strategy(spec: str, warn: Warn = stderr_warn, *, sandbox: Limits | None
     process (trusted).  ``capture_dir`` receives what a file's strategy prints, one file per match.
     ``lang`` is the prompt language of a ``human`` seat.
     """
-    builtin = BUILTINS.get(spec)
+    builtin = BUILTINS.get(spec) or MORE_BUILTINS.get(spec)
     if builtin is not None:
         return builtin()
     if spec == "human":
         return Human(lang=lang)
+    if spec.startswith("chart:"):  # data, not code: always in process
+        where = spec[len("chart:"):]
+        path = FRENCH_EXPERT if where == "french-expert" else Path(where).expanduser()
+        return ChartStrategy(load_chart(path), name=spec)
     target, k = parse_spec(spec)
     path = Path(target).expanduser().resolve()
     suffix = path.suffix.lower()
@@ -84,7 +95,8 @@ def make_strategy(spec: str, warn: Warn = stderr_warn, *, sandbox: Limits | None
     if suffix in SOURCE_SUFFIXES:
         return _c_player(path, k or 1, warn, sandbox, capture_dir)
     known = ", ".join(BUILTIN_NAMES)
-    raise PlayerSpecError(f"unknown player {spec!r} (use {known}, a .py, .c or .cpp file, optionally :K)")
+    raise PlayerSpecError(f"unknown player {spec!r} (use {known}, chart:FILE.csv, a .py, .c or .cpp file, "
+                          "optionally :K)")
 
 
 def _python_player(path: Path, k: int | None, spec: str, warn: Warn, sandbox: Limits | None,
