@@ -16,16 +16,17 @@ from pathlib import Path
 
 from twentyone.players.builtin import Basic, Stand
 from twentyone.match import Seating, play_match
+from twentyone.rules import COURSE, PRESETS, Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _rounds_per_second(make_seats: Callable[[], list[Seating]], seconds: float) -> float:
+def _rounds_per_second(make_seats: Callable[[], list[Seating]], seconds: float, rules: Rules = COURSE) -> float:
     start = time.perf_counter()
     rounds = 0
     seed = 0
     while time.perf_counter() - start < seconds:
-        rounds += play_match(make_seats(), 6, seed).rounds
+        rounds += play_match(make_seats(), 6, seed, rules).rounds
         seed += 1
     return rounds / (time.perf_counter() - start)
 
@@ -322,9 +323,35 @@ def bench_analysis(runs: int, seconds: float) -> None:
           f"max {1000 * max(worst):.1f} ms")
 
 
+def bench_variants(runs: int, seconds: float) -> None:
+    """Issue 17: a preset with splitting, double after split and a hole card (s17-3to2-6d) against the course
+    preset, at 2 and 5 seats, each seat playing its rule set's exact basic chart (``ChartStrategy``: the
+    course's never splits, the split game's does) or always standing; the two are run in turn, and the
+    figure is the median ratio (target >= 70%)."""
+    from twentyone.analysis import derived_basic_chart
+    from twentyone.players.chartplayer import ChartStrategy
+
+    split = PRESETS["s17-3to2-6d"]
+    charts = {r.name: derived_basic_chart(r, 6) for r in (COURSE, split)}
+
+    def seats(rules: Rules, n: int) -> Callable[[], list[Seating]]:
+        return lambda: [Seating(f"p{i}", "chart", ChartStrategy(charts[rules.name]) if i % 2 == 0 else Stand())
+                        for i in range(n)]
+
+    for n in (2, 5):
+        course_rates, split_rates = [], []
+        for _ in range(runs):
+            course_rates.append(_rounds_per_second(seats(COURSE, n), seconds, COURSE))
+            split_rates.append(_rounds_per_second(seats(split, n), seconds, split))
+        ratio = statistics.median(b / a for a, b in zip(course_rates, split_rates))
+        print(f"engine {n} seats, basic chart and stand: course {statistics.median(course_rates):,.0f} rounds/s, "
+              f"s17-3to2-6d (split to 4, DAS, hole card) {statistics.median(split_rates):,.0f} rounds/s: "
+              f"{100 * ratio:.0f}% (target >= 70%)")
+
+
 #: Further benchmarks register here.
-_EXTRA: list[Callable[[int, float], None]] = [bench_analysis, bench_c_players, bench_c_program, bench_sandbox,
-                                              bench_grading]
+_EXTRA: list[Callable[[int, float], None]] = [bench_variants, bench_analysis, bench_c_players, bench_c_program,
+                                              bench_sandbox, bench_grading]
 
 
 if __name__ == "__main__":

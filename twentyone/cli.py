@@ -318,6 +318,11 @@ _RANKING_TEXT = {
            "left": "座位 {seat}（{spec}）退出本场：{fault}：{detail}",
            "reasons": {"broke": "所有玩家赌资输光", "shuffles": "第 6 次洗牌前结束", "rounds": "达到总局数",
                        "interrupted": "中途结束"}},
+    "fr": {"title": "graine {seed}, {decks} jeux : fin ({reason}) après {rounds} manches, {shoes} sabots",
+           "cols": ("rang", "place", "nom", "joueur", "budget", "manches", "fautes", "panne"),
+           "left": "la place {seat} ({spec}) a quitté la partie : {fault} : {detail}",
+           "reasons": {"broke": "plus personne ne peut miser", "shuffles": "plus de sabot", "rounds": "toutes les manches",
+                       "interrupted": "interrompue", "target": "objectif atteint"}},
 }
 
 
@@ -396,7 +401,7 @@ def _run_play(args: argparse.Namespace) -> int:
     rules.check_table(decks, 1 + len(args.others))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(MAX_SEED)
     others = _seatings(args.others, [], args.lang, None, output_dir()) if args.others else []
-    me = Seating("you" if args.lang == "en" else "你", "human", Human(lang=args.lang))
+    me = Seating({"en": "you", "zh": "你", "fr": "vous"}[args.lang], "human", Human(lang=args.lang))
     seatings = [me] + [Seating(f"player{i + 2}", s.spec, s.strategy) for i, s in enumerate(others)]
     stream = _open_log(args.log)
     try:
