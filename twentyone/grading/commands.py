@@ -163,13 +163,17 @@ def tournament_entries(specs: Sequence[str], warn: Callable[[str], None] | None 
 
     from twentyone.errors import PlayerSpecError
     from twentyone.grading.grader import check_player
-    from twentyone.players.builtin import BUILTINS
-    from twentyone.players.spec import parse_spec, safe_name
+    from twentyone.players.spec import builtin_name, make_strategy, parse_spec, safe_name
 
     def check(pos: int) -> EntryRow:
         spec = specs[pos]
-        if spec in BUILTINS:
-            return EntryRow(spec, pos, spec, spec, EntryKind.BUILTIN, None, "")
+        builtin = builtin_name(spec)  # the built-in players and chart:FILE (data, not code) play in process
+        if builtin is not None:
+            try:
+                make_strategy(spec).close()
+            except PlayerSpecError as e:
+                return EntryRow(builtin, pos, spec, spec, EntryKind.BUILTIN, str(e), "")
+            return EntryRow(builtin, pos, spec, spec, EntryKind.BUILTIN, None, "")
         target, k = parse_spec(spec)
         path = Path(target).expanduser().resolve()
         suffix = path.suffix.lower().lstrip(".")
@@ -188,7 +192,7 @@ def tournament_entries(specs: Sequence[str], warn: Callable[[str], None] | None 
     out = []
     for r in rows:
         name = r.name
-        if name in seen or (r.kind != EntryKind.BUILTIN and name in BUILTINS):
+        if name in seen or (r.kind != EntryKind.BUILTIN and builtin_name(name) == name):
             name = f"{name}.{r.kind}"
         base, i = name, 2
         while name in seen:

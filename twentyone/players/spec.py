@@ -31,7 +31,7 @@ from twentyone.players.sandbox.limits import Limits
 from twentyone.players.terminal import Human
 from twentyone.strategy import FunctionSet, FunctionSetStrategy, Strategy
 
-__all__ = ["parse_spec", "make_strategy", "safe_name", "stderr_warn", "BUILTIN_NAMES", "Warn"]
+__all__ = ["parse_spec", "make_strategy", "safe_name", "stderr_warn", "builtin_name", "BUILTIN_NAMES", "Warn"]
 
 #: Built-in players beyond the course's: the French game's AI levels and the analyser's optimal play.
 MORE_BUILTINS: dict[str, type[Strategy]] = {**LEVELS, "optimal": Optimal}
@@ -57,6 +57,16 @@ def safe_name(p: Path) -> str:
     if stem.lower() in ("mycodes", "strategy", "main") and p.parent.name:
         stem = p.parent.name
     return _SAFE.sub("_", stem).strip("_") or "submission"
+
+
+def builtin_name(spec: str) -> str | None:
+    """The entry name of a SPEC that needs no file of code (a built-in player, ``chart:FILE``), or None."""
+    if spec in BUILTINS or spec in MORE_BUILTINS:
+        return spec
+    if spec.startswith("chart:"):
+        where = spec[len("chart:"):]
+        return "chart-" + (where if where == "french-expert" else safe_name(Path(where)))
+    return None
 
 
 def parse_spec(spec: str) -> tuple[str, int | None]:
