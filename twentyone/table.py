@@ -70,6 +70,7 @@ class Table:
         self.dealer_ace = False
         self._threshold = rules.reshuffle_threshold(decks)
         self._double_any = rules.double_on == "any"
+        self._max_bet = rules.max_bet or 0
         self._two_card_checks: dict[str, Callable[[Seat], Foul | None]] = {
             "d": self._double_problem, "u": self._surrender_problem, "p": self._split_problem, "c": self._change_problem}
         #: Strategy faults of the current round: seat, cause, detail (for the round log).
@@ -155,11 +156,10 @@ class Table:
         self._stake(s, b)
 
     def _stake(self, s: Seat, b: int) -> None:
-        rules = self.rules
-        if b < rules.min_bet:
-            b = rules.min_bet
-        if rules.max_bet is not None and b > rules.max_bet:
-            b = rules.max_bet
+        if b < self.rules.min_bet:
+            b = self.rules.min_bet
+        if self._max_bet and b > self._max_bet:
+            b = self._max_bet
         if b > s.account:
             b = s.account
         s.bet = b
@@ -221,7 +221,8 @@ class Table:
         return double_problem(self.rules, len(h.cards), h.state, s.account, h.bet, t, t != h.hard)
 
     def _surrender_problem(self, s: Seat) -> Foul | None:
-        return surrender_problem(self.rules, len(s.cur.cards), s.cur.state)
+        h = s.cur
+        return surrender_problem(self.rules, len(h.cards), h.state)
 
     def _split_problem(self, s: Seat) -> Foul | None:
         h = s.cur
@@ -399,7 +400,7 @@ class Table:
         if a == "i":
             self.insurance(s)  # fouls it when the dealer does not show an A, or it cannot be paid
             return False
-        if a == "h" or a == "s":
+        if a == "h" or a == "s" or (a == "d" and self._double_any):
             return True
         problem = self._two_card_problem(s, a)
         if problem is None:
