@@ -69,10 +69,48 @@ def bench_gymnasium(runs: int, seconds: float) -> float | None:
     return median_of(runs, once)
 
 
+#: The course engine figure in CPU time (best of 5 runs of 60 matches), as code any checkout can run.
+_CPU_RATES = """
+import sys, time
+from twentyone.players.builtin import Basic, Stand
+from twentyone.match import Seating, play_match
+def rate(n):
+    t, rounds = time.process_time(), 0
+    for seed in range(60):
+        players = [Basic(), Stand()] if n == 2 else [Basic() if i % 2 else Stand() for i in range(n)]  # as bench_engine
+        seats = [Seating("p%d" % i, "x", p) for i, p in enumerate(players)]
+        rounds += play_match(seats, 6, seed).rounds
+    return rounds / (time.process_time() - t)
+print(max(rate(2) for _ in range(5)), max(rate(5) for _ in range(5)))
+"""
+
+
+def compare_engine(other: Path, runs: int) -> None:
+    """The course engine figure of this tree and of ``other`` (a checkout with its _core built in place), run in
+    turn ``runs`` times, in CPU time (best of 5 each), so that other work on the machine weighs on both alike."""
+    def rates(where: Path) -> tuple[float, float]:
+        out = subprocess.run([sys.executable, "-c", _CPU_RATES], cwd=where, capture_output=True, text=True,
+                             env={"PYTHONPATH": str(where), "PATH": "/usr/bin:/bin"}, check=True).stdout.split()
+        return float(out[0]), float(out[1])
+
+    pairs = [(rates(ROOT), rates(other)) for _ in range(runs)]
+    for i, n in enumerate((2, 5)):
+        here = statistics.median(p[0][i] for p in pairs)
+        there = statistics.median(p[1][i] for p in pairs)
+        ratio = statistics.median(p[0][i] / p[1][i] for p in pairs)
+        print(f"engine {n} seats (basic and stand, course), CPU time: this tree {here:,.0f} rounds/s, {other} "
+              f"{there:,.0f} rounds/s: {100 * ratio:.1f}% (issue 17 target >= 90%)")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true", help="shorter runs")
+    p.add_argument("--against", type=Path, metavar="DIR",
+                   help="only compare the course engine figure with another checkout's (its _core built in place)")
     args = p.parse_args(argv)
+    if args.against is not None:
+        compare_engine(args.against.resolve(), 3 if args.quick else 6)
+        return 0
     runs, seconds = (3, 0.5) if args.quick else (5, 2.0)
     print(f"machine: {platform.machine()} {platform.processor() or ''}, {platform.python_implementation()} "
           f"{platform.python_version()}, date {time.strftime('%Y-%m-%d')}")
