@@ -11,6 +11,8 @@ Strategies never get a ``Seat``; they get its read-only view (``twentyone.view.T
 
 from __future__ import annotations
 
+from typing import Any
+
 from twentyone.cards import VALUE, hand_total
 from twentyone.legality import Foul
 from twentyone.records import Player, SeatView
@@ -52,6 +54,17 @@ class Hand:
         self.hard += VALUE[card]
         if card == "A":
             self.ace = True
+
+    def log_record(self) -> dict[str, Any]:
+        """This split hand's part of its seat's round record: cards, actions, stake, result, what came back."""
+        bet = self.bet - self.added
+        rec: dict[str, Any] = {"cards": "".join(self.cards), "actions": "".join(self.actions), "bet": bet,
+                               "doubled": self.doubled}
+        if self.doubled and self.added < bet:
+            rec["added"] = self.added
+        rec["result"] = "win" if self.returned > self.bet else "push" if self.returned == self.bet else "lose"
+        rec["returned"] = self.returned
+        return rec
 
     def drop_last(self) -> str:
         """Take the last card back out of the hand (a split or a Changer) and return it."""
@@ -104,6 +117,25 @@ class Seat(Hand):
     def stake(self) -> int:
         """Everything on the table for this seat's hands (without insurance)."""
         return sum(h.bet for h in self.hands) if self.hands else self.bet
+
+    def log_record(self) -> dict[str, Any]:
+        """The seat's part of a round record (RULES.md, "The round log"): ``added`` only after a double for
+        less, ``changed`` only after a Changer, ``hands`` only after a split, so a course log is unchanged."""
+        bet = self.bet - self.added
+        rec: dict[str, Any] = {
+            "seat": self.seat, "account_before": self.account_before, "bet": bet, "insurance": self.insurance,
+            "actions": "".join(self.actions), "cards": "".join(self.cards), "bj": self.bj, "doubled": self.doubled,
+        }
+        if self.doubled and self.added < bet:
+            rec["added"] = self.added
+        if self.changed:
+            rec["changed"] = self.changed
+        rec["surrendered"] = self.surrendered
+        rec["foul"] = self.foul
+        if self.hands:
+            rec["hands"] = [h.log_record() for h in self.hands]
+        rec["account_after"] = self.account
+        return rec
 
     def record(self) -> Player:
         """A fresh course ``Player`` copy of this seat (a seat that split: its hands' cards one after the

@@ -654,43 +654,11 @@ class Table:
             "first_card": first_card,
             "dealer": "".join(self.dealer_shown),
             "dealer_bj": dealer_bj,
-            "players": [_player_record(s) for s in active],
+            "players": [s.log_record() for s in active],
         }
         if self.round_faults:
             record["faults"] = list(self.round_faults)
         return record
-
-
-def _player_record(s: Seat) -> dict[str, Any]:
-    """One seat's part of a round record; ``added`` only after a double for less, ``changed`` only after a
-    Changer, ``hands`` only after a split (RULES.md, "The round log")."""
-    bet = s.bet - s.added
-    rec: dict[str, Any] = {
-        "seat": s.seat, "account_before": s.account_before, "bet": bet, "insurance": s.insurance,
-        "actions": "".join(s.actions), "cards": "".join(s.cards), "bj": s.bj, "doubled": s.doubled,
-    }
-    if s.doubled and s.added < bet:
-        rec["added"] = s.added
-    if s.changed:
-        rec["changed"] = s.changed
-    rec["surrendered"] = s.surrendered
-    rec["foul"] = s.foul
-    if s.hands:
-        rec["hands"] = [_hand_record(h) for h in s.hands]
-    rec["account_after"] = s.account
-    return rec
-
-
-def _hand_record(h: Hand) -> dict[str, Any]:
-    """One split hand's part of its seat's record: cards, actions, stake, result and what came back."""
-    bet = h.bet - h.added
-    rec: dict[str, Any] = {"cards": "".join(h.cards), "actions": "".join(h.actions), "bet": bet,
-                           "doubled": h.doubled}
-    if h.doubled and h.added < bet:
-        rec["added"] = h.added
-    rec["result"] = "win" if h.returned > h.bet else "push" if h.returned == h.bet else "lose"
-    rec["returned"] = h.returned
-    return rec
 
 
 def _verify(s: Seat, action: str, problem: Foul | None) -> None:
