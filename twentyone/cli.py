@@ -17,7 +17,7 @@ from typing import IO, Any, NoReturn
 from typing import TYPE_CHECKING
 
 from twentyone.errors import CompileError, TwentyOneError
-from twentyone.rules import MAX_SEED, OPTIONS, PRESETS, Rules, get_rules
+from twentyone.rules import MAX_SEED, OPTIONS, PRESETS, Rules, format_value, get_rules
 
 if TYPE_CHECKING:
     from twentyone.grading.commands import Execution
@@ -425,8 +425,8 @@ def _run_rules(args: argparse.Namespace) -> int:
         return 0
     if args.options:
         for key, (kind, detail, text) in OPTIONS.items():
-            allowed = "|".join(detail) if kind == "choice" else kind
-            print(f"{key} ({allowed}, course: {getattr(PRESETS['course'], key)}): {text}")
+            allowed = "|".join(detail) if kind == "choice" else {"int?": "int or none"}.get(kind, kind)
+            print(f"{key} ({allowed}, course: {format_value(getattr(PRESETS['course'], key))}): {text}")
         return 0
     print((Path(__file__).parent / "RULES.md").read_text(encoding="utf-8"))
     return 0
