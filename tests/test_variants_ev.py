@@ -169,3 +169,11 @@ def test_ev_mimic_the_dealer_6_decks_matches_exact() -> None:
     """Mimicking the dealer (the amateur AI level), 6 decks S17 3:2: -5.676%."""
     r = simulate("amateur", (S17_DAS,), 6, 2_000_000, 19_000)
     assert abs(r.mean(0) - MIMIC_6) < Z * r.se(0), f"{_pct(r.mean(0))} ± {_pct(r.se(0))}"
+
+
+def test_optimal_plays_a_shoe_larger_than_the_analyser_takes() -> None:
+    """At the judge's 5000-deck table the optimal player plays the 8-deck decisions instead of faulting."""
+    from tests.scripted import one_round
+
+    sc = one_round("88" "T9" "2345" + "9" * 40, [Optimal()], 5000, PRESETS["judge"])
+    assert sc.seat(1)["foul"] is None and sc.seat(1)["actions"].startswith("p")

@@ -7,11 +7,13 @@ is defined: split hands play as the same cards would unsplit ("CDZ-"), choosing 
 allowed.  Ties go to the earlier of stand, hit, double, split, surrender, as in the analyser.  It
 never insures and bets 10.  Decisions are cached by (rules, decks, cards, up card) in this process,
 shared by every ``Optimal``; ``house_edge(rules, strategy="optimal")`` is the EV it plays to, which is
-how the EV tests use it.
+how the EV tests use it.  The analyser takes shoes of 1 to 8 decks: at a table of more (the ``judge``
+preset's 5000), it plays the 8-deck decisions, which are within a hair of an infinite shoe's.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Final
 
 from twentyone.analysis.options import AnalysisRules
@@ -22,6 +24,7 @@ from twentyone.strategy import Strategy
 __all__ = ["Optimal", "evs_of"]
 
 _TEN: Final = str.maketrans("JQK", "TTT")
+_MAX_DECKS: Final = 8
 #: (options, hand as sorted ranks, up rank) -> EV of stand, hit, double, split, surrender (None: not allowed).
 _CACHE: dict[tuple[AnalysisRules, str, str], tuple[float | None, ...]] = {}
 
@@ -53,7 +56,7 @@ class Optimal(Strategy):
     def _options(self, view: SeatView) -> AnalysisRules:
         key = (view.rules, view.decks)
         if self._opts is None or self._for != key:
-            self._opts = AnalysisRules.of(view.rules, decks=view.decks)
+            self._opts = AnalysisRules.of(replace(view.rules, decks=min(view.decks, _MAX_DECKS)))
             self._for = key
         return self._opts
 
