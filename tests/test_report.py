@@ -311,14 +311,14 @@ def test_chinese_names_without_a_cjk_font_are_drawn_in_pinyin(tmp_path: Path, mo
     terminal says so once, and no library warning is printed."""
     import warnings
 
-    from twentyone.grading import report
+    from twentyone.grading import charts, report
     from matplotlib import font_manager
     from matplotlib.ft2font import FT2Font
 
     dejavu = frozenset(FT2Font(font_manager.findfont("DejaVu Sans")).get_charmap())
-    monkeypatch.setattr(report, "_chart_fonts", lambda: (("DejaVu Sans",), dejavu))
+    monkeypatch.setattr(charts, "_chart_fonts", lambda: (("DejaVu Sans",), dejavu))
     monkeypatch.setattr(report, "_said", set())
-    assert report._drawable("张三_2023001 vs basic", dejavu) == "ZhangSan_2023001 vs basic"
+    assert charts._drawable("张三_2023001 vs basic", dejavu) == "ZhangSan_2023001 vs basic"
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         zz = _bankroll_png("张张_2023001", tmp_path / "a")
