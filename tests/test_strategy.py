@@ -119,23 +119,30 @@ def test_basic_differs_from_reference_where_the_rows_hands_disagree(decks: int, 
     assert decision_evs(other, up, rules).best == _NAMES[basic]
 
 
-@pytest.mark.parametrize("rules", sorted(PRESETS))
-@pytest.mark.parametrize("decks", [1, 2, 4, 6, 8])
+#: Every preset at its own decks (the judge's 5000 included), and the course at the other deck counts.
+DERIVED = [(name, PRESETS[name].decks) for name in sorted(PRESETS)] + [("course", d) for d in (1, 2, 4, 8)]
+
+
+@pytest.mark.parametrize(("rules", "decks"), DERIVED, ids=[f"{r}-{d}" for r, d in DERIVED])
 def test_basic_plays_the_derived_chart(rules: str, decks: int) -> None:
-    """Basic's quick lookup plays every hand of two to four cards as its derived chart's ``Chart.decide`` does."""
+    """Basic's quick lookup plays every hand of two to four cards as its derived chart's ``Chart.decide`` does,
+    for every combination of double, surrender and split allowed; more than 8 decks play the 8-deck chart."""
+    from dataclasses import replace
+
     from twentyone.analysis import derived_basic_chart
 
     b = Basic()
     b._use(PRESETS[rules], decks)
-    chart = derived_basic_chart(PRESETS[rules], decks)
+    chart = derived_basic_chart(replace(PRESETS[rules], decks=min(decks, 8)), min(decks, 8))
     assert b.chart is chart
+    allowed = list(itertools.product((True, False), repeat=3))
     for n in (2, 3, 4):
         for cards in itertools.combinations_with_replacement("A23456789TK", n):
             hand = "".join(cards)
             for up in "A23456789TQ":
-                for cd, cs in ((True, True), (True, False), (False, True), (False, False)) if n == 2 else ((False, False),):
-                    assert b.decide(hand, up, cd, cs) == chart.decide(hand, up, can_double=cd, can_surrender=cs,
-                                                                      can_split=False), (hand, up, cd, cs)
+                for cd, cs, sp in allowed if n == 2 else [(False, False, False)]:
+                    assert b.decide(hand, up, cd, cs, sp) == chart.decide(
+                        hand, up, can_double=cd, can_surrender=cs, can_split=sp), (hand, up, cd, cs, sp)
 
 
 def test_basic_follows_the_rules_it_is_seated_under() -> None:

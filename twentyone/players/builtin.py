@@ -8,7 +8,7 @@ the rules and decks from its view (``SeatView.rules``, ``SeatView.decks``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
@@ -29,11 +29,17 @@ _COL: Final = {c: UP.index("T" if c in "JQK" else c) for c in "A23456789TJQK"}
 _PAIR: Final = {c: VALUE[c] - 1 for c in VALUE}
 
 
+#: The analyser takes shoes of 1 to 8 decks: at a table of more (the ``judge`` preset's 5000), basic plays the
+#: 8-deck chart, as ``optimal`` plays the 8-deck decisions.
+_MAX_DECKS: Final = 8
+
+
 def basic_chart(rules: Rules = COURSE, decks: int = 6) -> Chart:
     """The chart ``basic`` plays under ``rules`` with ``decks`` decks: the analyser's derived basic chart."""
     from twentyone.analysis import derived_basic_chart
 
-    return derived_basic_chart(rules, decks)
+    decks = min(decks, _MAX_DECKS)
+    return derived_basic_chart(replace(rules, decks=decks), decks)
 
 
 _Rows = dict[int, tuple[str, ...]]
@@ -146,13 +152,14 @@ class Basic(Strategy):
 
     def first_action(self, view: SeatView) -> str:
         self._seated(view)
-        return self.decide(view.my_cards, view.up_card, view.can_double, view.can_surrender)
+        return self.decide(view.my_cards, view.up_card, view.can_double, view.can_surrender, view.can_split)
 
     def continue_action(self, view: SeatView) -> str:
         self._seated(view)
-        cards = view.my_cards
+        cards = view.my_cards  # after a split: the hand being played
         two = len(cards) == 2
-        return self.decide(cards, view.up_card, two and view.can_double, two and view.can_surrender)
+        return self.decide(cards, view.up_card, two and view.can_double, two and view.can_surrender,
+                           two and view.can_split)
 
 
 _HILO = {c: (1 if c in "23456" else -1 if c in "ATJQK" else 0) for c in "A23456789TJQK"}
@@ -242,7 +249,7 @@ class HiLo(Basic):
             return "i"
         cards, up = view.my_cards, view.up_card
         return self._index(cards, up, tc, view.can_double, view.can_surrender) or self.decide(
-            cards, up, view.can_double, view.can_surrender)
+            cards, up, view.can_double, view.can_surrender, view.can_split)
 
     def continue_action(self, view: SeatView) -> str:
         self._seated(view)
@@ -250,7 +257,7 @@ class HiLo(Basic):
         two = len(cards) == 2
         tc = self.true_count(view.pos)
         cd, cs = two and view.can_double, two and view.can_surrender
-        return self._index(cards, up, tc, cd, cs) or self.decide(cards, up, cd, cs)
+        return self._index(cards, up, tc, cd, cs) or self.decide(cards, up, cd, cs, two and view.can_split)
 
 
 BUILTINS: dict[str, type[Strategy]] = {"stand": Stand, "basic": Basic, "hilo": HiLo, "champion": Champion}
