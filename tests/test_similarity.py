@@ -237,9 +237,65 @@ def test_plays_are_compared_only_in_the_same_situation_up_to_the_first_differenc
     a = {(7, 1): [round_(0, 1, 10, "hs", (all_refs, 1, 0)), round_(9, 2, 10, "s", (all_refs, 1))]}
     b = {(7, 1): [round_(0, 1, 10, "hh", (all_refs, 1, 2)), round_(9, 2, 10, "s", (all_refs, 1), money=990)]}
     plays = plays_of({"a": a, "b": b})
-    got = compare_plays(plays)[(0, 1)]
+    got = compare_plays(plays).pairs[(0, 1)]
     assert (got.compared, got.agreed) == (3, 2)  # the bet, the first h, then s against h; round 2's money differs
     assert isinstance(plays[0], Play) and plays[0].decisions == 5
+
+
+def _naive(a: dict[tuple[int, int], list[TraceRound]], b: dict[tuple[int, int], list[TraceRound]]
+           ) -> tuple[int, int, int, int, int, int]:
+    """(compared, agreed, best reference agreement, wins, losses, unusual) of two traces, decision by decision."""
+    rounds_b = {(slot, r.key): r for slot, rs in b.items() for r in rs}
+    rows = []  # (same, mask a, mask b)
+    for slot, rs in a.items():
+        for ra in rs:
+            rb = rounds_b.get((slot, ra.key))
+            if rb is None or any(r.key == ra.key for r in rs[:rs.index(ra)]):
+                continue
+            for ca, cb, ma, mb in zip(ra.choices(), rb.choices(), ra.agree, rb.agree):
+                rows.append((ca == cb, ma, mb))
+                if ca != cb:
+                    break
+    best = (-1, 0, 0)
+    for side in (1, 2):
+        for r in range(len(REFERENCES)):
+            n = sum(1 for row in rows if row[side] >> r & 1)
+            if n > best[0]:
+                best = (n, side, r)
+    _, side, r = best
+    wins = sum(1 for row in rows if row[0] and not row[side] >> r & 1)
+    losses = sum(1 for row in rows if not row[0] and row[side] >> r & 1)
+    unusual = sum(1 for row in rows if row[0] and row[1] == 0 and row[2] == 0)
+    return len(rows), sum(1 for row in rows if row[0]), best[0], wins, losses, unusual
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_array_sums_equal_a_decision_by_decision_count(seed: int) -> None:
+    """compare_plays (array sums over stretches) gives the counts of a plain walk over every decision."""
+    import random
+
+    rng = random.Random(seed)
+    masks = [0, 1, 3, 6, 4095, 2048, 5]
+
+    def trace() -> dict[tuple[int, int], list[TraceRound]]:
+        out = {}
+        for slot in ((1, 1), (1, 2)):
+            rounds = []
+            for rnd in range(1, 30):
+                acts = rng.choice(["s", "hs", "h", "hhs", "d", "u", ""])
+                rounds.append(TraceRound(1, rng.choice([rnd * 5, rnd * 5 + 1]), rnd, (rng.choice([1000, 990]), 1000),
+                                         rng.choice([10, 10, 20]), "T", "T5" + "4" * acts.count("h"), acts,
+                                         tuple(rng.choice(masks) for _ in range(1 + len(acts)))))
+            out[slot] = rounds
+        return out
+
+    traces = {f"p{k}": trace() for k in range(4)}
+    comparison = compare_plays(plays_of(traces))
+    assert len(comparison.pairs) == 6 and sum(p.compared for p in comparison.pairs.values()) > 30
+    for (i, j), got in comparison.pairs.items():
+        want = _naive(traces[f"p{i}"], traces[f"p{j}"])
+        detail = comparison.detail(i, j)
+        assert (got.compared, got.agreed, got.reference_agreed, got.wins, got.losses, detail.unusual) == want
 
 
 def test_sign_test() -> None:

@@ -30,15 +30,17 @@ person looks at first.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from twentyone.grading.traces import REFERENCES, TraceRound
 
-__all__ = ["Slot", "Play", "Decision", "PairPlay", "plays_of", "compare_plays", "sign_test"]
+__all__ = ["Slot", "Key", "Play", "Decision", "PairPlay", "Comparison", "plays_of", "compare_plays", "sign_test"]
 
 #: One traced match: its seed and the submission's seat.
 Slot = tuple[int, int]
@@ -53,16 +55,24 @@ class Decision:
     j: int
 
 
+#: The situation a round starts in, within one match: (shoe, cards dealt, round, money).
+Key = tuple[int, int, int, tuple[int, ...]]
+
+
 @dataclass
 class Play:
     """One submission's traced decisions, laid end to end."""
 
     name: str
+    #: Each decision's choice: the bet as a number, or the action character.
     choices: list[str]
+    #: Each decision's agreement bits (``TraceRound.agree``).
     agree: np.ndarray
-    where: list[Decision]
-    #: The first decision of each round, by (slot, round key).
-    starts: dict[tuple[Slot, tuple[int, int, int, tuple[int, ...]]], int]
+    #: The rounds in order, with their match, and the index of each round's first decision.
+    rounds: list[tuple[Slot, TraceRound]]
+    first: list[int]
+    #: The first decision of each round and its number of decisions, by (match, situation).
+    starts: dict[tuple[Slot, Key], tuple[int, int]]
     #: Decisions in agreement with each reference, in ``REFERENCES`` order.
     with_reference: list[int] = field(default_factory=list)
 
@@ -70,6 +80,12 @@ class Play:
     def decisions(self) -> int:
         """Decisions traced."""
         return len(self.choices)
+
+    def where(self, i: int) -> Decision:
+        """Where decision ``i`` was made."""
+        k = bisect_right(self.first, i) - 1
+        slot, r = self.rounds[k]
+        return Decision(slot, r, i - self.first[k])
 
     def closest(self) -> tuple[str, float]:
         """The reference this submission agrees with most, and the share of its decisions they agree on."""
@@ -79,24 +95,30 @@ class Play:
         return REFERENCES[best], self.with_reference[best] / len(self.choices)
 
 
+def _bits(agree: np.ndarray) -> np.ndarray:
+    """One column per reference: 1 where the decision agrees with it."""
+    return ((agree[:, None] >> np.arange(len(REFERENCES), dtype=np.int64)) & 1).astype(np.int32)
+
+
 def plays_of(traces: Mapping[str, Mapping[Slot, Sequence[TraceRound]]]) -> list[Play]:
     """Each submission's traces (by name, then by match) laid out for comparing."""
     out = []
     for name, by_slot in traces.items():
         choices: list[str] = []
         masks: list[int] = []
-        where: list[Decision] = []
-        starts: dict[tuple[Slot, tuple[int, int, int, tuple[int, ...]]], int] = {}
+        rounds: list[tuple[Slot, TraceRound]] = []
+        first: list[int] = []
+        starts: dict[tuple[Slot, Key], tuple[int, int]] = {}
         for slot in sorted(by_slot):
             for r in by_slot[slot]:
-                starts.setdefault((slot, r.key), len(choices))
-                for j, (c, m) in enumerate(zip(r.choices(), r.agree)):
-                    choices.append(c)
-                    masks.append(m)
-                    where.append(Decision(slot, r, j))
+                starts.setdefault((slot, r.key), (len(choices), len(r.agree)))
+                rounds.append((slot, r))
+                first.append(len(choices))
+                choices += r.choices()
+                masks += r.agree
         agree = np.array(masks, dtype=np.int64)
-        counts = [int(((agree >> i) & 1).sum()) for i in range(len(REFERENCES))]
-        out.append(Play(name, choices, agree, where, starts, counts))
+        counts = [int(c) for c in _bits(agree).sum(axis=0)] if masks else [0] * len(REFERENCES)
+        out.append(Play(name, choices, agree, rounds, first, starts, counts))
     return out
 
 
@@ -133,9 +155,9 @@ class PairPlay:
     losses: int
     p: float
     #: Decisions where the two made the same choice and no reference makes it: how many, and a sample
-    #: (indices into each ``Play``).
-    unusual: int
-    sample: list[tuple[int, int]]
+    #: (indices into each ``Play``).  Filled in by ``Comparison.detail`` for the pairs shown.
+    unusual: int = 0
+    sample: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def agreement(self) -> float:
@@ -161,79 +183,118 @@ class PairPlay:
 SAMPLE = 20
 
 
-def compare_plays(plays: Sequence[Play]) -> dict[tuple[int, int], PairPlay]:
-    """Every pair (i, j), i < j, of ``plays`` that met in at least one situation."""
-    groups: dict[tuple[Slot, tuple[int, int, int, tuple[int, ...]]], list[int]] = defaultdict(list)
+@dataclass
+class Comparison:
+    """Every pair of plays that met in a situation, and the stretches compared (kept for ``detail``)."""
+
+    plays: Sequence[Play]
+    pairs: dict[tuple[int, int], PairPlay]
+    #: One row per pair and round compared: the pair's index in ``order``, each play's first decision of the
+    #: stretch, its length and whether it ends on a difference.
+    _pair: np.ndarray
+    _sa: np.ndarray
+    _sb: np.ndarray
+    _n: np.ndarray
+    _d: np.ndarray
+    order: list[tuple[int, int]]
+
+    def __post_init__(self) -> None:
+        self._index = {key: k for k, key in enumerate(self.order)}
+
+    def detail(self, i: int, j: int) -> PairPlay:
+        """``pairs[(i, j)]`` with its unusual shared choices counted and sampled."""
+        p = self.pairs[(i, j)]
+        rows = np.flatnonzero(self._pair == self._index[(i, j)])
+        a, b = self.plays[i], self.plays[j]
+        found: list[tuple[int, int]] = []
+        count = 0
+        for k in rows:
+            sa, sb, n = int(self._sa[k]), int(self._sb[k]), int(self._n[k] - self._d[k])
+            for t in range(n):
+                if a.agree[sa + t] == 0 and b.agree[sb + t] == 0:
+                    count += 1
+                    if len(found) < SAMPLE:
+                        found.append((sa + t, sb + t))
+        found.sort(key=lambda x: (a.where(x[0]).slot, x[0]))
+        p.unusual, p.sample = count, found
+        return p
+
+
+@lru_cache(maxsize=256)
+def _pairs_of(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (i < j) of ``m`` members, as two index arrays."""
+    iu, ju = np.triu_indices(m, 1)
+    return iu, ju
+
+
+def compare_plays(plays: Sequence[Play]) -> Comparison:
+    """Every pair (i, j), i < j, of ``plays`` that met in at least one situation.
+
+    Rounds meet by (match, situation); within a round two plays are compared decision by decision up to and
+    including their first difference.  The sums run on arrays (one row per pair and round compared), so a
+    class of 200 is compared in seconds.
+    """
+    groups: dict[tuple[Slot, Key], list[int]] = defaultdict(list)
     for i, p in enumerate(plays):
         for key in p.starts:
             groups[key].append(i)
-    idx_a: dict[tuple[int, int], list[int]] = defaultdict(list)
-    idx_b: dict[tuple[int, int], list[int]] = defaultdict(list)
-    same: dict[tuple[int, int], list[bool]] = defaultdict(list)
+    offsets = np.cumsum([0] + [p.decisions for p in plays])
+    parts: list[tuple[np.ndarray, ...]] = []
     for key, members in groups.items():
-        if len(members) < 2:
+        m = len(members)
+        if m < 2:
             continue
-        # members with the same choices in this round agree on all of them: compare each kind once
-        kinds: dict[tuple[str, ...], list[int]] = defaultdict(list)
-        spans: dict[int, tuple[int, int]] = {}
-        for i in members:
-            p = plays[i]
-            start = p.starts[key]
-            r = p.where[start].round
-            n = len(r.agree)
-            spans[i] = (start, n)
-            kinds[tuple(p.choices[start:start + n])].append(i)
-        kind_list = list(kinds.items())
-        for x, (cx, mx) in enumerate(kind_list):
-            for y in range(x, len(kind_list)):
-                cy, my = kind_list[y]
-                # decisions compared: up to and including the first difference
-                upto = min(len(cx), len(cy))
-                first = next((t for t in range(upto) if cx[t] != cy[t]), None)
-                n = upto if first is None else first + 1
-                flags = [True] * n if first is None else [True] * first + [False]
-                for a in mx:
-                    for b in (my if y != x else ()):
-                        _add(a, b, n, flags, spans, idx_a, idx_b, same)
-                if y == x:
-                    for u in range(len(mx)):
-                        for v in range(u + 1, len(mx)):
-                            _add(mx[u], mx[v], n, flags, spans, idx_a, idx_b, same)
-    out = {}
-    for pair, ia in idx_a.items():
-        i, j = pair
-        out[pair] = _judge(plays[i], plays[j], np.array(ia), np.array(idx_b[pair]), np.array(same[pair], dtype=bool))
-    return out
-
-
-def _add(a: int, b: int, n: int, flags: list[bool], spans: dict[int, tuple[int, int]],
-         idx_a: dict[tuple[int, int], list[int]], idx_b: dict[tuple[int, int], list[int]],
-         same: dict[tuple[int, int], list[bool]]) -> None:
-    if a > b:
-        a, b = b, a
-    sa, sb = spans[a][0], spans[b][0]
-    idx_a[(a, b)] += range(sa, sa + n)
-    idx_b[(a, b)] += range(sb, sb + n)
-    same[(a, b)] += flags
-
-
-def _judge(a: Play, b: Play, ia: np.ndarray, ib: np.ndarray, same: np.ndarray) -> PairPlay:
-    ma, mb = a.agree[ia], b.agree[ib]
-    best = (-1, 0, 0)  # (agreed, side, reference)
-    bits = {}
-    for side, m in ((0, ma), (1, mb)):
-        for r in range(len(REFERENCES)):
-            v = ((m >> r) & 1).astype(bool)
-            n = int(v.sum())
-            bits[(side, r)] = v
-            if n > best[0]:
-                best = (n, side, r)
-    agreed_ref, side, r = best
-    v = bits[(side, r)]
-    wins = int((same & ~v).sum())
-    losses = int((~same & v).sum())
-    unusual_mask = same & (ma == 0) & (mb == 0)
-    unusual = np.flatnonzero(unusual_mask)
-    sample = [(int(ia[k]), int(ib[k])) for k in unusual[:SAMPLE]]
-    return PairPlay(len(ia), int(same.sum()), REFERENCES[r], side, agreed_ref, wins, losses, sign_test(wins, losses),
-                    len(unusual), sample)
+        spans = [plays[i].starts[key] for i in members]
+        starts = [s0 for s0, _ in spans]
+        kinds: dict[tuple[str, ...], int] = {}
+        kind_of = []
+        for i, (s0, length) in zip(members, spans):
+            kind_of.append(kinds.setdefault(tuple(plays[i].choices[s0:s0 + length]), len(kinds)))
+        seqs = list(kinds)
+        nk = len(seqs)
+        nn = np.zeros((nk, nk), dtype=np.int64)
+        dd = np.zeros((nk, nk), dtype=np.int64)
+        for x in range(nk):
+            for y in range(x, nk):
+                upto = min(len(seqs[x]), len(seqs[y]))
+                first = next((t for t in range(upto) if seqs[x][t] != seqs[y][t]), None)
+                nn[x, y] = nn[y, x] = upto if first is None else first + 1
+                dd[x, y] = dd[y, x] = 0 if first is None else 1
+        iu, ju = _pairs_of(m)
+        who = np.array(members, dtype=np.int64)
+        at = np.array(starts, dtype=np.int64) + offsets[who]
+        kind = np.array(kind_of, dtype=np.int64)
+        parts.append((who[iu], who[ju], at[iu], at[ju], nn[kind[iu], kind[ju]], dd[kind[iu], kind[ju]]))
+    empty = np.zeros(0, dtype=np.int64)
+    if not parts:
+        return Comparison(plays, {}, empty, empty, empty, empty, empty, [])
+    a, b, sa, sb, n, d = (np.concatenate([p[c] for p in parts]) for c in range(6))
+    ids, pair = np.unique(a * len(plays) + b, return_inverse=True)
+    count = len(ids)
+    masks = np.concatenate([p.agree for p in plays]) if plays else empty
+    bits = _bits(masks)
+    cum = np.vstack([np.zeros((1, len(REFERENCES)), dtype=np.int64), np.cumsum(bits, axis=0)])
+    compared = np.bincount(pair, weights=n, minlength=count)
+    agreed = np.bincount(pair, weights=n - d, minlength=count)
+    # per pair and reference: decisions where the two agree and the reference agrees with that side
+    # (``same``), and where the two differ and it agrees (``diff``: the last decision of a stretch)
+    last_a, last_b = np.maximum(sa + n - 1, 0), np.maximum(sb + n - 1, 0)
+    with_same = np.zeros((count, 2 * len(REFERENCES)))
+    with_diff = np.zeros((count, 2 * len(REFERENCES)))
+    for side, (start, last) in enumerate(((sa, last_a), (sb, last_b))):
+        end = start + n - d
+        for r in range(len(REFERENCES)):  # a column at a time: a class of 200 has millions of rows
+            col = side * len(REFERENCES) + r
+            with_same[:, col] = np.bincount(pair, weights=cum[end, r] - cum[start, r], minlength=count)
+            with_diff[:, col] = np.bincount(pair, weights=bits[last, r] * d, minlength=count)
+    best = np.argmax(with_same + with_diff, axis=1)
+    order = [(int(x // len(plays)), int(x % len(plays))) for x in ids]
+    out: dict[tuple[int, int], PairPlay] = {}
+    for k, ij in enumerate(order):
+        col = int(best[k])
+        ref_agreed = int(with_same[k, col] + with_diff[k, col])
+        wins = int(agreed[k] - with_same[k, col])
+        losses = int(with_diff[k, col])
+        out[ij] = PairPlay(int(compared[k]), int(agreed[k]), REFERENCES[col % len(REFERENCES)],
+                            col // len(REFERENCES), ref_agreed, wins, losses, sign_test(wins, losses))
+    return Comparison(plays, out, pair, sa - offsets[a], sb - offsets[b], n, d, order)

@@ -249,8 +249,9 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
     code: dict[tuple[str, str], CodeScore] = {(usable[i].name, usable[j].name): v for (i, j), v in scores.items()}
 
     plays = plays_of({n: traces[n] for n in names if n in traces})
-    pair_plays = compare_plays(plays)
-    by_play = {(plays[i].name, plays[j].name): v for (i, j), v in pair_plays.items()}
+    comparison = compare_plays(plays)
+    index = {p.name: i for i, p in enumerate(plays)}
+    by_play = {(plays[i].name, plays[j].name): v for (i, j), v in comparison.pairs.items()}
     compared = len(by_play)
     alpha = settings.behaviour_alpha / max(1, compared)
 
@@ -288,13 +289,18 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
                               closest, share, notes, errors.get(n, "")))
     report = SimilarityReport(title, settings, members, rows, compared, prints, play_by, ignore_template | common)
     _name_pages(report)
+    for shown in report.listed():  # the unusual shared choices of the pairs shown
+        if shown.play is not None:
+            i, j = index[shown.a], index[shown.b]
+            found = comparison.detail(min(i, j), max(i, j))
+            shown.play.unusual = found.unusual
+            shown.play.sample = found.sample if i < j else [(y, x) for x, y in found.sample]
     return report
 
 
 def _swap(p: PairPlay) -> PairPlay:
     """``p`` with its two sides exchanged."""
-    return PairPlay(p.compared, p.agreed, p.reference, 1 - p.side, p.reference_agreed, p.wins, p.losses, p.p,
-                    p.unusual, [(b, a) for a, b in p.sample])
+    return PairPlay(p.compared, p.agreed, p.reference, 1 - p.side, p.reference_agreed, p.wins, p.losses, p.p)
 
 
 def _name_pages(report: SimilarityReport) -> None:

@@ -191,13 +191,14 @@ def _file_box(title: str, shown: str, text: str, spans: list[tuple[int, int, int
 def _decision_rows(pa: Play, pb: Play, sample: list[tuple[int, int]]) -> str:
     rows = []
     for ia, ib in sample:
-        d = pa.where[ia]
+        d = pa.where(ia)
         r = d.round
         choice = pa.choices[ia]
         what = "bet" if d.j == 0 else ("first action" if d.j == 1 else "next action")
         hand = hand_at(r, d.j) if d.j else "\u2014"
         seed, seat = d.slot
-        others = r.other(d.j) or pb.where[ib].round.other(pb.where[ib].j)
+        e = pb.where(ib)
+        others = r.other(d.j) or e.round.other(e.j)
         rows.append(f"<tr><td class=\"num\">{seed}</td><td class=\"num\">{seat}</td><td class=\"num\">{r.round}</td>"
                     f"<td class=\"num\">{r.money[seat - 1] if seat - 1 < len(r.money) else ''}</td>"
                     f"<td>{escape(what)}</td><td><code>{escape(hand)}</code></td><td><code>{escape(r.up)}</code></td>"
