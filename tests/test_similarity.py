@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import require_seccomp
 from tests.test_report import chromium, png_size, run_chromium
-from twentyone.grading.behaviour import Play, compare_plays, plays_of, sign_test
+from twentyone.grading.behaviour import FLAT_BETTORS, Play, compare_plays, plays_of, sign_test
 from twentyone.grading.commands import Execution, grade
 from twentyone.grading.config import GradingConfig, Similarity, config_from_dict
 from twentyone.grading.fingerprints import code_scores, fingerprint, language_of, read_text, template_grams
@@ -245,6 +245,13 @@ def test_plays_are_compared_only_in_the_same_situation_up_to_the_first_differenc
 def _naive(a: dict[tuple[int, int], list[TraceRound]], b: dict[tuple[int, int], list[TraceRound]]
            ) -> tuple[int, int, int, int, int, int]:
     """(compared, agreed, best reference agreement, wins, losses, unusual) of two traces, decision by decision."""
+    flat = sum(1 << REFERENCES.index(r) for r in FLAT_BETTORS)
+
+    def masks(t: dict[tuple[int, int], list[TraceRound]], r: TraceRound) -> list[int]:
+        bets = [x.bet for rs in t.values() for x in rs if x.bet is not None]
+        stake = max(set(bets), key=lambda v: (bets.count(v), -v))  # the usual stake: flat bettors bet it
+        return [r.agree[0] & ~flat | (flat if r.bet == stake else 0), *r.agree[1:]]
+
     rounds_b = {(slot, r.key): r for slot, rs in b.items() for r in rs}
     rows = []  # (same, mask a, mask b)
     for slot, rs in a.items():
@@ -252,7 +259,7 @@ def _naive(a: dict[tuple[int, int], list[TraceRound]], b: dict[tuple[int, int], 
             rb = rounds_b.get((slot, ra.key))
             if rb is None or any(r.key == ra.key for r in rs[:rs.index(ra)]):
                 continue
-            for ca, cb, ma, mb in zip(ra.choices(), rb.choices(), ra.agree, rb.agree):
+            for ca, cb, ma, mb in zip(ra.choices(), rb.choices(), masks(a, ra), masks(b, rb)):
                 rows.append((ca == cb, ma, mb))
                 if ca != cb:
                     break
@@ -296,6 +303,24 @@ def test_the_array_sums_equal_a_decision_by_decision_count(seed: int) -> None:
         want = _naive(traces[f"p{i}"], traces[f"p{j}"])
         detail = comparison.detail(i, j)
         assert (got.compared, got.agreed, got.reference_agreed, got.wins, got.losses, detail.unusual) == want
+
+
+def test_a_flat_stake_is_a_scale_not_a_strategy() -> None:
+    """Two players who bet 20 every round and stand like a reference agree with that reference on their bets too."""
+    stand = 1 << REFERENCES.index("stand")
+    hilo = 1 << REFERENCES.index("hilo")
+
+    def rounds(bet: int) -> dict[tuple[int, int], list[TraceRound]]:
+        return {(1, 1): [TraceRound(1, 5 * k, k, (1000, 1000), bet, "9", "T8", "s", (hilo if bet == 20 else 0, stand))
+                         for k in range(1, 40)]}
+
+    plays = plays_of({"a": rounds(20), "b": rounds(20), "c": rounds(30)})
+    assert plays[0].stake == 20 and plays[0].closest() == ("stand", 1.0)
+    comparison = compare_plays(plays)
+    got = comparison.pairs[(0, 1)]
+    assert got.agreement == 1.0 and got.score == 0.0 and not got.flagged(0.05, 0.01)
+    assert comparison.detail(0, 1).unusual == 0
+    assert comparison.pairs[(0, 2)].agreed == 0  # 20 against 30: the first decision differs every round
 
 
 def test_sign_test() -> None:

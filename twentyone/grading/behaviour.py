@@ -40,7 +40,7 @@ import numpy as np
 
 from twentyone.grading.traces import REFERENCES, TraceRound
 
-__all__ = ["Slot", "Key", "Play", "Decision", "PairPlay", "Comparison", "plays_of", "compare_plays", "sign_test"]
+__all__ = ["FLAT_BETTORS", "Slot", "Key", "Play", "Decision", "PairPlay", "Comparison", "plays_of", "compare_plays", "sign_test"]
 
 #: One traced match: its seed and the submission's seat.
 Slot = tuple[int, int]
@@ -75,6 +75,8 @@ class Play:
     starts: dict[tuple[Slot, Key], tuple[int, int]]
     #: Decisions in agreement with each reference, in ``REFERENCES`` order.
     with_reference: list[int] = field(default_factory=list)
+    #: The bet it makes most often: the stake the flat-betting references are taken to bet.
+    stake: int | None = None
 
     @property
     def decisions(self) -> int:
@@ -100,8 +102,28 @@ def _bits(agree: np.ndarray) -> np.ndarray:
     return ((agree[:, None] >> np.arange(len(REFERENCES), dtype=np.int64)) & 1).astype(np.int32)
 
 
+#: The references that always bet the minimum: they are taken to bet a submission's usual stake instead.
+FLAT_BETTORS = frozenset(r for r in REFERENCES if r not in ("hilo", "champion"))
+_FLAT = sum(1 << REFERENCES.index(r) for r in FLAT_BETTORS)
+
+
+def _usual_stake(by_slot: Mapping[Slot, Sequence[TraceRound]]) -> int | None:
+    """The bet a submission makes most often (None if it made none)."""
+    counts: dict[int, int] = defaultdict(int)
+    for rounds in by_slot.values():
+        for r in rounds:
+            if r.bet is not None:
+                counts[r.bet] += 1
+    return max(counts, key=lambda b: (counts[b], -b)) if counts else None
+
+
 def plays_of(traces: Mapping[str, Mapping[Slot, Sequence[TraceRound]]]) -> list[Play]:
-    """Each submission's traces (by name, then by match) laid out for comparing."""
+    """Each submission's traces (by name, then by match) laid out for comparing.
+
+    The size of a flat bet is a scale, not a strategy: the references that always bet the minimum
+    (``FLAT_BETTORS``) are taken to bet the submission's usual stake, so a student who bets 20 every round and
+    hits below 15 agrees with "hit below 15" on every decision.
+    """
     out = []
     for name, by_slot in traces.items():
         choices: list[str] = []
@@ -109,16 +131,18 @@ def plays_of(traces: Mapping[str, Mapping[Slot, Sequence[TraceRound]]]) -> list[
         rounds: list[tuple[Slot, TraceRound]] = []
         first: list[int] = []
         starts: dict[tuple[Slot, Key], tuple[int, int]] = {}
+        stake = _usual_stake(by_slot)
         for slot in sorted(by_slot):
             for r in by_slot[slot]:
                 starts.setdefault((slot, r.key), (len(choices), len(r.agree)))
                 rounds.append((slot, r))
                 first.append(len(choices))
                 choices += r.choices()
-                masks += r.agree
+                bet = r.agree[0] & ~_FLAT | (_FLAT if r.bet is not None and r.bet == stake else 0)
+                masks += (bet, *r.agree[1:])
         agree = np.array(masks, dtype=np.int64)
         counts = [int(c) for c in _bits(agree).sum(axis=0)] if masks else [0] * len(REFERENCES)
-        out.append(Play(name, choices, agree, rounds, first, starts, counts))
+        out.append(Play(name, choices, agree, rounds, first, starts, counts, stake))
     return out
 
 
@@ -158,6 +182,8 @@ class PairPlay:
     #: (indices into each ``Play``).  Filled in by ``Comparison.detail`` for the pairs shown.
     unusual: int = 0
     sample: list[tuple[int, int]] = field(default_factory=list)
+    #: How many of the unusual shared choices are bets (the rest are actions).
+    unusual_bets: int = 0
 
     @property
     def agreement(self) -> float:
@@ -207,16 +233,17 @@ class Comparison:
         rows = np.flatnonzero(self._pair == self._index[(i, j)])
         a, b = self.plays[i], self.plays[j]
         found: list[tuple[int, int]] = []
-        count = 0
+        count = bets = 0
         for k in rows:
             sa, sb, n = int(self._sa[k]), int(self._sb[k]), int(self._n[k] - self._d[k])
             for t in range(n):
                 if a.agree[sa + t] == 0 and b.agree[sb + t] == 0:
                     count += 1
+                    bets += t == 0  # a stretch starts at a round's bet
                     if len(found) < SAMPLE:
                         found.append((sa + t, sb + t))
         found.sort(key=lambda x: (a.where(x[0]).slot, x[0]))
-        p.unusual, p.sample = count, found
+        p.unusual, p.sample, p.unusual_bets = count, found, bets
         return p
 
 

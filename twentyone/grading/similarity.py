@@ -162,7 +162,8 @@ class SimilarityReport:
                 d["behaviour"] = {"compared": q.compared, "agreement": round(q.agreement, 4),
                                   "reference": q.reference, "reference_of": [p.a, p.b][q.side],
                                   "reference_agreement": round(q.reference_agreement, 4), "wins": q.wins,
-                                  "losses": q.losses, "p": q.p, "unusual": q.unusual}
+                                  "losses": q.losses, "p": q.p, "unusual": q.unusual,
+                                  "unusual_bets": q.unusual_bets}
             return d
 
         return {"title": self.title, "verdict": VERDICT, "settings": self.settings.__dict__,
@@ -293,7 +294,7 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
         if shown.play is not None:
             i, j = index[shown.a], index[shown.b]
             found = comparison.detail(min(i, j), max(i, j))
-            shown.play.unusual = found.unusual
+            shown.play.unusual, shown.play.unusual_bets = found.unusual, found.unusual_bets
             shown.play.sample = found.sample if i < j else [(y, x) for x, y in found.sample]
     return report
 

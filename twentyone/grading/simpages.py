@@ -26,6 +26,7 @@ from twentyone.grading.fingerprints import K, Region, Source, matched_regions
 from twentyone.grading.report import SORT_JS, _page, _td, _th
 from twentyone.grading.similarity import CODE_MIN_SHARED, VERDICT, PairRow, SimilarityReport, reference_title
 from twentyone.grading.traces import hand_at
+from twentyone.rules import COURSE
 
 __all__ = ["write_similarity", "render_similarity", "render_pair", "PAGE", "FOLDER"]
 
@@ -199,6 +200,9 @@ def _decision_rows(pa: Play, pb: Play, sample: list[tuple[int, int]]) -> str:
         seed, seat = d.slot
         e = pb.where(ib)
         others = r.other(d.j) or e.round.other(e.j)
+        if d.j == 0 and pa.stake is not None:  # the flat bettors bet this player's usual stake, not the minimum
+            others = "/".join(dict.fromkeys([str(pa.stake)] + [x for x in others.split("/")
+                                                                 if x and x != str(COURSE.min_bet)]))
         rows.append(f"<tr><td class=\"num\">{seed}</td><td class=\"num\">{seat}</td><td class=\"num\">{r.round}</td>"
                     f"<td class=\"num\">{r.money[seat - 1] if seat - 1 < len(r.money) else ''}</td>"
                     f"<td>{escape(what)}</td><td><code>{escape(hand)}</code></td><td><code>{escape(r.up)}</code></td>"
@@ -233,8 +237,8 @@ def render_pair(report: SimilarityReport, row: PairRow) -> str:
         facts.append(f"<tr><th>Behaviour score</th><td>{100 * p.score:+.1f} points (agreement minus best reference); "
                      f"sign test: {p.wins} decisions go the pair's way, {p.losses} the reference's, p = {p.p:.2g}"
                      "</td></tr>")
-        facts.append(f"<tr><th>Unusual shared choices</th><td>{p.unusual}: the same choice, made by no reference"
-                     "</td></tr>")
+        facts.append(f"<tr><th>Unusual shared choices</th><td>{p.unusual}: the same choice, made by no reference "
+                     f"({p.unusual_bets} bets, {p.unusual - p.unusual_bets} actions)</td></tr>")
     else:
         facts.append("<tr><th>Decisions compared</th><td>none: the two never met in the same situation</td></tr>")
     for name in (row.a, row.b):
@@ -259,8 +263,11 @@ def render_pair(report: SimilarityReport, row: PairRow) -> str:
     pa, pb = report.plays.get(row.a), report.plays.get(row.b)
     if p is not None and p.sample and pa is not None and pb is not None:
         parts.append(f"<h2>Unusual shared choices ({len(p.sample)} of {p.unusual} shown)</h2>")
+        stake = pa.stake
         parts.append('<p class="note">Situations where both made the same choice and no reference strategy makes '
-                     "it (the references' choices in the last column).</p>")
+                     "it (the references' choices in the last column; the references that bet the minimum are taken "
+                     f"to bet this player's usual stake{f', {stake}' if stake is not None else ''}). When they are "
+                     "all bets, the two may simply share a betting system.</p>")
         parts.append('<table id="unusual"><thead><tr><th class="num">Seed</th><th class="num">Seat</th>'
                      '<th class="num">Round</th><th class="num">Money</th><th>Decision</th><th>Hand</th>'
                      "<th>Up card</th><th>Both chose</th><th>References chose</th></tr></thead><tbody>"
