@@ -335,8 +335,6 @@ def bench_champion(runs: int, seconds: float) -> None:
 def bench_similarity(runs: int, seconds: float) -> None:
     """Issue 16 at the scale of a class of 200: every code pair, then the play of 200 traced submissions;
     and what tracing adds to a graded match (a sandboxed C basic player against stand)."""
-    import tempfile
-
     from tests.simclass import traced_class, traced_overhead
     from twentyone.grading.config import Similarity
     from twentyone.grading.fingerprints import read_text
@@ -344,14 +342,16 @@ def bench_similarity(runs: int, seconds: float) -> None:
     from twentyone.grading.store import SourceRow
     from twentyone.players.sandbox.limits import Limits
 
-    with tempfile.TemporaryDirectory() as tmp:
-        subs = make_class(Path(tmp), 200)
-        rows = [SourceRow(p.name, "submission", str(p), "c", read_text((p / "mycodes.c").read_bytes())) for p in subs]
-        t = time.perf_counter()
-        rep = build([r.name for r in rows], rows + template_sources(), {}, Similarity(), "bench")
-        code = time.perf_counter() - t
-    print(f"similarity, code of 200 C submissions (make_class), every pair: {code:.1f} s "
-          f"({len(rep.pairs):,} pairs sharing a fingerprint; target: seconds)")
+    fixtures = sorted(p for p in (ROOT / "tests" / "fixtures").rglob("*.c") if "hostile" not in p.parts
+                      and p.name != "main.c")
+    texts = [read_text(p.read_bytes()) for p in fixtures]
+    rows = [SourceRow(f"s{k:03d}", "submission", "", "c", texts[k % len(texts)]) for k in range(200)]
+    t = time.perf_counter()
+    rep = build([r.name for r in rows], rows + template_sources(), {}, Similarity(), "bench")
+    code = time.perf_counter() - t
+    print(f"similarity, code of 200 C files (the {len(texts)} hand-in fixtures, each handed in 7 or 8 times), every "
+          f"pair: {code:.1f} s ({len(rep.pairs):,} pairs share a fingerprint, {len(rep.flagged())} flagged; "
+          "target: seconds)")
     t = time.perf_counter()
     traces = traced_class(200)
     played = time.perf_counter() - t

@@ -226,11 +226,14 @@ class Comparison:
 
     def __post_init__(self) -> None:
         self._index = {key: k for k, key in enumerate(self.order)}
+        self._rows = np.argsort(self._pair, kind="stable")  # the rows of each pair, together
+        self._bounds = np.searchsorted(self._pair[self._rows], np.arange(len(self.order) + 1))
 
     def detail(self, i: int, j: int) -> PairPlay:
         """``pairs[(i, j)]`` with its unusual shared choices counted and sampled."""
         p = self.pairs[(i, j)]
-        rows = np.flatnonzero(self._pair == self._index[(i, j)])
+        k = self._index[(i, j)]
+        rows = self._rows[self._bounds[k]:self._bounds[k + 1]]
         a, b = self.plays[i], self.plays[j]
         found: list[tuple[int, int]] = []
         count = bets = 0
