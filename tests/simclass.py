@@ -79,7 +79,8 @@ class Variant(Strategy):
 
 
 def _variants(n: int) -> list[Variant]:
-    kinds = list(itertools.product(range(12, 19), (17, 18, 19), ("", "11", "10,11", "9,10,11"), ("23456", "3456", "23456789T"),
+    kinds = list(itertools.product(range(12, 19), (17, 18, 19), ("", "11", "10,11", "9,10,11"),
+                                   ("23456", "3456", "23456789T"),
                                    (0, 1, 2), (False, True), ("flat", "flat20", "ramp", "streak", "martingale")))
     return [Variant(*k) for k in random.Random(2026).sample(kinds, n)]
 

@@ -40,7 +40,8 @@ import numpy as np
 
 from twentyone.grading.traces import REFERENCES, TraceRound
 
-__all__ = ["FLAT_BETTORS", "Slot", "Key", "Play", "Decision", "PairPlay", "Comparison", "plays_of", "compare_plays", "sign_test"]
+__all__ = ["FLAT_BETTORS", "Slot", "Key", "Play", "Decision", "PairPlay", "Comparison", "plays_of", "compare_plays",
+           "sign_test"]
 
 #: One traced match: its seed and the submission's seat.
 Slot = tuple[int, int]

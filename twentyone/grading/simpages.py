@@ -155,7 +155,8 @@ def render_similarity(report: SimilarityReport, back: str | None = None) -> str:
         notes = "".join(f'<br><span class="note">{escape(t)}</span>' for t in m.notes)
         mrows.append(f"<tr><td>{escape(m.name)}{notes}</td><td><code>{escape(m.shown)}</code></td>"
                      f"<td>{escape(m.language)}</td><td class=\"num\">{m.prints}</td>"
-                     f"<td class=\"num\">{m.decisions}</td><td>{escape(reference_title(m.closest)) if m.closest else ''}"
+                     f"<td class=\"num\">{m.decisions}</td>"
+                     f"<td>{escape(reference_title(m.closest)) if m.closest else ''}"
                      f"</td><td class=\"num\">{_pct(m.closest_share) if m.closest else ''}</td></tr>")
     parts.append('<table id="members"><thead><tr><th>Submission</th><th>File</th><th>Language</th>'
                  '<th class="num">Own fingerprints</th><th class="num">Decisions traced</th>'

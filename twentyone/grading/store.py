@@ -232,7 +232,8 @@ class Store:
     def sources(self) -> list[SourceRow]:
         """The stored source texts (none in a store made before they were kept)."""
         with self._reading():
-            if self._conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='sources'").fetchone() is None:
+            found = self._conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='sources'")
+            if found.fetchone() is None:
                 return []
             rows = self._conn.execute("SELECT name, role, shown, language, text FROM sources ORDER BY rowid").fetchall()
         return [SourceRow(*(str(v) for v in r)) for r in rows]
