@@ -37,8 +37,23 @@ bench: install c-program
 c-program: twentyone-c
 
 # Always rebuilt (a fraction of a second): MYCODES may name a file older than the last build.
-twentyone-c: c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/twentyone.h c_src/mycodes.h $(MYCODES)
-	$(CC) -O2 -std=gnu99 -Ic_src -Ic_src/compat c_src/main.c c_src/twentyone.c c_src/tw_rng.c $(MYCODES) -o $@
+# The student's file is compiled twice, each time from a copy in $(CPROG), so that a quoted include finds the
+# project's headers, never a twentyone.h or mycodes.h beside the file (one that differs is named in a warning):
+# manual.c is the file as it is (the manual game: no arguments); auto.c is the file as `twentyone match`
+# compiles it, PERSON switched off by the same code (twentyone/players/cprogram.py), its globals renamed
+# tw_auto_* so that both link into one program (the automatic runs: --seed ...).
+CPROG  := build/c-program
+CPROG_CFLAGS := -O2 -std=gnu99 -Ic_src -Ic_src/compat
+# The venv is order-only: the build step needs it to exist, not to be newer than setup.py.
+twentyone-c: c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/twentyone.h c_src/mycodes.h $(MYCODES) | $(STAMP)
+	@mkdir -p $(CPROG)
+	$(PY) -m twentyone.players.cprogram '$(MYCODES)' $(CPROG)
+	$(CC) $(CPROG_CFLAGS) -c $(CPROG)/manual.c -o $(CPROG)/manual.o
+	$(CC) $(CPROG_CFLAGS) -c $(CPROG)/auto.c -o $(CPROG)/auto.o
+	nm -g --defined-only $(CPROG)/auto.o | awk 'NF == 3 { print $$3, "tw_auto_" $$3 }' > $(CPROG)/auto.syms
+	objcopy --redefine-syms=$(CPROG)/auto.syms $(CPROG)/auto.o
+	$(CC) $(CPROG_CFLAGS) $$(cat $(CPROG)/main.flags) c_src/main.c c_src/twentyone.c c_src/tw_rng.c \
+	      $(CPROG)/manual.o $(CPROG)/auto.o -o $@
 
 typecheck: install
 	$(PIP) install --quiet mypy

@@ -18,7 +18,7 @@ setup(
                       "tree-sitter-cpp>=0.23"],
     extras_require={
         "test": ["pytest>=8", "pytest-timeout>=2.2", "hypothesis>=6", "import-linter>=2.1"],
-        "reports": ["matplotlib>=3.8"],
+        "reports": ["matplotlib>=3.8", "pypinyin>=0.50"],
         "dask": ["dask[distributed]>=2024.1"],
         "bench": ["gymnasium>=1.0"],
     },

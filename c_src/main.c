@@ -9,15 +9,24 @@
  *
  * Without arguments it plays like the course: it asks for the number of people, their names and
  * the decks, then plays; under PERSON (in mycodes.c) the student's functions ask at the keyboard.
+ * Built by make c-program, the automatic runs below play a second copy of the file with PERSON
+ * switched off, as the Python engine does (TW_AUTO_OBJECT), and say so when it was on.
  * For automation:
- *     twentyone-c --seed S --decks N --seats K [--log FILE.jsonl] [--quiet] [--source PATH]
+ *     twentyone-c --seed S --decks N --seats K [--log FILE.jsonl] [--quiet [--output FILE]] [--source PATH]
  * seats 1..K are played by function sets 1..K, and --log writes the same JSONL round log as the
  * Python engine (twentyone/table.py), byte for byte; the log names the players PATH:K
- * (default mycodes.c:K), as the Python engine names them by their --player spec.
+ * (default mycodes.c:K), as the Python engine names them by their --player spec.  --quiet prints
+ * only the result: what the players print goes to a file (--output FILE, by default the Python
+ * engine's output folder), cut at 1 MiB, and the program says once where it is.
  * --matches M (with the above) plays M matches with seeds S, S+1, ... and prints rounds/s.
  */
+#define _GNU_SOURCE  /* fopencookie: --quiet sends the players' printing to a capped file */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "mycodes.h"
 
 /* A mycodes.c may fill in only some function sets: a missing one is a null pointer here. */
@@ -46,12 +55,35 @@
 #define MAXACTS 24  /* decisions in one hand at most ('i', up to 18 'h', then 's') */
 
 /* The students' functions, as the course's arrays of function pointers. */
-static int (*const bet_arr[MAXS])(int) = { bet1, bet2, bet3, bet4, bet5 };
-static char (*const first_action_arr[MAXS])(char*, int) = {
+static int (*bet_arr[MAXS])(int) = { bet1, bet2, bet3, bet4, bet5 };
+static char (*first_action_arr[MAXS])(char*, int) = {
     first_action1, first_action2, first_action3, first_action4, first_action5 };
-static char (*const continue_action_arr[MAXS])(Player(*)[]) = {
+static char (*continue_action_arr[MAXS])(Player(*)[]) = {
     continue_action1, continue_action2, continue_action3, continue_action4, continue_action5 };
-static void (*const show_arr[MAXS])(Banker*, Player(*)[], int, int, int) = { show1, show2, show3, show4, show5 };
+static void (*show_arr[MAXS])(Banker*, Player(*)[], int, int, int) = { show1, show2, show3, show4, show5 };
+
+#ifdef TW_AUTO_OBJECT
+/* make c-program links a second copy of the file (twentyone/players/cprogram.py): the file as
+ * `twentyone match` compiles it, #define PERSON switched off, every global renamed tw_auto_*.  The
+ * automatic runs (--seed ...) play that copy; the manual game (no arguments) plays the file as it is.
+ * A missing function set is a null pointer here too. */
+#define TW_AUTO_SET(k)                                                                              \
+    __attribute__((weak)) int tw_auto_bet##k(int);                                                    \
+    __attribute__((weak)) char tw_auto_first_action##k(char*, int);                                   \
+    __attribute__((weak)) char tw_auto_continue_action##k(Player(*)[]);                               \
+    __attribute__((weak)) void tw_auto_show##k(Banker*, Player(*)[], int, int, int);
+TW_AUTO_SET(1) TW_AUTO_SET(2) TW_AUTO_SET(3) TW_AUTO_SET(4) TW_AUTO_SET(5)
+
+static void play_the_auto_copy(void)
+{
+#define TW_AUTO_USE(k)                                                                              \
+    bet_arr[k - 1] = tw_auto_bet##k;                                                                  \
+    first_action_arr[k - 1] = tw_auto_first_action##k;                                                \
+    continue_action_arr[k - 1] = tw_auto_continue_action##k;                                          \
+    show_arr[k - 1] = tw_auto_show##k;
+    TW_AUTO_USE(1) TW_AUTO_USE(2) TW_AUTO_USE(3) TW_AUTO_USE(4) TW_AUTO_USE(5)
+}
+#endif
 
 /* -- the course's variables ----------------------------------------------------------------- */
 static int pNum;                 /* number of people, the dealer included */
@@ -84,6 +116,7 @@ static int next_ready;
 /* -- options ---------------------------------------------------------------------------------- */
 static FILE* logf;
 static int quiet;
+static const char* output_path;  /* --output FILE: where --quiet puts what the players print */
 static unsigned long long seed;
 static const char* source = "mycodes.c";
 
@@ -488,6 +521,101 @@ static const char* play_match(void)
     return reason;
 }
 
+/* -- --quiet: what the players print goes to a file, as in the Python engine ------------------------ */
+/* The players' stdio output (printf, puts, putchar ...) goes through a stdout of our own that writes
+ * at most PRINTED_CAP bytes to the file and drops the rest, as the engine's capture does; what is
+ * written to file descriptor 1 directly (or by a command they run) goes to the same file, uncapped.
+ * The program's own result is printed after the match, on the real stdout. */
+#define PRINTED_CAP (1L << 20)
+static int printed_fd = -1, saved_fd = -1;
+static long printed_bytes;
+static int printed_cut;
+static FILE* real_stdout;
+static char printed_at[PATH_MAX];
+
+static ssize_t printed_write(void* cookie, const char* buf, size_t n)
+{
+    (void)cookie;
+    size_t room = printed_bytes < PRINTED_CAP ? (size_t)(PRINTED_CAP - printed_bytes) : 0;
+    size_t keep = n < room ? n : room;
+    if (keep < n) printed_cut = 1;
+    for (size_t done = 0; done < keep;) {
+        ssize_t w = write(printed_fd, buf + done, keep - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { printed_cut = 1; break; }
+        done += (size_t)w;
+    }
+    printed_bytes += (long)keep;
+    return (ssize_t)n;  /* the rest is dropped, never an error: a player's printf must not fail */
+}
+
+/* mkdir -p of the folders above path (path is changed in place and put back). */
+static void make_parents(char* path)
+{
+    for (char* p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        mkdir(path, 0777);
+        *p = '/';
+    }
+}
+
+/* The default file: <cache>/output/twentyone-c-seedS.out, where <cache> is $TWENTYONE_CACHE, or
+ * $XDG_CACHE_HOME/twentyone, or ~/.cache/twentyone (the Python engine's output folder). */
+static void default_output(char* buf, size_t n)
+{
+    const char* base = getenv("TWENTYONE_CACHE");
+    const char* xdg = getenv("XDG_CACHE_HOME");
+    const char* home = getenv("HOME");
+    if (base && *base) snprintf(buf, n, "%s/output/twentyone-c-seed%llu.out", base, seed);
+    else if (xdg && *xdg) snprintf(buf, n, "%s/twentyone/output/twentyone-c-seed%llu.out", xdg, seed);
+    else if (home && *home) snprintf(buf, n, "%s/.cache/twentyone/output/twentyone-c-seed%llu.out", home, seed);
+    else snprintf(buf, n, "twentyone-c-seed%llu.out", seed);
+}
+
+static int start_printed(void)
+{
+    char path[PATH_MAX];
+    if (output_path) snprintf(path, sizeof path, "%s", output_path);
+    else default_output(path, sizeof path);
+    make_parents(path);
+    printed_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (printed_fd < 0) {
+        fprintf(stderr, "twentyone-c: error: cannot write the players' output to '%s': %s\n", path, strerror(errno));
+        return 0;
+    }
+    if (!realpath(path, printed_at)) snprintf(printed_at, sizeof printed_at, "%s", path);
+    cookie_io_functions_t io = { NULL, printed_write, NULL, NULL };
+    FILE* f = fopencookie(NULL, "w", io);
+    fflush(stdout);
+    saved_fd = dup(1);
+    if (!f || saved_fd < 0 || dup2(printed_fd, 1) < 0) {
+        fprintf(stderr, "twentyone-c: error: cannot send the players' output to '%s'\n", printed_at);
+        return 0;
+    }
+    real_stdout = stdout;
+    stdout = f;  /* glibc: stdout is a variable (the players' printf reads it) */
+    return 1;
+}
+
+static void end_printed(void)
+{
+    if (printed_fd < 0) return;
+    fclose(stdout);
+    stdout = real_stdout;
+    dup2(saved_fd, 1);
+    close(saved_fd);
+    struct stat st;
+    long long size = fstat(printed_fd, &st) == 0 ? (long long)st.st_size : printed_bytes;
+    close(printed_fd);
+    printed_fd = -1;
+    if (size > 0)
+        fprintf(stderr, "twentyone-c: what the players printed is in %s%s\n", printed_at,
+                printed_cut ? " (cut at 1 MiB)" : "");
+    else
+        unlink(printed_at);
+}
+
 /* -- set-up ------------------------------------------------------------------------------------ */
 static int check_sets(int n)
 {
@@ -505,7 +633,7 @@ static int check_sets(int n)
 static int usage(const char* msg)
 {
     fprintf(stderr, "twentyone-c: error: %s (usage: twentyone-c [--seed S --decks N --seats K [--log FILE.jsonl] "
-            "[--quiet] [--source PATH]])\n", msg);
+            "[--quiet [--output FILE]] [--source PATH]])\n", msg);
     return 2;
 }
 
@@ -573,10 +701,14 @@ int main(int argc, char** argv)
             printf("twentyone-c: the course's 21 program with this project's rulings.\n"
                    "  twentyone-c                      ask for the players, names and decks, then play\n"
                    "                                   (by hand when mycodes.c has #define PERSON)\n"
-                   "  twentyone-c --seed S --decks N --seats K [--log FILE.jsonl] [--quiet] [--source PATH]\n"
+                   "  twentyone-c --seed S --decks N --seats K [--log FILE.jsonl] [--quiet [--output FILE]]\n"
+                   "              [--source PATH]\n"
                    "                                   play one match automatically; seats 1..K are the\n"
                    "                                   file's function sets 1..K; --log writes the round log\n"
-                   "                                   (as the Python engine's), --source names the file in it\n");
+                   "                                   (as the Python engine's), --source names the file in it;\n"
+                   "                                   --quiet prints only the result, and what the players\n"
+                   "                                   print goes to a file (--output FILE), cut at 1 MiB\n"
+                   "                                   (with PERSON on, automatic runs play a copy without it)\n");
             return 0;
         }
         if (!val) return usage("missing value after an option");
@@ -597,6 +729,9 @@ int main(int argc, char** argv)
             logpath = val;
         } else if (!strcmp(a, "--source")) {
             source = val;
+        } else if (!strcmp(a, "--output")) {
+            output_path = val;
+            quiet = 1;
         } else if (!strcmp(a, "--matches")) {
             if (!parse_int(val, 1, 1000000000L, &v)) return usage("matches out of range");
             matches = v;
@@ -611,6 +746,13 @@ int main(int argc, char** argv)
         return usage("--seed, --decks and --seats go together");
     } else {
         for (int i = 0; i < pNum - 1; i++) snprintf(players[i].name, sizeof players[i].name, "player%d", i + 1);
+#ifdef TW_AUTO_OBJECT
+        play_the_auto_copy();
+#endif
+#ifdef TW_PERSON_SWITCHED_OFF
+        fprintf(stderr, "twentyone-c: note: %s has #define PERSON on: this automatic run plays a copy with PERSON "
+                "off, as twentyone match does (run twentyone-c without arguments to play by hand)\n", source);
+#endif
     }
     if (!check_sets(pNum - 1)) return 2;
     if (logpath) {
@@ -623,6 +765,7 @@ int main(int argc, char** argv)
         long long rounds = 0;
         quiet = 1;
         logf = NULL;
+        if (!start_printed()) return 2;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (long m = 0; m < matches; m++) {
             play_match();
@@ -630,12 +773,15 @@ int main(int argc, char** argv)
             seed++;
         }
         clock_gettime(CLOCK_MONOTONIC, &t1);
+        end_printed();
         double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
         fprintf(stderr, "%ld matches, %lld rounds in %.3f s: %.0f rounds/s\n", matches, rounds, secs, rounds / secs);
         if (keep) fclose(keep);
         return 0;
     }
+    if (quiet && !start_printed()) return 2;
     const char* reason = play_match();
+    end_printed();
     write_end(reason);
     if (logf) fclose(logf);
     return 0;

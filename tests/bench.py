@@ -16,16 +16,17 @@ from pathlib import Path
 
 from twentyone.players.builtin import Basic, Stand
 from twentyone.match import Seating, play_match
+from twentyone.rules import COURSE, PRESETS, Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _rounds_per_second(make_seats: Callable[[], list[Seating]], seconds: float) -> float:
+def _rounds_per_second(make_seats: Callable[[], list[Seating]], seconds: float, rules: Rules = COURSE) -> float:
     start = time.perf_counter()
     rounds = 0
     seed = 0
     while time.perf_counter() - start < seconds:
-        rounds += play_match(make_seats(), 6, seed).rounds
+        rounds += play_match(make_seats(), 6, seed, rules).rounds
         seed += 1
     return rounds / (time.perf_counter() - start)
 
@@ -68,10 +69,48 @@ def bench_gymnasium(runs: int, seconds: float) -> float | None:
     return median_of(runs, once)
 
 
+#: The course engine figure in CPU time (best of 5 runs of 60 matches), as code any checkout can run.
+_CPU_RATES = """
+import sys, time
+from twentyone.players.builtin import Basic, Stand
+from twentyone.match import Seating, play_match
+def rate(n):
+    t, rounds = time.process_time(), 0
+    for seed in range(60):
+        players = [Basic(), Stand()] if n == 2 else [Basic() if i % 2 else Stand() for i in range(n)]  # as bench_engine
+        seats = [Seating("p%d" % i, "x", p) for i, p in enumerate(players)]
+        rounds += play_match(seats, 6, seed).rounds
+    return rounds / (time.process_time() - t)
+print(max(rate(2) for _ in range(5)), max(rate(5) for _ in range(5)))
+"""
+
+
+def compare_engine(other: Path, runs: int) -> None:
+    """The course engine figure of this tree and of ``other`` (a checkout with its _core built in place), run in
+    turn ``runs`` times, in CPU time (best of 5 each), so that other work on the machine weighs on both alike."""
+    def rates(where: Path) -> tuple[float, float]:
+        out = subprocess.run([sys.executable, "-c", _CPU_RATES], cwd=where, capture_output=True, text=True,
+                             env={"PYTHONPATH": str(where), "PATH": "/usr/bin:/bin"}, check=True).stdout.split()
+        return float(out[0]), float(out[1])
+
+    pairs = [(rates(ROOT), rates(other)) for _ in range(runs)]
+    for i, n in enumerate((2, 5)):
+        here = statistics.median(p[0][i] for p in pairs)
+        there = statistics.median(p[1][i] for p in pairs)
+        ratio = statistics.median(p[0][i] / p[1][i] for p in pairs)
+        print(f"engine {n} seats (basic and stand, course), CPU time: this tree {here:,.0f} rounds/s, {other} "
+              f"{there:,.0f} rounds/s: {100 * ratio:.1f}% (issue 17 target >= 90%)")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true", help="shorter runs")
+    p.add_argument("--against", type=Path, metavar="DIR",
+                   help="only compare the course engine figure with another checkout's (its _core built in place)")
     args = p.parse_args(argv)
+    if args.against is not None:
+        compare_engine(args.against.resolve(), 3 if args.quick else 6)
+        return 0
     runs, seconds = (3, 0.5) if args.quick else (5, 2.0)
     print(f"machine: {platform.machine()} {platform.processor() or ''}, {platform.python_implementation()} "
           f"{platform.python_version()}, date {time.strftime('%Y-%m-%d')}")
@@ -370,9 +409,35 @@ def bench_similarity(runs: int, seconds: float) -> None:
           f"{1000 * plain:.0f} ms; 8 traced matches a submission add {8 * (traced - plain):.2f} s of CPU")
 
 
+def bench_variants(runs: int, seconds: float) -> None:
+    """Issue 17: a preset with splitting, double after split and a hole card (s17-3to2-6d) against the course
+    preset, at 2 and 5 seats, each seat playing its rule set's exact basic chart (``ChartStrategy``: the
+    course's never splits, the split game's does) or always standing; the two are run in turn, and the
+    figure is the median ratio (target >= 70%)."""
+    from twentyone.analysis import derived_basic_chart
+    from twentyone.players.chartplayer import ChartStrategy
+
+    split = PRESETS["s17-3to2-6d"]
+    charts = {r.name: derived_basic_chart(r, 6) for r in (COURSE, split)}
+
+    def seats(rules: Rules, n: int) -> Callable[[], list[Seating]]:
+        return lambda: [Seating(f"p{i}", "chart", ChartStrategy(charts[rules.name]) if i % 2 == 0 else Stand())
+                        for i in range(n)]
+
+    for n in (2, 5):
+        course_rates, split_rates = [], []
+        for _ in range(runs):
+            course_rates.append(_rounds_per_second(seats(COURSE, n), seconds, COURSE))
+            split_rates.append(_rounds_per_second(seats(split, n), seconds, split))
+        ratio = statistics.median(b / a for a, b in zip(course_rates, split_rates))
+        print(f"engine {n} seats, basic chart and stand: course {statistics.median(course_rates):,.0f} rounds/s, "
+              f"s17-3to2-6d (split to 4, DAS, hole card) {statistics.median(split_rates):,.0f} rounds/s: "
+              f"{100 * ratio:.0f}% (target >= 70%)")
+
+
 #: Further benchmarks register here.
-_EXTRA: list[Callable[[int, float], None]] = [bench_analysis, bench_champion, bench_c_players, bench_c_program,
-                                              bench_sandbox, bench_grading, bench_similarity]
+_EXTRA: list[Callable[[int, float], None]] = [bench_analysis, bench_variants, bench_champion, bench_c_players,
+                                              bench_c_program, bench_sandbox, bench_grading, bench_similarity]
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ shoe, so it shares no code and no shortcut with the analyser.
 from __future__ import annotations
 
 import itertools
-import math
 import subprocess
 import sys
 from collections.abc import Sequence

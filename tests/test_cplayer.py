@@ -14,7 +14,7 @@ import pytest
 
 from twentyone.players.builtin import Basic, HiLo, Stand
 from twentyone.players.cbuild import compile_student, module_name, prepare_source
-from twentyone.errors import CompileError, PlayerSpecError
+from twentyone.errors import CompileError
 from twentyone.match import Seating, play_match
 from twentyone.players.spec import make_strategy
 from twentyone.roundlog import RoundLog

@@ -36,6 +36,10 @@ SCENARIOS: dict[str, tuple[list[str], int, int, str, bool]] = {
     "h17": (["basic", "hilo"], 8, 11, "course-h17", False),
     "three_to_two": (["hilo", "stand", "basic"], 6, 12, "course-3to2", False),
     "no_surrender": (["basic", f"{STUDENTS}/helpers.c"], 6, 13, "course-nosurrender", False),
+    # Rule variants (issue 17), saved when they were added: split hands, the Changer, a hole card without a peek.
+    "split_s17": (["tests/fixtures/py/variants_py.py", "chart:french-expert", "intermediate", f"{STUDENTS}/basic.c"],
+                  6, 21, "s17-3to2-6d", False),
+    "french": (["tests/fixtures/py/variants_py.py", "expert", "amateur", "intermediate"], 1, 22, "french", False),
 }
 
 

@@ -21,7 +21,7 @@ from twentyone.grading.plan import criterion_job
 from twentyone.grading.rubric import winner_of
 
 from tests.outcomes import outcome
-from twentyone.grading.commands import Execution, grade, report
+from twentyone.grading.commands import Execution, grade
 from twentyone.grading.scoring import class_report
 from twentyone.grading.store import Store
 

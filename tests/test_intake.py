@@ -110,6 +110,27 @@ def test_own_headers_and_main_beside_the_file_are_reported(tmp_path: Path) -> No
     assert take(HANDINS / "novice").headers == ()
 
 
+def test_own_headers_that_differ_are_named_in_a_warning(tmp_path: Path) -> None:
+    """An own twentyone.h with another Player layout gets one warning naming it and the field, in a folder or zip;
+    the course's own headers, laid out differently (GBK comments, CRLF, other parameter names), get none."""
+    got = take(HANDINS / "own_headers")
+    (warning,) = got.warnings
+    assert "twentyone.h" in warning and "int insured" in warning and "mycodes.h" not in warning
+    zipped = take(zip_folder(HANDINS / "own_headers", tmp_path / "li.zip", cp936=True), tmp_path / "files")
+    assert zipped.warnings == (warning.replace("own_headers", "li"),)
+    from twentyone.grading.submissions import find_submissions
+
+    (sub,) = find_submissions([HANDINS / "own_headers"], tmp_path / "graded")
+    assert sub.notes == [warning]  # grade stores it with the submission: its page shows it
+    course = (ROOT / "c_src" / "twentyone.h").read_text(encoding="utf-8")
+    relaid = ("/* 课程给的头文件 */\r\n" + course.replace("pplayers", "ps").replace("    ", "\t")
+              .replace("\n", "\r\n")).encode("gbk")
+    same = _folder(tmp_path / "wang", {"mycodes.c": C_TEXT, "TwentyOne.h": relaid,
+                                       "mycodes.h": (ROOT / "c_src" / "mycodes.h").read_bytes()})
+    assert take(same).warnings == ()
+    assert "declares advantage()" in take(HANDINS / "own_main").warnings[0]
+
+
 # ------------------------------------------------------------------------------------------ zips
 
 def test_cp936_zip_reads_chinese_and_unpacks_only_what_is_needed(tmp_path: Path) -> None:

@@ -292,6 +292,44 @@ def test_unsafe_names_and_kinds_are_refused(grade_report: ClassReport, tmp_path:
         write_reports(ClassReport("exam", "t", "d", {}), tmp_path)
 
 
+def _bankroll_png(name: str, out: Path) -> bytes:
+    """The bankroll chart write_reports draws for one student called ``name``."""
+    sample = BankrollSample("beat_basic|x|0|1|1", f"{name} vs basic (built-in), seed 1", [name, "basic"],
+                            [[1000 + 10 * r for r in range(30)], [1000 - 5 * r for r in range(30)]])
+    student = StudentScore(name=name, source=f"subs/{name}/mycodes.c", kind="c", error=None, messages="",
+                           score=0.0, max_score=100.0, bonus=0.0, criteria=[], incidents=[], incident_count=0,
+                           samples=[sample])
+    write_reports(ClassReport(kind="grade", title="t", created="2026-01-01T00:00:00", config={},
+                              students=[student]), out)
+    (png,) = out.rglob("*.png")
+    return png.read_bytes()
+
+
+def test_chinese_names_without_a_cjk_font_are_drawn_in_pinyin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capfd: pytest.CaptureFixture[str]) -> None:
+    """No CJK font installed: a Chinese name is drawn in pinyin (张张 and 三三 differ, 张 is ZHANG, not tofu), the
+    terminal says so once, and no library warning is printed."""
+    import warnings
+
+    from twentyone.grading import charts, report
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    dejavu = frozenset(FT2Font(font_manager.findfont("DejaVu Sans")).get_charmap())
+    monkeypatch.setattr(charts, "_chart_fonts", lambda: (("DejaVu Sans",), dejavu))
+    monkeypatch.setattr(report, "_said", set())
+    assert charts._drawable("张三_2023001 vs basic", dejavu) == "ZhangSan_2023001 vs basic"
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        zz = _bankroll_png("张张_2023001", tmp_path / "a")
+        ss = _bankroll_png("三三_2023001", tmp_path / "b")
+        pinyin = _bankroll_png("ZhangZhang_2023001", tmp_path / "c")
+    assert zz != ss and zz == pinyin
+    assert not seen, [str(w.message) for w in seen]
+    err = capfd.readouterr().err
+    assert err.count("pinyin") == 1 and "Warning" not in err and "Glyph" not in err, err
+
+
 def test_format_rate() -> None:
     """A rate is shown with its interval, one decimal."""
     assert format_rate(0.912, 0.893, 0.928) == "91.2% (95% CI 89.3\u201392.8%)"

@@ -1274,13 +1274,16 @@ def test_ruling_tournament_results() -> None:
                                    ("b", "d", "win"), ("c", "d", "win")]
 
 def test_every_ruling_has_its_test() -> None:
-    """Every bold ruling name in RULES.md has exactly one test_ruling_<name> here, and nothing else is one."""
+    """Every bold ruling name in RULES.md has exactly one test_ruling_<name> here or in test_rulings_variants, and
+    nothing else is one."""
     import re
     from pathlib import Path
 
+    from tests import test_rulings_variants  # the rulings of "Rule variants" and "The French game"
+
     text = (Path(__file__).resolve().parent.parent / "twentyone" / "RULES.md").read_text(encoding="utf-8")
     names = set(re.findall(r"\*\*([a-z0-9_]+)(?: \(project decision\))?\*\*", text))
-    tests = {n[len("test_ruling_"):] for n in globals() if n.startswith("test_ruling_")}
+    tests = {n[len("test_ruling_"):] for n in [*globals(), *vars(test_rulings_variants)] if n.startswith("test_ruling_")}
     assert tests == names
     assert sorted(n for n in globals() if n.startswith("test_bug_")) == [
         f"test_bug_{i}_{s}" for i, s in enumerate(["round_limit", "tmpcards_no_leak", "blackjack_and_insurance_pay",
@@ -1359,6 +1362,34 @@ def test_ruling_grade_store_damage(tmp_path: "Path") -> None:
         list(s.matches())
     with Store.open(tmp_path) as s:
         assert s.keys() == {"k"}
+
+
+def test_ruling_grade_own_headers(tmp_path: "Path") -> None:
+    """An own twentyone.h beside mycodes.c is never compiled against (its TOTAL_MONEY is 5, the bet is the course's
+    1000), and one that differs from the course's is named in a warning; the course's own text is not."""
+    import io
+    import json
+    from pathlib import Path
+
+    from twentyone.players.intake import take
+    from twentyone.players.spec import make_strategy
+
+    course = (Path(__file__).resolve().parent.parent / "c_src" / "twentyone.h").read_text(encoding="utf-8")
+    li = tmp_path / "li"
+    li.mkdir()
+    (li / "twentyone.h").write_text(course.replace("#define TOTAL_MONEY 1000", "#define TOTAL_MONEY 5"))
+    (li / "mycodes.c").write_text('#include "twentyone.h"\nint bet1(int N) { return TOTAL_MONEY; }\n'
+                                  "char first_action1(char* t, int n) { return 's'; }\n"
+                                  "char continue_action1(Player(*p)[]) { return 's'; }\n"
+                                  "void show1(Banker* b, Player(*p)[], int k, int N, int pos) {}\n")
+    said: list[str] = []
+    out = io.StringIO()
+    play_match([Seating("li", "li", make_strategy(f"{li}/:1", warn=said.append))], 6, 1, log=RoundLog(out))
+    first = next(json.loads(ln) for ln in out.getvalue().splitlines() if '"type":"round"' in ln)
+    assert first["players"][0]["bet"] == 1000
+    assert [w for w in said if "twentyone.h" in w and "TOTAL_MONEY is 5 (the course's: 1000)" in w], said
+    (li / "twentyone.h").write_text(course)
+    assert take(li).warnings == ()
 
 
 def test_ruling_grade_similarity() -> None:

@@ -123,7 +123,6 @@ def test_a_timeout_cleared_on_replay_keeps_the_replay() -> None:
 
 def test_a_real_loop_is_confirmed_on_replay(tmp_path: Path) -> None:
     """A strategy that loops forever times out, is replayed alone, and the time-out stands, 'confirmed'."""
-    from twentyone.grading.outcome import MatchOutcome
     from twentyone.grading.runner import drive
     from twentyone.players.sandbox.limits import Limits
 

@@ -17,7 +17,7 @@ from typing import IO, Any, NoReturn
 from typing import TYPE_CHECKING
 
 from twentyone.errors import CompileError, TwentyOneError
-from twentyone.rules import MAX_SEED, PRESETS, get_rules
+from twentyone.rules import MAX_SEED, OPTIONS, PRESETS, Rules, format_value, get_rules
 
 if TYPE_CHECKING:
     from twentyone.grading.commands import Execution
@@ -25,11 +25,12 @@ if TYPE_CHECKING:
     from twentyone.match import MatchResult, Seating
     from twentyone.players.sandbox.limits import Limits
 
-__all__ = ["main"]
+__all__ = ["main", "add_rule_options", "rules_of"]
 
 PLAYER_HELP = (
-    "a player: stand, basic, hilo, human, path/to/file.py[:K], path/to/mycodes.c[:K], or a folder or zip "
-    "holding one (K = function set, default 1); repeat for each seat, 1 to 5 seats"
+    "a player: stand, basic, hilo, champion, amateur, intermediate, expert, optimal, human, chart:path.csv, "
+    "path/to/file.py[:K], path/to/mycodes.c[:K] (or .cpp), or a folder or zip holding one (K = function set, "
+    "default 1); repeat for each seat, 1 to 5 seats"
 )
 
 
@@ -58,25 +59,27 @@ def _build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("match", help="play one match between players and print the ranking",
                        description="Play one match between 1 to 5 players and print the final ranking.")
     m.add_argument("--player", "-p", action="append", default=[], metavar="SPEC", help=PLAYER_HELP)
-    m.add_argument("--decks", "-n", type=_int_range(1, 8, "decks"), default=6, help="decks in the shoe, 1 to 8 (6)")
+    m.add_argument("--decks", "-n", type=_int_range(1, 5000, "decks"), default=None,
+                   help="decks in the shoe, 1 to 8 in the course (the rules': 6)")
     m.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED, "seed"), default=1, help="match seed (1)")
-    m.add_argument("--rules", choices=sorted(PRESETS), default="course", help="rule set (course)")
+    add_rule_options(m)
     m.add_argument("--name", action="append", default=[], metavar="NAME",
                    help="seat names in seat order (default player1, player2, ...)")
     m.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     m.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    m.add_argument("--lang", choices=("en", "zh"), default="en", help="language for a human player (en)")
+    m.add_argument("--lang", choices=("en", "zh", "fr"), default="en", help="language for a human player (en)")
     _sandbox_options(m, default_sandbox=False)
 
     pl = sub.add_parser("play", help="play at the terminal against the dealer",
                         description="Sit at seat 1 and play against the dealer; Ctrl-C ends with the standings.")
-    pl.add_argument("--decks", "-n", type=_int_range(1, 8, "decks"), default=6, help="decks, 1 to 8 (6)")
+    pl.add_argument("--decks", "-n", type=_int_range(1, 5000, "decks"), default=None, help="decks (the rules': 6)")
     pl.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED, "seed"), default=None,
                     help="match seed (random if not given)")
     pl.add_argument("--with", dest="others", action="append", default=[], metavar="SPEC",
                     help="another player at the next seat (up to 4): " + PLAYER_HELP)
-    pl.add_argument("--lang", choices=("en", "zh"), default="en", help="prompt language (en)")
+    pl.add_argument("--lang", choices=("en", "zh", "fr"), default="en", help="prompt language (en)")
     pl.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
+    add_rule_options(pl)
 
     g = sub.add_parser("grade", help="grade submissions by the course rubric; reports in --out",
                        description="Grade each submission (a mycodes.c, a .py, or a folder or zip holding one, "
@@ -88,6 +91,10 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="a built-in player (e.g. champion) graded beside the class as a reference line, no points")
     g.add_argument("--example-config", action="store_true", help="print the default configuration as TOML and exit")
     g.add_argument("--out", type=Path, default=Path("grade-results"), metavar="DIR", help="run folder (grade-results)")
+    g.add_argument("--rules", default=None, metavar="NAME",
+                   help="rule set, overriding the configuration's 'rules' (course); see 'twentyone rules --presets'")
+    g.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one rule option; repeatable (see 'twentyone rules --options')")
     _run_options(g)
 
     t = sub.add_parser("tournament", help="play a tournament between players; standings and reports in --out",
@@ -98,8 +105,8 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED - 200000, "seed"), default=1, help="base seed (1)")
     t.add_argument("--format", choices=("pairs", "table5"), default="pairs",
                    help="pairs: 2-seat round robin; table5: tables of up to 5, reseated every match (pairs)")
-    t.add_argument("--decks", "-n", type=_int_range(1, 8, "decks"), default=6, help="decks, 1 to 8 (6)")
-    t.add_argument("--rules", choices=sorted(PRESETS), default="course", help="rule set (course)")
+    t.add_argument("--decks", "-n", type=_int_range(1, 5000, "decks"), default=None, help="decks (the rules': 6)")
+    add_rule_options(t)
     t.add_argument("--out", type=Path, default=Path("tournament-results"), metavar="DIR",
                    help="run folder (tournament-results)")
     _run_options(t)
@@ -129,11 +136,28 @@ def _build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("rules", help="print the rules document (RULES.md)")
     r.add_argument("--presets", action="store_true", help="list the rule presets instead")
+    r.add_argument("--options", action="store_true", help="list every --rule KEY=VALUE option instead")
 
     from twentyone.analysis.commands import add_parsers as add_analysis_parsers  # edge, chart, ev
 
     add_analysis_parsers(sub)
+    from twentyone.games.commands import add_parsers as add_game_parsers  # solo, elimination
+
+    add_game_parsers(sub)
     return p
+
+
+def add_rule_options(p: argparse.ArgumentParser, default: str = "course") -> None:
+    """``--rules NAME`` and ``--rule KEY=VALUE`` (repeatable), read together by ``rules_of``."""
+    p.add_argument("--rules", default=default, metavar="NAME",
+                   help=f"rule set: {', '.join(PRESETS)} ({default}); see 'twentyone rules --presets'")
+    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one rule option, e.g. split=true; repeatable (see 'twentyone rules --options')")
+
+
+def rules_of(args: argparse.Namespace) -> Rules:
+    """The rule set ``--rules`` and ``--rule`` name (RulesError, one line, if they cannot be played)."""
+    return get_rules(args.rules).with_assignments(args.rule)
 
 
 def _sandbox_options(p: argparse.ArgumentParser, default_sandbox: bool) -> None:
@@ -215,8 +239,11 @@ def _run_grade(args: argparse.Namespace) -> int:
     config = replace(config, isolation=_isolation(args, config.isolation))
     if args.reference:
         config = replace(config, reference=tuple(dict.fromkeys(config.reference + tuple(args.reference)))).check()
+    if args.rules is not None or args.rule:
+        config = replace(config, rules=get_rules(args.rules or config.rules).with_assignments(args.rule).name).check()
     given = args.config is not None or args.trusted or args.decision_timeout is not None \
-        or args.match_timeout is not None or args.decision_wall_timeout is not None or bool(args.reference)
+        or args.match_timeout is not None or args.decision_wall_timeout is not None or bool(args.reference) \
+        or args.rules is not None or bool(args.rule)
     rep = grade(args.submissions, config, args.out, args.resume, _execution(args), config_given=given)
     if not args.quiet:
         summary_table(rep)
@@ -228,7 +255,10 @@ def _run_tournament(args: argparse.Namespace) -> int:
     from twentyone.grading.commands import summary_table, tournament
     from twentyone.grading.config import Isolation
 
-    rep = tournament(args.players, args.matches, args.seed, args.format, args.decks, args.rules, args.out,
+    rules = rules_of(args)
+    decks = args.decks or rules.decks
+    rules.check_table(decks, 2)
+    rep = tournament(args.players, args.matches, args.seed, args.format, decks, rules.name, args.out,
                      args.resume, _isolation(args, Isolation()), _execution(args))
     if not args.quiet:
         summary_table(rep)
@@ -338,6 +368,11 @@ _RANKING_TEXT = {
            "left": "座位 {seat}（{spec}）退出本场：{fault}：{detail}",
            "reasons": {"broke": "所有玩家赌资输光", "shuffles": "第 6 次洗牌前结束", "rounds": "达到总局数",
                        "interrupted": "中途结束"}},
+    "fr": {"title": "graine {seed}, {decks} jeux : fin ({reason}) après {rounds} manches, {shoes} sabots",
+           "cols": ("rang", "place", "nom", "joueur", "budget", "manches", "fautes", "panne"),
+           "left": "la place {seat} ({spec}) a quitté la partie : {fault} : {detail}",
+           "reasons": {"broke": "plus personne ne peut miser", "shuffles": "plus de sabot", "rounds": "toutes les manches",
+                       "interrupted": "interrompue", "target": "objectif atteint"}},
 }
 
 
@@ -372,13 +407,16 @@ def _run_match(args: argparse.Namespace) -> int:
     from twentyone.match import MatchInterrupted, play_match
     from twentyone.roundlog import RoundLog
 
+    rules = rules_of(args)
+    decks = args.decks or rules.decks
+    rules.check_table(decks, 1)  # before any player is built (a C file is compiled); seats are checked at the table
     out_dir = _output_dir(args)
     seatings = _seatings(args.player, args.name, args.lang, _limits(args), out_dir)
     stream = _open_log(args.log)
     try:
         log = RoundLog(stream) if stream is not None else None
         try:
-            result = play_match(seatings, args.decks, args.seed, get_rules(args.rules), log=log)
+            result = play_match(seatings, decks, args.seed, rules, log=log)
         except MatchInterrupted as e:
             print_ranking(e.result)
             return 130
@@ -409,13 +447,16 @@ def _run_play(args: argparse.Namespace) -> int:
 
     if len(args.others) > 4:
         raise TwentyOneError(f"too many other players: {len(args.others)} (at most 4 with you)")
+    rules = rules_of(args)
+    decks = args.decks or rules.decks
+    rules.check_table(decks, 1 + len(args.others))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(MAX_SEED)
     others = _seatings(args.others, [], args.lang, None, output_dir()) if args.others else []
-    me = Seating("you" if args.lang == "en" else "你", "human", Human(lang=args.lang))
+    me = Seating({"en": "you", "zh": "你", "fr": "vous"}[args.lang], "human", Human(lang=args.lang))
     seatings = [me] + [Seating(f"player{i + 2}", s.spec, s.strategy) for i, s in enumerate(others)]
     stream = _open_log(args.log)
     try:
-        result = play_match(seatings, args.decks, seed, log=RoundLog(stream) if stream else None)
+        result = play_match(seatings, decks, seed, rules, log=RoundLog(stream) if stream else None)
     except (MatchInterrupted, EOFError) as e:
         print()
         if isinstance(e, MatchInterrupted):
@@ -431,8 +472,12 @@ def _run_play(args: argparse.Namespace) -> int:
 def _run_rules(args: argparse.Namespace) -> int:
     if args.presets:
         for name, r in PRESETS.items():
-            print(f"{name}: Black Jack pays {r.blackjack_pays}:1, dealer {'hits' if r.dealer_hits_soft_17 else 'stands on'}"
-                  f" soft 17, surrender {'yes' if r.surrender else 'no'}")
+            print(f"{name}: {r.describe()}")
+        return 0
+    if args.options:
+        for key, (kind, detail, text) in OPTIONS.items():
+            allowed = "|".join(detail) if kind == "choice" else {"int?": "int or none"}.get(kind, kind)
+            print(f"{key} ({allowed}, course: {format_value(getattr(PRESETS['course'], key))}): {text}")
         return 0
     print((Path(__file__).parent / "RULES.md").read_text(encoding="utf-8"))
     return 0
@@ -448,6 +493,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if getattr(args, "analysis_run", None) is not None:
             return int(args.analysis_run(args))
+        if getattr(args, "game_run", None) is not None:
+            return int(args.game_run(args))
         if args.command == "match":
             return _run_match(args)
         if args.command == "play":

@@ -32,7 +32,7 @@ class Generator:
         self._state = ffi.new("tw_rng *")
         lib.tw_rng_seed(self._state, seed)
         self._buf = ffi.new("char[]", 8 * 52)
-        self._size = 0
+        self._size = 8 * 52
 
     def next64(self) -> int:
         """Return the next 64 random bits."""
@@ -47,6 +47,9 @@ class Generator:
     def shoe(self, decks: int) -> bytes:
         """Return a freshly shuffled shoe of ``decks`` decks as card-code bytes, dealing order."""
         n = decks * 52
+        if n > self._size:  # grows once for a large shoe (a rule set may allow thousands of decks)
+            self._buf = ffi.new("char[]", n)
+            self._size = n
         lib.tw_init_cards(self._buf, decks)
         lib.tw_shuffle(self._state, self._buf, n)
         return bytes(ffi.unpack(self._buf, n))

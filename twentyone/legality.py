@@ -1,19 +1,26 @@
-"""When an action is legal: the one place that decides insurance, double and surrender.
+"""When an action is legal: the one place that decides insurance, double, surrender, split and Changer.
 
-``Foul`` names every cause a hand can be fouled for, as the round log writes it.  The three
-``*_problem`` functions say why an action is not allowed now (a ``Foul``), or None when it is; they
-take plain values so that the table (``Table.verify_x`` / ``can_x`` / ``x``), the view a strategy is
-given (``SeatView.can_x``) and the course adapter (``strategy.CourseSeatView``) all ask the same
-question the same way.
+``Foul`` names every cause a hand can be fouled for, as the round log writes it.  The ``*_problem``
+functions say why an action is not allowed now (a ``Foul``), or None when it is; they take plain values
+so that the table (``Table.verify_x`` / ``can_x`` / ``x``), the view a strategy is given
+(``SeatView.can_x``) and the course adapter (``strategy.CourseSeatView``) all ask the same question the
+same way.
+
+A hand's ``state`` is its latest action character: '' before any, 'i' after insurance (both still
+a first decision), 'p' for a split hand that has its two cards and no decision yet, 'a' for a split
+ace that took its one card and may only be split again or stand.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 
+from twentyone.cards import VALUE
 from twentyone.rules import Rules
 
-__all__ = ["Foul", "FAULTS", "insurance_problem", "double_problem", "double_amount", "surrender_problem"]
+__all__ = ["Foul", "FAULTS", "insurance_problem", "double_problem", "double_amount", "surrender_problem",
+           "split_problem", "change_problem", "is_pair"]
 
 
 class Foul(StrEnum):
@@ -25,6 +32,8 @@ class Foul(StrEnum):
     #: No longer given: a double the account cannot pay in full is a double for less (RULES.md,
     #: **double_for_less**).  Kept so that runs stored by earlier versions still read.
     UNAFFORDABLE_DOUBLE = "unaffordable_double"
+    #: A split the account cannot pay a whole bet for.
+    UNAFFORDABLE_SPLIT = "unaffordable_split"
     #: Strategy faults: the player is out of the match afterwards.
     ERROR = "error"
     CRASH = "crash"
@@ -37,21 +46,33 @@ FAULTS = frozenset({Foul.ERROR, Foul.CRASH, Foul.TIMEOUT})
 #: A hand's ``state`` while it still has its first two cards and no decision has taken effect:
 #: '' before any action, 'i' after insurance.
 _TWO_CARD_STATES = ("", "i")
+#: A split hand before its first decision: 'p', or 'a' for a split ace that took its one card.
+_SPLIT_HAND_STATES = ("p", "a")
+_SPLIT_STATES = _TWO_CARD_STATES + _SPLIT_HAND_STATES
 
 
 def insurance_problem(rules: Rules, up_card: str, state: str, account: int, bet: int) -> Foul | None:
-    """Why ``i`` is not allowed now, or None: only against an A, as the first action, if affordable."""
-    if up_card != "A" or state != "":
+    """Why ``i`` is not allowed now, or None: only against an A, as the first action, if the rules offer
+    insurance and it is affordable."""
+    if up_card != "A" or state != "" or not rules.insurance:
         return Foul.ILLEGAL_INSURANCE
     if account < bet // 2:
         return Foul.UNAFFORDABLE_INSURANCE
     return None
 
 
-def double_problem(rules: Rules, cards: int, state: str, account: int, bet: int) -> Foul | None:
-    """Why ``d`` is not allowed now, or None: on the first two cards.  Money never forbids it: a player
-    who cannot pay the whole double doubles for less (``double_amount``)."""
-    if cards != 2 or state not in _TWO_CARD_STATES:
+def double_problem(rules: Rules, cards: int, state: str, account: int, bet: int, total: int = 0,
+                   soft: bool = False) -> Foul | None:
+    """Why ``d`` is not allowed now, or None: on the first two cards (a split hand's too, when the rules
+    double after a split), with a total the rules' ``double_on`` allows (``total`` and ``soft`` are the
+    hand's).  Money never forbids it: a player who cannot pay the whole double doubles for less
+    (``double_amount``)."""
+    if cards != 2:
+        return Foul.ILLEGAL_ACTION
+    if state not in _TWO_CARD_STATES and (state != "p" or not rules.double_after_split):
+        return Foul.ILLEGAL_ACTION
+    on = rules.double_on
+    if on != "any" and (on == "none" or soft or not (9 if on == "9-11" else 10) <= total <= 11):
         return Foul.ILLEGAL_ACTION
     return None
 
@@ -64,5 +85,36 @@ def double_amount(account: int, bet: int) -> int:
 def surrender_problem(rules: Rules, cards: int, state: str) -> Foul | None:
     """Why ``u`` is not allowed now, or None: on the first two cards, when the rules allow it."""
     if not rules.surrender or cards != 2 or state not in _TWO_CARD_STATES:
+        return Foul.ILLEGAL_ACTION
+    return None
+
+
+def is_pair(cards: Sequence[str]) -> bool:
+    """Two cards of one value (any two ten-value cards are a pair)."""
+    return len(cards) == 2 and VALUE[cards[0]] == VALUE[cards[1]]
+
+
+def split_problem(rules: Rules, cards: Sequence[str], state: str, hands: int, account: int, bet: int,
+                  course_interface: bool = False) -> Foul | None:
+    """Why ``p`` is not allowed now, or None: a pair, as a first decision or a split hand's first, when the
+    rules split, the seat holds fewer than ``split_hands`` hands (``hands``: 1 before any split), aces
+    only as the rules resplit them, and the account can pay another whole ``bet``.  A course function
+    set (``course_interface``) never splits: the course's C interface has no split."""
+    if not rules.split or course_interface or not is_pair(cards) or hands >= rules.split_hands:
+        return Foul.ILLEGAL_ACTION
+    if state not in _SPLIT_STATES:
+        return Foul.ILLEGAL_ACTION
+    if state in _SPLIT_HAND_STATES and cards[0] == "A" and not rules.resplit_aces:
+        return Foul.ILLEGAL_ACTION
+    if account < bet:
+        return Foul.UNAFFORDABLE_SPLIT
+    return None
+
+
+def change_problem(rules: Rules, cards: Sequence[str], state: str, course_interface: bool = False) -> Foul | None:
+    """Why ``c`` (the French game's Changer) is not allowed now, or None: a pair, as the first decision,
+    when the rules have it.  Like a double, money never forbids it (the stake grows by ``double_amount``).
+    A course function set never changes a card (the course's C interface has no Changer)."""
+    if not rules.changer or course_interface or not is_pair(cards) or state not in _TWO_CARD_STATES:
         return Foul.ILLEGAL_ACTION
     return None

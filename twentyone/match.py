@@ -1,7 +1,8 @@
 """A whole match: the course's ``main.c`` loop, the end conditions and the ranking.
 
 ``play_match`` seats the players, shuffles shoe 1, plays rounds until the match ends (nobody left,
-a 6th shuffle needed, or 50 rounds per seat), and ranks the players (``rank``: the order of the
+a 6th shuffle needed, or 50 rounds per seat; other rule sets change these limits and may end a match
+when a player's money passes a target), and ranks the players (``rank``: the order of the
 course's ``show_result``; the command line prints it).  With a ``RoundLog`` it writes the round log
 of RULES.md.
 """
@@ -126,7 +127,9 @@ def _play_rounds(table: Table, rules: Rules, log: RoundLog | None, fouls: list[i
                  hist: list[tuple[int, ...]] | None) -> str:
     """Play rounds until the match ends; return the reason."""
     n = len(table.seats)
-    max_rounds = rules.rounds_per_seat * n
+    max_rounds = rules.rounds_per_seat * n if rules.rounds_per_seat is not None else 0
+    max_shoes = rules.max_shoes if rules.max_shoes is not None else 0
+    target = rules.target_money
     min_bet = rules.min_bet
     seats = table.seats
     while True:
@@ -142,7 +145,7 @@ def _play_rounds(table: Table, rules: Rules, log: RoundLog | None, fouls: list[i
             raise
         stopped = False
         try:
-            table.show_all(bets_follow=not _last_round(table, rules, max_rounds))
+            table.show_all(bets_follow=not _last_round(table, rules, max_rounds, max_shoes))
         except KeyboardInterrupt:
             stopped = True  # the round is settled: it is logged and counts
         for s in active:
@@ -154,25 +157,29 @@ def _play_rounds(table: Table, rules: Rules, log: RoundLog | None, fouls: list[i
             hist.append(tuple(s.account for s in seats))
         if stopped:
             raise KeyboardInterrupt
-        if table.round_no >= max_rounds:
+        if max_rounds and table.round_no >= max_rounds:
             return "rounds"
         if not any(s.in_game and not s.faulted and s.account >= min_bet for s in seats):
             return "broke"
-        if table.shuffles > rules.max_shoes:
+        if target is not None and any(s.account > target for s in seats):
+            return "target"
+        if max_shoes and table.shuffles > max_shoes:
             return "shuffles"
         if table.needs_shuffle():
-            if table.shuffles >= rules.max_shoes:
+            if max_shoes and table.shuffles >= max_shoes:
                 return "shuffles"
             table.shuffle_cards()
 
 
-def _last_round(table: Table, rules: Rules, max_rounds: int) -> bool:
-    """True when the match ends after this round whatever the seats do (the round limit or the shoes).
-
-    Otherwise every seat that is still in the game after its ``show`` bets in the next round.
+def _last_round(table: Table, rules: Rules, max_rounds: int, max_shoes: int) -> bool:
+    """True when the match ends after this round whatever the seats do (the round limit or the shoes;
+    0 means no limit).  Otherwise every seat that is still in the game after its ``show`` bets in the
+    next round.
     """
-    return (table.round_no >= max_rounds or table.shuffles > rules.max_shoes
-            or (table.needs_shuffle() and table.shuffles >= rules.max_shoes))
+    if max_rounds and table.round_no >= max_rounds:
+        return True
+    return bool(max_shoes) and (table.shuffles > max_shoes
+                                or (table.needs_shuffle() and table.shuffles >= max_shoes))
 
 
 def _result(table: Table, seed: int, decks: int, rules: Rules, reason: str, fouls: list[int],

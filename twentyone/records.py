@@ -4,13 +4,16 @@
 record handed to a strategy is a fresh copy; changing it changes nothing in the game.
 ``SeatView`` is the contract of what one seat may see (a ``typing.Protocol``): the up card, the
 seat's own cards, the other seats' visible cards, and at the end of the round the dealer's whole
-hand.  The table implements it (``twentyone.table.TableSeatView``); so does the course adapter.
+hand.  The table implements it (``twentyone.view.TableSeatView``); so does the course adapter.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from twentyone.rules import Rules
 
 __all__ = ["Player", "Banker", "SeatView", "NO_CARD"]
 
@@ -47,10 +50,11 @@ class Banker:
 class SeatView(Protocol):
     """What one seat may see of the table, as the rules let it: the contract between engine and strategy.
 
-    The table gives each seat an implementation (``twentyone.table.TableSeatView``); the course adapter
+    The table gives each seat an implementation (``twentyone.view.TableSeatView``); the course adapter
     builds one from the C arguments (``twentyone.strategy.CourseSeatView``).  A view never holds the
-    shoe, or the hole card before it is shown.  ``can_double``, ``can_surrender`` and ``can_insure``
-    are decided by ``twentyone.legality``, as the table decides them.
+    shoe, or the hole card before it is shown.  ``can_double``, ``can_surrender``, ``can_insure``,
+    ``can_split`` and ``can_change`` are decided by ``twentyone.legality``, as the table decides them.
+    After a split, ``my_cards``, ``total``, ``soft`` and ``bet`` are those of the hand being played.
     """
 
     @property
@@ -67,19 +71,27 @@ class SeatView(Protocol):
 
     @property
     def bet(self) -> int:
-        """The main stake this round (doubled after a double)."""
+        """The stake of the hand being played (doubled after a double)."""
 
     @property
     def my_cards(self) -> str:
-        """This seat's cards this round, in the order dealt."""
+        """The cards of the hand being played, in the order dealt."""
 
     @property
     def total(self) -> int:
-        """The best total of this seat's cards."""
+        """The best total of the hand being played."""
 
     @property
     def soft(self) -> bool:
-        """True when an ace in this seat's hand counts 11."""
+        """True when an ace in the hand being played counts 11."""
+
+    @property
+    def hands(self) -> tuple[str, ...]:
+        """The cards of each of this seat's hands, left to right (one hand unless it split)."""
+
+    @property
+    def hand(self) -> int:
+        """The index in ``hands`` of the hand being played (0 unless it split)."""
 
     @property
     def can_double(self) -> bool:
@@ -94,12 +106,24 @@ class SeatView(Protocol):
         """True when ``i`` is allowed now and affordable."""
 
     @property
+    def can_split(self) -> bool:
+        """True when ``p`` is allowed now (a pair, the rules split, a whole bet affordable)."""
+
+    @property
+    def can_change(self) -> bool:
+        """True when ``c`` (the French game's Changer) is allowed now."""
+
+    @property
     def rounds(self) -> int:
         """Rounds this seat has played so far."""
 
     @property
     def decks(self) -> int:
         """Decks in the shoe (the course's N)."""
+
+    @property
+    def rules(self) -> Rules:
+        """The rules of this table."""
 
     @property
     def seats(self) -> int:

@@ -1,57 +1,48 @@
-"""One seat at the table: the engine's own state of a player and the hand it holds this round.
+"""One seat at the table: the engine's own state of a player and the hands it holds this round.
 
-Strategies never get a ``Seat``; they get its read-only view (``twentyone.table.TableSeatView``).
+A ``Seat`` is also its dealt ``Hand``: in the course game (no split) a seat plays exactly one hand, and
+keeping that hand's fields on the seat keeps the engine's hot path one attribute deep.  When a seat
+splits, its dealt hand ends with ``p`` and its ``hands`` list holds the split hands, played left to
+right; ``cur`` is the hand being played (the seat itself otherwise).
+
+Strategies never get a ``Seat``; they get its read-only view (``twentyone.view.TableSeatView``).
 ``record`` makes the course's ``Player`` copy of it.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from twentyone.cards import VALUE, hand_total
 from twentyone.legality import Foul
 from twentyone.records import Player, SeatView
 from twentyone.strategy import Strategy
 
-__all__ = ["Seat"]
+__all__ = ["Hand", "Seat"]
 
 
-class Seat:
-    """The engine's own state for one seat.  Strategies never get this object."""
+class Hand:
+    """One hand's cards, stake and state.  A split hand is one of these; a seat is its own dealt hand."""
 
-    __slots__ = (
-        "seat", "name", "spec", "strategy", "view", "account", "in_game", "faulted", "rounds",
-        "in_round", "bet", "insurance", "cards", "hard", "ace", "state", "actions", "doubled", "added",
-        "surrendered", "foul", "fault_cause", "fault_detail", "done", "bj", "account_before",
-    )
+    __slots__ = ("cards", "hard", "ace", "state", "actions", "bet", "added", "doubled", "done", "changed",
+                 "returned")
 
-    def __init__(self, seat: int, name: str, spec: str, strategy: Strategy, money: int) -> None:
-        self.seat = seat
-        self.name = name
-        self.spec = spec
-        self.strategy = strategy
-        self.account = money
-        self.in_game = True
-        self.faulted = False
-        self.rounds = 0
-        self.in_round = False
-        self.bet = 0
-        self.insurance = 0
+    def __init__(self) -> None:
         self.cards: list[str] = []
         self.hard = 0
         self.ace = False
+        #: The hand's latest action character; '' before any, 'p' for a split hand before its first.
         self.state = ""
         self.actions: list[str] = []
-        self.doubled = False
+        self.bet = 0
         #: What a double added to the stake: the bet, or less when the account could not pay it all.
         self.added = 0
-        self.surrendered = False
-        self.foul: Foul | None = None
-        self.fault_cause = ""
-        self.fault_detail = ""
+        self.doubled = False
         self.done = False
-        self.bj = False
-        self.account_before = money
-        #: The seat's SeatView, given to its strategy (set by the table).
-        self.view: SeatView
+        #: The card a Changer took away ('' if none).
+        self.changed = ""
+        #: What settlement handed back for this hand (split hands only; for the round log).
+        self.returned = 0
 
     def total(self) -> int:
         """Best total of the hand."""
@@ -64,8 +55,95 @@ class Seat:
         if card == "A":
             self.ace = True
 
+    def log_record(self) -> dict[str, Any]:
+        """This split hand's part of its seat's round record: cards, actions, stake, result, what came back."""
+        bet = self.bet - self.added
+        rec: dict[str, Any] = {"cards": "".join(self.cards), "actions": "".join(self.actions), "bet": bet,
+                               "doubled": self.doubled}
+        if self.doubled and self.added < bet:
+            rec["added"] = self.added
+        rec["result"] = "win" if self.returned > self.bet else "push" if self.returned == self.bet else "lose"
+        rec["returned"] = self.returned
+        return rec
+
+    def drop_last(self) -> str:
+        """Take the last card back out of the hand (a split or a Changer) and return it."""
+        card = self.cards.pop()
+        self.hard -= VALUE[card]
+        self.ace = "A" in self.cards
+        return card
+
+
+class Seat(Hand):
+    """The engine's own state for one seat, and its dealt hand.  Strategies never get this object."""
+
+    __slots__ = (
+        "seat", "name", "spec", "strategy", "view", "account", "in_game", "faulted", "rounds",
+        "in_round", "insurance", "surrendered", "foul", "fault_cause", "fault_detail", "bj", "account_before",
+        "hands", "cur",
+    )
+
+    def __init__(self, seat: int, name: str, spec: str, strategy: Strategy, money: int) -> None:
+        super().__init__()
+        self.seat = seat
+        self.name = name
+        self.spec = spec
+        self.strategy = strategy
+        self.account = money
+        self.in_game = True
+        self.faulted = False
+        self.rounds = 0
+        self.in_round = False
+        self.insurance = 0
+        self.surrendered = False
+        self.foul: Foul | None = None
+        self.fault_cause = ""
+        self.fault_detail = ""
+        self.bj = False
+        self.account_before = money
+        #: The split hands, left to right (empty unless the seat split this round).
+        self.hands: list[Hand] = []
+        #: The hand being played: the seat itself, or one of ``hands``.
+        self.cur: Hand = self
+        #: The seat's SeatView, given to its strategy (set by the table).
+        self.view: SeatView
+
+    def all_cards(self) -> str:
+        """Every card this seat was dealt this round, face up: its hands' cards, then any card a Changer
+        took away."""
+        cards = "".join("".join(h.cards) for h in self.hands) if self.hands else "".join(self.cards)
+        return cards + self.changed
+
+    def stake(self) -> int:
+        """Everything on the table for this seat's hands (without insurance)."""
+        return sum(h.bet for h in self.hands) if self.hands else self.bet
+
+    def log_record(self) -> dict[str, Any]:
+        """The seat's part of a round record (RULES.md, "The round log"): ``added`` only after a double for
+        less, ``changed`` only after a Changer, ``hands`` only after a split, so a course log is unchanged."""
+        bet = self.bet - self.added
+        rec: dict[str, Any] = {
+            "seat": self.seat, "account_before": self.account_before, "bet": bet, "insurance": self.insurance,
+            "actions": "".join(self.actions), "cards": "".join(self.cards), "bj": self.bj, "doubled": self.doubled,
+        }
+        if self.doubled and self.added < bet:
+            rec["added"] = self.added
+        if self.changed:
+            rec["changed"] = self.changed
+        rec["surrendered"] = self.surrendered
+        rec["foul"] = self.foul
+        if self.hands:
+            rec["hands"] = [h.log_record() for h in self.hands]
+        rec["account_after"] = self.account
+        return rec
+
     def record(self) -> Player:
-        """A fresh course ``Player`` copy of this seat."""
+        """A fresh course ``Player`` copy of this seat (a seat that split: its hands' cards one after the
+        other, cut to the struct's 19 characters by the C side, and the stakes of all its hands)."""
+        if self.hands:
+            cards = "".join("".join(h.cards) for h in self.hands)
+            return Player(self.name, self.account, cards, len(cards), self.state, self.stake(),
+                          hand_total(self.cur.hard, self.cur.ace), self.rounds)
         cards = "".join(self.cards)
         return Player(self.name, self.account, cards, len(cards), self.state, self.bet,
                       hand_total(self.hard, self.ace), self.rounds)

@@ -26,10 +26,18 @@ FUNCTION_NAMES = ("bet", "first_action", "continue_action", "show")
 
 
 class Strategy:
-    """A player's decisions.  Subclass it and override what you need; the defaults stand and bet 10."""
+    """A player's decisions.  Subclass it and override what you need; the defaults stand and bet 10.
+
+    Each decision is one character: ``i`` insurance, ``h`` hit, ``s`` stand, ``d`` double, ``u``
+    surrender, and where the rules allow them ``p`` split a pair and ``c`` the French game's Changer.
+    The view's ``can_x`` say which are legal now; ``view.rules`` are the table's rules.
+    """
 
     #: A short name for tables and logs.
     name = "strategy"
+    #: True for a course function set: the course's interface has no split and no Changer, so such a
+    #: player never splits or changes a card (``p`` and ``c`` from it are illegal actions).
+    course_interface = False
 
     def start_match(self, match: object, decks: int, seats: int, seat: int) -> None:
         """Called by the engine once before every match; ``match`` is a token unique to that match.
@@ -47,11 +55,12 @@ class Strategy:
         return 10
 
     def first_action(self, view: SeatView) -> str:
-        """Return ``i``, ``h``, ``s``, ``d`` or ``u`` for the two-card hand."""
+        """Return ``i``, ``h``, ``s``, ``d`` or ``u`` (or ``p``, ``c`` where allowed) for the two-card hand."""
         return "s"
 
     def continue_action(self, view: SeatView) -> str:
-        """Return ``h`` or ``s`` (or ``h s d u`` right after insurance)."""
+        """Return ``h`` or ``s`` (or a first decision right after insurance; ``h s d p`` as allowed on a
+        split hand's first two cards, ``view.hand`` telling which hand of ``view.hands`` it is)."""
         return "s"
 
     def show(self, view: SeatView) -> None:
@@ -98,6 +107,8 @@ class FunctionSet(Protocol):
 
 class FunctionSetStrategy(Strategy):
     """Seat a course function set K at any seat, with the table re-indexed for K."""
+
+    course_interface = True
 
     def __init__(self, functions: FunctionSet, k: int, name: str = "") -> None:
         if not 1 <= k <= 5:
@@ -159,6 +170,8 @@ class CourseSeatView:
         self.can_double = double_problem(COURSE, len(mine), state, account, bet) is None
         self.can_surrender = surrender_problem(COURSE, len(mine), state) is None
         self.can_insure = insurance_problem(COURSE, up, state, account, bet) is None
+        self.can_split = self.can_change = False  # the course has neither
+        self.hands, self.hand, self.rules = (mine,), 0, COURSE
         self._tmpcards = tmpcards
         self._players = players or []
         self._banker = banker

@@ -1,10 +1,12 @@
 """One table and its rounds: the course's ``twentyone.c`` (round_init, first_deal, getcard,
-insurance, hit, dbl, surrender, foul, banker_continue, judge), played as ``RULES.md`` says.
+insurance, hit, dbl, surrender, foul, banker_continue, judge), played as ``RULES.md`` says, and the
+actions other rule sets add: ``split`` and the French game's ``change`` (Changer).
 
 A ``Table`` holds the shoe, the dealer and the seats.  ``play_round`` runs one round in the
 course's order and returns its record; ``twentyone.match`` runs rounds until the match ends.
-Strategies are called through ``twentyone.strategy.Strategy`` with a ``SeatView`` that shows only
-what the seat may see.
+Strategies are called through ``twentyone.strategy.Strategy`` with a ``SeatView``
+(``twentyone.view.TableSeatView``) that shows only what the seat may see.  Every option of the
+``Rules`` is read here: the course's values take the same path as before they were options.
 """
 
 from __future__ import annotations
@@ -12,14 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from twentyone.cards import TENS, VALUE, calculate, hand_total
+from twentyone.cards import TENS, VALUE, hand_total
 from twentyone.core import Generator, StackedGenerator
 from twentyone.errors import IllegalActionError, strategy_text
-from twentyone.legality import FAULTS, Foul, double_amount, double_problem, insurance_problem, surrender_problem
-from twentyone.records import HOLE, NO_CARD, Banker, Player
+from twentyone.legality import (FAULTS, Foul, change_problem, double_amount, double_problem, insurance_problem,
+                                split_problem, surrender_problem)
 from twentyone.rules import COURSE, Rules
-from twentyone.seat import Seat
+from twentyone.seat import Hand, Seat
 from twentyone.strategy import Strategy
+from twentyone.view import TableSeatView
 
 __all__ = ["Table", "TableSeatView", "Foul", "FAULTS", "StrategyFault", "StackedGenerator"]
 
@@ -65,7 +68,11 @@ class Table:
         self.dealer_shown: list[str] = []
         self.dealer_hard = 0
         self.dealer_ace = False
-        self._threshold = decks * 52 // rules.reshuffle_den
+        self._threshold = rules.reshuffle_threshold(decks)
+        self._double_any = rules.double_on == "any"
+        self._max_bet = rules.max_bet or 0
+        self._two_card_checks: dict[str, Callable[[Seat], Foul | None]] = {
+            "d": self._double_problem, "u": self._surrender_problem, "p": self._split_problem, "c": self._change_problem}
         #: Strategy faults of the current round: seat, cause, detail (for the round log).
         self.round_faults: list[dict[str, Any]] = []
 
@@ -88,7 +95,7 @@ class Table:
         return c
 
     def needs_shuffle(self) -> bool:
-        """True when fewer than a quarter of the shoe's cards remain."""
+        """True when fewer cards remain than the rules' reshuffle point (a quarter of the shoe in the course)."""
         return len(self.shoe) - self.pos < self._threshold
 
     # -- round steps -------------------------------------------------------------------------
@@ -115,6 +122,11 @@ class Table:
             s.insurance = 0
             s.doubled = s.surrendered = s.done = s.bj = False
             s.foul = None
+            if s.hands:
+                s.hands = []
+                s.cur = s
+            if s.changed:
+                s.changed = ""
             s.in_round = False
             s.account_before = s.account
             if s.in_game and s.account < min_bet:
@@ -124,7 +136,7 @@ class Table:
         return active
 
     def place_bet(self, s: Seat) -> None:
-        """Ask ``s`` for its bet and clamp it to [min_bet, all its money]."""
+        """Ask ``s`` for its bet and clamp it to [min_bet, max_bet], then to all its money."""
         s.in_round = True
         s.rounds += 1
         try:
@@ -146,19 +158,22 @@ class Table:
     def _stake(self, s: Seat, b: int) -> None:
         if b < self.rules.min_bet:
             b = self.rules.min_bet
+        if self._max_bet and b > self._max_bet:
+            b = self._max_bet
         if b > s.account:
             b = s.account
         s.bet = b
         s.account -= b
 
     def first_deal(self, active: list[Seat]) -> None:
-        """Two cards face up to each player in seat order, then the dealer's up card and hole card."""
+        """Two cards face up to each player in seat order, then the dealer's up card and hole card (no hole
+        card when the rules have none: the dealer's second card comes after the players)."""
         for s in active:
             s.take(self.getcard())
             s.take(self.getcard())
             s.bj = s.hard == 11 and s.ace and len(s.cards) == 2
         up = self.getcard()
-        self.hole = self.getcard()
+        self.hole = self.getcard() if self.rules.hole_card else ""
         self.up_card = up
         self.dealer_shown = [up]
 
@@ -194,14 +209,28 @@ class Table:
         return a
 
     # -- legality: verify_x raises, can_x answers, x acts (twentyone.legality decides) ------------
+    # Each works on the seat's hand being played (``s.cur``: the seat itself unless it split).
     def _insurance_problem(self, s: Seat) -> Foul | None:
         return insurance_problem(self.rules, self.up_card, s.state, s.account, s.bet)
 
     def _double_problem(self, s: Seat) -> Foul | None:
-        return double_problem(self.rules, len(s.cards), s.state, s.account, s.bet)
+        h = s.cur
+        if self._double_any:
+            return double_problem(self.rules, len(h.cards), h.state, s.account, h.bet)
+        t = hand_total(h.hard, h.ace)
+        return double_problem(self.rules, len(h.cards), h.state, s.account, h.bet, t, t != h.hard)
 
     def _surrender_problem(self, s: Seat) -> Foul | None:
-        return surrender_problem(self.rules, len(s.cards), s.state)
+        h = s.cur
+        return surrender_problem(self.rules, len(h.cards), h.state)
+
+    def _split_problem(self, s: Seat) -> Foul | None:
+        h = s.cur
+        return split_problem(self.rules, h.cards, h.state, len(s.hands) or 1, s.account, h.bet,
+                             s.strategy.course_interface)
+
+    def _change_problem(self, s: Seat) -> Foul | None:
+        return change_problem(self.rules, s.cur.cards, s.cur.state, s.strategy.course_interface)
 
     def verify_insurance(self, s: Seat) -> None:
         """Raise IllegalActionError if ``s`` may not buy insurance now."""
@@ -223,14 +252,14 @@ class Table:
         s.state = "i"
         s.actions.append("i")
 
-    def hit(self, s: Seat) -> None:
-        """The course's ``hit``: one more card; a bust or a 21 ends the hand."""
-        s.state = "h"
-        s.actions.append("h")
-        s.take(self.getcard())
-        t = s.total()
+    def hit(self, h: Hand) -> None:
+        """The course's ``hit``: one more card to hand ``h`` (a seat, or a split hand); a bust or a 21 ends it."""
+        h.state = "h"
+        h.actions.append("h")
+        h.take(self.getcard())
+        t = h.total()
         if t >= 21:
-            s.done = True
+            h.done = True
 
     def verify_double(self, s: Seat) -> None:
         """Raise IllegalActionError if ``s`` may not double now."""
@@ -250,15 +279,16 @@ class Table:
         if problem is not None:
             self.foul(s, problem)
             return
-        add = double_amount(s.account, s.bet)
+        h = s.cur
+        add = double_amount(s.account, h.bet)
         s.account -= add
-        s.added = add
-        s.bet += add
-        s.doubled = True
-        s.state = "d"
-        s.actions.append("d")
-        s.take(self.getcard())
-        s.done = True
+        h.added = add
+        h.bet += add
+        h.doubled = True
+        h.state = "d"
+        h.actions.append("d")
+        h.take(self.getcard())
+        h.done = True
 
     def verify_surrender(self, s: Seat) -> None:
         """Raise IllegalActionError if ``s`` may not surrender now."""
@@ -279,20 +309,103 @@ class Table:
         s.actions.append("u")
         s.done = True
 
-    def stand(self, s: Seat) -> None:
-        """End the hand as it is."""
-        s.state = "s"
-        s.actions.append("s")
-        s.done = True
+    def verify_split(self, s: Seat) -> None:
+        """Raise IllegalActionError if ``s`` may not split now."""
+        _verify(s, "p", self._split_problem(s))
+
+    def can_split(self, s: Seat) -> bool:
+        """True when ``s`` may split the hand being played now."""
+        return self._split_problem(s) is None
+
+    def split(self, s: Seat) -> None:
+        """Split the pair being played into two hands, each with a stake of the bet (a foul if not allowed).
+
+        The dealt hand ends with ``p`` and its two cards become split hands 1 and 2; a split hand that is
+        split again keeps its first card and a new hand takes its second, just right of it.  Then the left
+        hand takes its second card and the right hand its second (RULES.md, **split_deal_order**).
+        """
+        problem = self._split_problem(s)
+        if problem is not None:
+            self.foul(s, problem)
+            return
+        h = s.cur
+        s.account -= h.bet
+        right = Hand()
+        right.bet = h.bet
+        if h is s:
+            s.state = "p"
+            s.actions.append("p")
+            s.done = True
+            left = Hand()
+            left.bet = s.bet
+            left.take(s.cards[0])
+            right.take(s.cards[1])
+            s.hands = [left, right]
+        else:
+            left = h
+            left.actions.append("p")
+            right.take(left.drop_last())
+            s.hands.insert(s.hands.index(left) + 1, right)
+        one_card = s.cards[0] == "A" and self.rules.split_aces_one_card
+        for hand in (left, right):
+            hand.take(self.getcard())
+            hand.state = "a" if one_card else "p"
+            if hand.total() == 21:
+                hand.done = True
+        s.cur = left
+
+    def verify_change(self, s: Seat) -> None:
+        """Raise IllegalActionError if ``s`` may not use the Changer now."""
+        _verify(s, "c", self._change_problem(s))
+
+    def can_change(self, s: Seat) -> bool:
+        """True when ``s`` may use the French game's Changer now."""
+        return self._change_problem(s) is None
+
+    def change(self, s: Seat) -> None:
+        """The French game's Changer: with a pair, the second card is replaced by the next one and the stake
+        doubles (for less, as a double, when the account cannot pay it all); the hand goes on (h or s).
+        RULES.md, **changer**."""
+        problem = self._change_problem(s)
+        if problem is not None:
+            self.foul(s, problem)
+            return
+        add = double_amount(s.account, s.bet)
+        s.account -= add
+        s.added = add
+        s.bet += add
+        s.doubled = True
+        s.changed = s.drop_last()
+        s.state = "c"
+        s.actions.append("c")
+        s.take(self.getcard())
+        if s.total() == 21:
+            s.done = True
+
+    def stand(self, h: Hand) -> None:
+        """End hand ``h`` as it is."""
+        h.state = "s"
+        h.actions.append("s")
+        h.done = True
+
+    def _two_card_problem(self, s: Seat, a: str) -> Foul | None:
+        """Why ``a`` may not be the first decision of ``s`` now (``i`` aside), or None."""
+        if a == "h" or a == "s":
+            return None
+        check = self._two_card_checks.get(a)
+        return check(s) if check is not None else Foul.ILLEGAL_ACTION
 
     def _first_choice(self, s: Seat, a: str) -> bool:
         """Validate a first action; apply insurance now.  Return True if it is still to take effect."""
         if a == "i":
             self.insurance(s)  # fouls it when the dealer does not show an A, or it cannot be paid
             return False
-        if a in "hsd" or (a == "u" and self._surrender_problem(s) is None):
+        if a == "h" or a == "s" or (a == "d" and self._double_any):
             return True
-        self.foul(s, Foul.ILLEGAL_ACTION)
+        problem = self._two_card_problem(s, a)
+        if problem is None:
+            return True
+        self.foul(s, problem)
         return False
 
     def _take_effect(self, s: Seat, a: str) -> None:
@@ -308,8 +421,14 @@ class Table:
             self.stand(s)
         elif a == "d":
             self.dbl(s)
-        else:
+        elif a == "u":
             self.surrender(s)
+        elif a == "p":
+            self.split(s)
+            self._play_split(s)
+            return
+        else:
+            self.change(s)
         while not s.done:
             c = self._ask(s, False)
             if c is None:
@@ -321,21 +440,59 @@ class Table:
             else:
                 self.foul(s, Foul.ILLEGAL_ACTION)
 
+    def _play_split(self, s: Seat) -> None:
+        """Play a seat's split hands left to right, each through continue_action: ``h s``, and on its first
+        two cards ``d`` and ``p`` as the rules allow; a split ace that took its one card may only be split
+        again or stand (it stands at once when it cannot be split).  A foul ends the seat's turn."""
+        i = 0
+        while s.foul is None and i < len(s.hands):
+            h = s.hands[i]
+            s.cur = h
+            while not h.done:
+                if h.state == "a" and self._split_problem(s) is not None:
+                    h.done = True  # a split ace with its one card that cannot be split again stands
+                    break
+                c = self._ask(s, False)
+                if c is None:
+                    break
+                if c == "s":
+                    self.stand(h)
+                elif c == "h" and h.state != "a":
+                    self.hit(h)
+                elif c in ("d", "p") and h.state in ("p", "a"):
+                    problem = self._double_problem(s) if c == "d" else self._split_problem(s)
+                    if problem is not None:
+                        self.foul(s, problem)
+                    elif c == "d":
+                        self.dbl(s)
+                    else:
+                        self.split(s)
+                else:
+                    self.foul(s, Foul.ILLEGAL_ACTION)
+                if s.foul is not None:
+                    break
+            i += 1
+        s.cur = s
+
     def _after_insurance(self, s: Seat) -> None:
-        """An insured hand with no dealer Black Jack: the next decision may still be h, s, d or u."""
+        """An insured hand with no dealer Black Jack: the next decision may still be any first decision."""
         if s.bj:
             s.done = True
             return
         c = self._ask(s, False)
         if c is None:
             return
-        if c in "hsd" or (c == "u" and self._surrender_problem(s) is None):
+        problem = self._two_card_problem(s, c)
+        if problem is None:
             self._take_effect(s, c)
         else:
-            self.foul(s, Foul.ILLEGAL_ACTION)
+            self.foul(s, problem)
 
     def banker_continue(self) -> None:
-        """The course's ``banker_continue``: show the hole card and draw to 17 or more."""
+        """The course's ``banker_continue``: show the hole card (or, without one, draw the second card) and
+        draw to 17 or more; a soft 17 too when the rules say the dealer hits it."""
+        if not self.hole:
+            self.hole = self.getcard()
         self.hole_shown = True
         self.dealer_shown.append(self.hole)
         hard = VALUE[self.up_card] + VALUE[self.hole]
@@ -358,7 +515,12 @@ class Table:
         return hand_total(self.dealer_hard, self.dealer_ace)
 
     def judge(self, active: list[Seat], dealer_bj: bool) -> None:
-        """The course's ``judge``: settle every hand of the round and pay the dealer or the player."""
+        """The course's ``judge``: settle every hand of the round and pay the dealer or the player.
+
+        A dealer Black Jack beats every hand but a Black Jack, taking every stake on the table (with a
+        peek only the bet can be there; without one, doubles and split hands too, and a surrender gets
+        nothing back).
+        """
         rules = self.rules
         d = self.dealer_total()
         dealer_bust = d > 21
@@ -367,7 +529,7 @@ class Table:
                 continue
             if dealer_bj:
                 if s.insurance:
-                    s.account += s.insurance * (rules.insurance_pays + 1)
+                    s.account += rules.insurance_return(s.insurance)
                 if s.bj:
                     s.account += s.bet
                 continue
@@ -376,6 +538,12 @@ class Table:
                 continue
             if s.surrendered:
                 s.account += s.bet // 2
+                continue
+            if s.hands:
+                for h in s.hands:
+                    t = h.total()
+                    h.returned = 0 if t > 21 else 2 * h.bet if dealer_bust or t > d else h.bet if t == d else 0
+                    s.account += h.returned
                 continue
             t = s.total()
             if t > 21:
@@ -392,10 +560,11 @@ class Table:
             self.place_bet(s)
         self.first_deal(active)
         up, hole = self.up_card, self.hole
-        dealer_bj = (up == "A" and hole in TENS) or (up in TENS and hole == "A")
+        peek = self.rules.dealer_peeks
+        dealer_bj = peek and ((up == "A" and hole in TENS) or (up in TENS and hole == "A"))
         if up in TENS and dealer_bj:
             pass  # revealed at once: nobody is asked for a decision
-        elif up == "A":
+        elif up == "A" and peek:
             chosen: list[tuple[Seat, str]] = []
             for s in active:
                 if s.done:
@@ -424,6 +593,8 @@ class Table:
                 a = self._ask(s, True)
                 if a is not None and self._first_choice(s, a):
                     self._take_effect(s, a)
+                elif s.insurance and not s.done:  # no peek: the insured hand plays on at once
+                    self._after_insurance(s)
         if dealer_bj:
             self.hole_shown = True
             self.dealer_shown.append(hole)
@@ -431,6 +602,9 @@ class Table:
             self.dealer_ace = True
         else:
             self.banker_continue()
+            if not peek:  # the dealer's Black Jack shows only now
+                hole = self.hole
+                dealer_bj = (up == "A" and hole in TENS) or (up in TENS and hole == "A")
         self.judge(active, dealer_bj)
         return dealer_bj
 
@@ -480,172 +654,13 @@ class Table:
             "first_card": first_card,
             "dealer": "".join(self.dealer_shown),
             "dealer_bj": dealer_bj,
-            "players": [_player_record(s) for s in active],
+            "players": [s.log_record() for s in active],
         }
         if self.round_faults:
             record["faults"] = list(self.round_faults)
         return record
 
 
-def _player_record(s: Seat) -> dict[str, Any]:
-    """One seat's part of a round record; ``added`` only after a double for less."""
-    bet = s.bet - s.added
-    rec: dict[str, Any] = {
-        "seat": s.seat, "account_before": s.account_before, "bet": bet, "insurance": s.insurance,
-        "actions": "".join(s.actions), "cards": "".join(s.cards), "bj": s.bj, "doubled": s.doubled,
-    }
-    if s.doubled and s.added < bet:
-        rec["added"] = s.added
-    rec.update(surrendered=s.surrendered, foul=s.foul, account_after=s.account)
-    return rec
-
-
 def _verify(s: Seat, action: str, problem: Foul | None) -> None:
     if problem is not None:
         raise IllegalActionError(f"illegal action: {action!r} at seat {s.seat} ({problem})")
-
-
-class TableSeatView:
-    """The table's ``SeatView`` of one seat (``twentyone.records.SeatView``): read-only, what the seat may see."""
-
-    __slots__ = ("_t", "_s")
-
-    def __init__(self, table: Table, seat: Seat) -> None:
-        self._t = table
-        self._s = seat
-
-    # -- the seat itself -------------------------------------------------------------------
-    @property
-    def seat(self) -> int:
-        """This seat's number, 1-based."""
-        return self._s.seat
-
-    @property
-    def name(self) -> str:
-        """This seat's name."""
-        return self._s.name
-
-    @property
-    def account(self) -> int:
-        """Money not on the table."""
-        return self._s.account
-
-    @property
-    def bet(self) -> int:
-        """The main stake this round (doubled after a double)."""
-        return self._s.bet
-
-    @property
-    def my_cards(self) -> str:
-        """This seat's cards this round, in the order dealt."""
-        return "".join(self._s.cards)
-
-    @property
-    def total(self) -> int:
-        """The best total of this seat's cards."""
-        return hand_total(self._s.hard, self._s.ace)
-
-    @property
-    def soft(self) -> bool:
-        """True when an ace in this seat's hand counts 11."""
-        s = self._s
-        return hand_total(s.hard, s.ace) != s.hard
-
-    @property
-    def can_double(self) -> bool:
-        """True when ``d`` is allowed now (for less than the bet if the account cannot pay it all)."""
-        return self._t.can_double(self._s)
-
-    @property
-    def can_surrender(self) -> bool:
-        """True when ``u`` is allowed now."""
-        return self._t.can_surrender(self._s)
-
-    @property
-    def can_insure(self) -> bool:
-        """True when ``i`` is allowed now and affordable."""
-        return self._t.can_insure(self._s)
-
-    @property
-    def rounds(self) -> int:
-        """Rounds this seat has played so far."""
-        return self._s.rounds
-
-    # -- the table ---------------------------------------------------------------------------
-    @property
-    def decks(self) -> int:
-        """Decks in the shoe (the course's N)."""
-        return self._t.decks
-
-    @property
-    def seats(self) -> int:
-        """Player seats at the table."""
-        return len(self._t.seats)
-
-    @property
-    def up_card(self) -> str:
-        """The dealer's up card."""
-        return self._t.up_card
-
-    @property
-    def dealer_cards(self) -> str:
-        """The dealer's cards that are face up (the whole hand once it is shown)."""
-        return "".join(self._t.dealer_shown)
-
-    @property
-    def pos(self) -> int:
-        """Cards of the current shoe dealt so far."""
-        return self._t.pos
-
-    @property
-    def shoe_size(self) -> int:
-        """Cards in a full shoe."""
-        return self._t.decks * 52
-
-    @property
-    def round(self) -> int:
-        """The current round number, 1-based."""
-        return self._t.round_no
-
-    def seat_cards(self, seat: int) -> str:
-        """The face-up cards of ``seat`` this round ('' for a seat not in the round)."""
-        return "".join(self._t.seats[seat - 1].cards)
-
-    def round_cards(self) -> str:
-        """Every card face up on the table now: the dealer's shown cards, then each seat's."""
-        return "".join(self._t.dealer_shown) + "".join("".join(s.cards) for s in self._t.seats)
-
-    # -- the course's views --------------------------------------------------------------------
-    def _order(self, k: int) -> list[Seat | None]:
-        """Seats in the order function set ``k`` expects: this seat moved to index k-1."""
-        order: list[Seat | None] = list(self._t.seats)
-        while len(order) < k:
-            order.append(None)
-        i = self._s.seat - 1
-        order[i], order[k - 1] = order[k - 1], order[i]
-        return order
-
-    def tmpcards(self, k: int | None = None) -> str:
-        """The course's ``tmpcards`` for function set ``k`` (default: this seat's number)."""
-        k = k or self._s.seat
-        parts = [self._t.up_card, HOLE]
-        for s in self._order(k):
-            if s is None or not s.in_round:
-                parts.append(NO_CARD + NO_CARD)
-            else:
-                parts.append(s.cards[0] + s.cards[1])
-        return "".join(parts)
-
-    def players(self, k: int | None = None, *, self_first: bool = False) -> list[Player]:
-        """Fresh Player copies in function set ``k``'s order; with ``self_first`` this seat is also at [0]."""
-        k = k or self._s.seat
-        out = [Player() if s is None else s.record() for s in self._order(k)]
-        if self_first:
-            out[0] = self._s.record()
-        return out
-
-    def banker(self) -> Banker:
-        """A fresh Banker copy: the shown cards, 'l' once the hole card is shown."""
-        cards = "".join(self._t.dealer_shown)
-        shown = self._t.hole_shown
-        return Banker(cards, len(cards), "l" if shown else "d", calculate(cards) if cards else 0)

@@ -210,6 +210,8 @@ int ca_double_ok(const tw_ca_rules *r, const node *x)
         return 0;
     if (r->double_on == 0)
         return 1;
+    if (r->double_on == 3)
+        return 0;
     int lo = r->double_on == 1 ? 9 : 10;
     return !x->soft && x->total >= lo && x->total <= 11;
 }
@@ -659,7 +661,7 @@ int ca_ensure_splits(tw_ca_session *s, int m, uint32_t ups)
 
 static int rules_ok(const tw_ca_rules *r)
 {
-    return r->blackjack_pays >= 0.0 && r->blackjack_pays <= 100.0 && r->double_on >= 0 && r->double_on <= 2
+    return r->blackjack_pays >= 0.0 && r->blackjack_pays <= 100.0 && r->double_on >= 0 && r->double_on <= 3
            && r->split_hands >= 1 && r->split_hands <= MAX_HANDS;
 }
 

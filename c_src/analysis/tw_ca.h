@@ -63,7 +63,7 @@ typedef struct {
     int peek;                 /* dealer checks for Black Jack: a dealer Black Jack costs the initial bet only */
     double blackjack_pays;    /* 2.0 for 2:1, 1.5 for 3:2 ... */
     int surrender;            /* late surrender of the first two cards */
-    int double_on;            /* 0 any two cards, 1 hard 9-11, 2 hard 10-11 */
+    int double_on;            /* 0 any two cards, 1 hard 9-11, 2 hard 10-11, 3 none */
     int split_hands;          /* most hands after splitting: 1 no split, 2 one split, up to 8 */
     int split_aces_one_card;  /* a split ace takes one card and stands */
     int resplit_aces;         /* an ace drawn to a split ace may be split again */

@@ -11,7 +11,7 @@ options, with their defaults:
                                    player loses double and split stakes to a dealer Black Jack)
 ``blackjack_pays``        2        Black Jack pays 2:1 (3/2, 6/5 and 1 are usual elsewhere)
 ``surrender``             True     late surrender of the first two cards
-``double_on``             "any"    "any" two cards, "9-11" or "10-11" (hard totals)
+``double_on``             "any"    "any" two cards, "9-11" or "10-11" (hard totals), or "none"
 ``split``                 False    pairs may be split
 ``split_hands``           4        most hands after splitting (2 = one split, no resplit)
 ``split_aces_one_card``   True     a split ace takes one card and stands
@@ -31,12 +31,9 @@ from fractions import Fraction
 from typing import Any, Final
 
 from twentyone.errors import RulesError
+from twentyone.rules import DOUBLE_ON, parse_assignment
 
 __all__ = ["AnalysisRules", "OPTION_NAMES", "DOUBLE_ON"]
-
-DOUBLE_ON: Final = ("any", "9-11", "10-11")
-_TRUE: Final = frozenset({"1", "true", "yes", "on", "y"})
-_FALSE: Final = frozenset({"0", "false", "no", "off", "n"})
 
 
 @dataclass(frozen=True)
@@ -78,16 +75,18 @@ class AnalysisRules:
         return replace(base, **overrides) if overrides else base
 
     def with_assignments(self, assignments: Iterable[str]) -> AnalysisRules:
-        """These options with ``key=value`` overrides applied in order (``--rule`` on the command line)."""
+        """These options with ``key=value`` overrides applied in order (``--rule`` on the command line).
+
+        The grammar is the engine's (``twentyone.rules.parse_assignment``); a rule option that does not
+        change the analysis (money, bets, match length) is refused by name.
+        """
         changes: dict[str, Any] = {}
         for text in assignments:
-            key, sep, value = text.partition("=")
-            key = key.strip().replace("-", "_")
-            if not sep:
-                raise RulesError(f"bad rule override: {text!r} (KEY=VALUE, e.g. split=true)")
+            key, value = parse_assignment(text)
             if key not in OPTION_NAMES:
-                raise RulesError(f"unknown rule: {key!r} (known: {', '.join(OPTION_NAMES)})")
-            changes[key] = _parse(key, value.strip())
+                raise RulesError(f"rule {key!r} does not change the exact analysis (its options: "
+                                 f"{', '.join(OPTION_NAMES)})")
+            changes[key] = value
         return replace(self, **changes)
 
     def describe(self) -> str:
@@ -99,7 +98,7 @@ class AnalysisRules:
             "peek" if self.dealer_peeks else "no hole card",
             f"Black Jack {bj.numerator}:{bj.denominator}",
             "late surrender" if self.surrender else "no surrender",
-            "double any two" if self.double_on == "any" else f"double {self.double_on}",
+            {"any": "double any two", "none": "no double"}.get(self.double_on, f"double {self.double_on}"),
         ]
         if self.split:
             parts.append(f"split to {self.split_hands} hands" + (", aces once" if not self.resplit_aces else ""))
@@ -117,31 +116,6 @@ OPTION_NAMES: Final = tuple(f.name for f in fields(AnalysisRules) if f.name != "
 _BOOLS: Final = frozenset({"dealer_hits_soft_17", "dealer_peeks", "surrender", "split", "split_aces_one_card",
                            "resplit_aces", "double_after_split", "insurance"})
 _RANGES: Final = {"decks": (1, 8), "split_hands": (2, 8)}
-
-
-def _parse(key: str, text: str) -> Any:
-    """The value of option ``key`` written as ``text``; RulesError names the option and the value."""
-    low = text.lower()
-    if key in _BOOLS:
-        if low in _TRUE:
-            return True
-        if low in _FALSE:
-            return False
-        raise RulesError(f"bad value for {key}: {text!r} (true or false)")
-    if key in _RANGES:
-        lo, hi = _RANGES[key]
-        if not low.isdigit() or not lo <= int(low) <= hi:
-            raise RulesError(f"bad value for {key}: {text!r} (a whole number {lo} .. {hi})")
-        return int(low)
-    if key == "double_on":
-        if low not in DOUBLE_ON:
-            raise RulesError(f"bad value for double_on: {text!r} ({', '.join(DOUBLE_ON)})")
-        return low
-    try:
-        value = Fraction(low.replace(":", "/"))
-    except (ValueError, ZeroDivisionError):
-        raise RulesError(f"bad value for {key}: {text!r} (a payout such as 2, 3/2, 6/5 or 1)") from None
-    return value
 
 
 def _check(key: str, value: Any) -> None:

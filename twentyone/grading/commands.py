@@ -217,31 +217,35 @@ def tournament_entries(specs: Sequence[str], files: Path, limits: Limits | None 
     from concurrent.futures import ThreadPoolExecutor
 
     from twentyone.grading.grader import check_player
-    from twentyone.players.builtin import BUILTINS
     from twentyone.players.intake import IntakeError, readable, student_name, take
-    from twentyone.players.spec import parse_spec
+    from twentyone.players.spec import builtin_name, make_strategy, parse_spec
 
-    parsed = [(spec, None) if spec in BUILTINS else parse_spec(spec) for spec in specs]
+    builtins = [builtin_name(spec) for spec in specs]  # the built-in players and chart:FILE (data, not code)
+    parsed = [(spec, None) if b is not None else parse_spec(spec) for spec, b in zip(specs, builtins)]
     names: list[str] = []
     seen: set[str] = set()
-    for spec, (target, k) in zip(specs, parsed):
-        if spec in BUILTINS:
-            name = spec
+    for spec, b, (target, k) in zip(specs, builtins, parsed):
+        if b is not None:
+            name = b
         else:
             base = student_name(Path(target)) + (f"_{k}" if k and k != 1 else "")
             suffix = Path(target).suffix.lower().lstrip(".")
             name = base
-            if (name in seen or name in BUILTINS) and suffix in ("c", "cpp", "py"):
+            if (name in seen or builtin_name(name) == name) and suffix in ("c", "cpp", "py"):
                 name = f"{base}.{suffix}"
         unique, i = name, 2
-        while unique in seen or (spec not in BUILTINS and unique in BUILTINS):
+        while unique in seen or (b is None and builtin_name(unique) == unique):
             unique, i = f"{name}_{i}", i + 1
         seen.add(unique)
         names.append(unique)
 
     def check(pos: int) -> EntryRow:
         spec, (target, k), name = specs[pos], parsed[pos], names[pos]
-        if spec in BUILTINS:
+        if builtins[pos] is not None:
+            try:
+                make_strategy(spec).close()  # a chart file that does not parse is this entry's one line
+            except TwentyOneError as e:
+                return EntryRow(name, pos, spec, spec, EntryKind.BUILTIN, str(e), "")
             return EntryRow(name, pos, spec, spec, EntryKind.BUILTIN, None, "")
         source = readable(spec)
         try:

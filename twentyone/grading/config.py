@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from twentyone.errors import ConfigError
-from twentyone.rules import PRESETS
+from twentyone.errors import ConfigError, RulesError
+from twentyone.rules import get_rules
 
 __all__ = ["GradingConfig", "LegalPlay", "WinRate", "TournamentBonus", "Isolation", "Similarity", "load_config",
            "config_from_dict", "example_toml"]
@@ -156,8 +156,10 @@ class GradingConfig:
             raise bad("seed", self.seed, "0 .. 2^63-1")
         if not 1 <= self.decks <= 8:
             raise bad("decks", self.decks, "1 .. 8")
-        if self.rules not in PRESETS:
-            raise bad("rules", self.rules, "one of " + ", ".join(PRESETS))
+        try:
+            get_rules(self.rules)
+        except RulesError as e:
+            raise ConfigError(f"{where}: rules: {e}") from None
         unknown = [r for r in self.reference if r not in REFERENCE_PLAYERS]
         if unknown:
             raise bad("reference", unknown, "built-in players among " + ", ".join(REFERENCE_PLAYERS))
@@ -300,7 +302,7 @@ def example_toml() -> str:
         "# twentyone grading configuration: the course rubric (every key is optional)",
         f"seed = {c.seed}            # base seed: every submission plays the same seeds",
         f"decks = {c.decks}",
-        f'rules = "{c.rules}"',
+        f'rules = "{c.rules}"         # a preset, then any ",KEY=VALUE" overrides (twentyone rules --presets)',
         f"function_set = {c.function_set}         # the function set graded (bet1, first_action1, ...)",
         f'ties = "{c.ties}"            # a tie counts half a win, or "loss"',
         f'borderline = "{c.borderline}"  # points for a borderline result: "estimate", "pass" or "fail"',

@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if name not in BUILTINS or not (times == "" or times in ("1", "2", "3", "4")):
             parser.error(f"unknown opponent: {spec!r} (a built-in name, optionally *1 .. *4)")
     player = _EVHands if args.ev_hands else Champion
-    rounds = COURSE.rounds_per_seat * 2
+    rounds = (COURSE.rounds_per_seat or 50) * 2
     for model in OPPONENT_MODELS:
         v = tables_for(model)
         v.upto(rounds)

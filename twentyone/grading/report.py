@@ -12,7 +12,10 @@
   messages, the incidents with their round-log excerpts, a win-rate chart per win-rate criterion (the
   running rate, its interval narrowing as matches are played, and the threshold) and the bankroll curves
   of the sample matches.  Charts need matplotlib (``pip install 'twentyone[reports]'``); without it the
-  pages say so and everything else is still written.
+  pages say so and everything else is still written.  Text in charts is drawn in DejaVu Sans with the
+  first installed font of ``CJK_FONTS`` behind it for Chinese names; with none installed, what DejaVu
+  cannot draw is drawn in pinyin (or as ``U+XXXX``), and ``write_reports`` says so once.  No warning or
+  log line of matplotlib ever reaches the terminal (``_chart_context``).
 - ``scores.csv`` (one row per student, or per standing for a tournament) and ``scores.json``
   (``ClassReport.to_dict()``).
 - ``gradescope/<name>/results.json`` per student, and ``gradescope/results.json`` too when the report holds
@@ -42,6 +45,7 @@ import csv
 import hashlib
 import json
 import math
+import sys
 from collections.abc import Iterable, Sequence
 from html import escape
 from pathlib import Path
@@ -49,22 +53,16 @@ from typing import Any
 from urllib.parse import quote
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.results import BankrollSample, ClassReport, Criterion, StandingRow, StudentScore
+from twentyone.grading.charts import (CHART_SIZE, SHORT, NO_CHARTS, NO_CJK_FONT, bankroll_chart, draw_all_charts,
+                                      no_cjk_font, win_rate_chart)
+from twentyone.grading.results import ClassReport, Criterion, StandingRow, StudentScore
 
 __all__ = ["ReportError", "write_reports", "render_index", "render_student", "csv_table", "gradescope_results",
            "prairielearn_results", "win_rate_chart", "bankroll_chart", "format_rate"]
 
-#: Short column headers of the known rubric criteria (others use their name).
-SHORT = {"legal": "Legal play", "beat_stand": "Beats stand", "beat_basic": "Beats basic",
-         "tournament": "Tournament"}
 #: Criterion order in tables and CSV columns: the rubric's, then any other in the order first seen.
 RUBRIC_ORDER = ("legal", "beat_stand", "beat_basic", "tournament")
 STATUSES = ("pass", "fail", "borderline", "not played", "bonus")
-#: Chart size in pixels (width, height).
-CHART_SIZE = (580, 300)
-NO_CHARTS = "Charts not drawn: matplotlib is not installed (pip install 'twentyone[reports]')."
-
-
 class ReportError(TwentyOneError, ValueError):
     """A report cannot be written as asked (e.g. a student name that is not a safe file name)."""
 
@@ -336,11 +334,6 @@ def render_index(report: ClassReport) -> str:
     return _page(report.title, "\n".join(parts), SORT_JS)
 
 
-def _chart_path(name: str, stem: str) -> str:
-    """A chart's path relative to ``students/``."""
-    return f"{_safe_name(name)}/{stem}.png"
-
-
 def render_student(student: StudentScore, report: ClassReport, charts: dict[str, str] | None = None) -> str:
     """A student's page as HTML.  ``charts``: alt text by image path relative to ``students/``
     (``None``: matplotlib was missing)."""
@@ -404,83 +397,6 @@ def render_student(student: StudentScore, report: ClassReport, charts: dict[str,
     else:
         parts.append('<p class="note">None.</p>')
     return _page(f"{s.name} \u2014 {report.title}", "\n".join(parts))
-
-
-# ------------------------------------------------------------------------------------------------ charts
-
-def _figure(title: str, xlabel: str, ylabel: str) -> tuple[Any, Any]:
-    """A fresh Agg figure and its axes (no pyplot: no global state, safe in threads)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(CHART_SIZE[0] / 100, CHART_SIZE[1] / 100), dpi=100)
-    FigureCanvasAgg(fig)
-    # Fixed margins for the fixed chart size: a layout engine costs half of every chart's drawing.
-    fig.subplots_adjust(left=0.13, right=0.97, top=0.9, bottom=0.14)
-    ax = fig.add_subplot()
-    ax.set_title(title, fontsize=11)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.grid(True, alpha=0.3)
-    return fig, ax
-
-
-def win_rate_chart(criterion: Criterion, path: Path) -> Path:
-    """Draw the running win rate, its interval band and the threshold of ``criterion`` into ``path``."""
-    from matplotlib.ticker import PercentFormatter
-
-    c = criterion
-    run = list(c.running)
-    if not run and c.rate is not None and c.low is not None and c.high is not None:
-        run = [(c.matches, c.rate, c.low, c.high)]
-    fig, ax = _figure(f"{SHORT.get(c.name, c.name)}: win rate over matches ({c.status})", "matches played",
-                      "win rate")
-    xs = [r[0] for r in run]
-    ax.fill_between(xs, [r[2] for r in run], [r[3] for r in run], color="#2d6cdf", alpha=0.2, linewidth=0,
-                    label=f"{c.confidence:.0%} interval", step=None)
-    ax.plot(xs, [r[1] for r in run], marker="o", markersize=3, color="#2d6cdf", label="win rate")
-    if c.threshold is not None:
-        ax.axhline(c.threshold, color="#c0392b", linestyle="--", linewidth=1.2, label=f"threshold {c.threshold:.0%}")
-    # Zoom on the band and the threshold: a narrow interval must stay visible.
-    ys = [r[2] for r in run] + [r[3] for r in run] + ([c.threshold] if c.threshold is not None else [])
-    ax.set_ylim(max(0.0, min(ys) - 0.05), min(1.0, max(ys) + 0.05))
-    ax.set_xlim(0, max(xs + [1]) * 1.02)
-    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    ax.legend(loc="best", fontsize=8)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
-    return path
-
-
-def bankroll_chart(sample: BankrollSample, path: Path, highlight: str | None = None) -> Path:
-    """Draw every seat's money after each round of ``sample`` into ``path``; ``highlight``'s line is bold."""
-    fig, ax = _figure(sample.title, "round", "money")
-    for name, curve in zip(sample.names, sample.curves):
-        bold = name == highlight
-        ax.plot(range(1, len(curve) + 1), curve, label=name, linewidth=2.4 if bold else 1.2, zorder=3 if bold else 2)
-    ax.legend(loc="best", fontsize=8)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
-    return path
-
-
-def _draw_charts(s: StudentScore, folder: Path) -> dict[str, str] | None:
-    """Draw a student's charts into ``folder``; alt texts by path relative to ``students/`` (None: no matplotlib)."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return None
-    charts: dict[str, str] = {}
-    for c in s.criteria:
-        if c.rate is not None and c.matches:
-            rel = _chart_path(s.name, f"winrate-{c.name}")
-            win_rate_chart(c, folder / rel)
-            charts[rel] = f"{c.title}: running win rate and its interval over {c.matches} matches"
-    for k, sample in enumerate(s.samples, 1):
-        rel = _chart_path(s.name, f"bankroll-{k}")
-        bankroll_chart(sample, folder / rel, highlight=s.name)
-        charts[rel] = f"Bankroll curves: {sample.title}"
-    return charts
 
 
 # ------------------------------------------------------------------------------------- CSV and platforms
@@ -588,17 +504,14 @@ def _dump(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def _draw_all_charts(students: list[StudentScore], folder: Path) -> list[dict[str, str] | None]:
-    """Every student's charts, drawn in parallel processes for a class (one per core)."""
-    import os
+_said: set[str] = set()
 
-    workers = min(os.cpu_count() or 1, len(students))
-    if workers <= 1 or len(students) < 4:
-        return [_draw_charts(s, folder) for s in students]
-    from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(_draw_charts, students, [folder] * len(students)))
+def _say_once(note: str) -> None:
+    """A note about the reports on stderr, once per process."""
+    if note not in _said:
+        _said.add(note)
+        print(f"twentyone: note: {note}", file=sys.stderr)
 
 
 def write_reports(report: ClassReport, out: Path) -> list[Path]:
@@ -613,8 +526,10 @@ def write_reports(report: ClassReport, out: Path) -> list[Path]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
+    if no_cjk_font(report.students):
+        _say_once(NO_CJK_FONT)
     _write(out / "index.html", render_index(report), written)
-    for s, charts in zip(report.students, _draw_all_charts(report.students, out / "students")):
+    for s, charts in zip(report.students, draw_all_charts(report.students, out / "students")):
         written += [out / "students" / p for p in charts or {}]
         _write(out / "students" / f"{s.name}.html", render_student(s, report, charts), written)
     header, rows = csv_table(report)

@@ -10,7 +10,7 @@ are still graded.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from twentyone.players.intake import Intake, IntakeError, readable, student_name, take

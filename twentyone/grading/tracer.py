@@ -4,7 +4,8 @@
 call on unchanged (faults and all), and it notes each decision in a ``traces.TraceRound``.  At every
 decision it also asks each strategy of the reference family (``traces.REFERENCES``) with the very same
 view: the built-ins (``stand``, ``basic``, ``hilo``, ``champion``), hit below N for N = 12..17, mimic the
-dealer, and the course's basic chart derived by the exact analyser (``twentyone.analysis``).  The
+dealer, and the course's basic chart derived by the exact analyser (``twentyone.analysis``), played by
+``players.chartplayer.ChartStrategy``.  The
 references are shown every round too (``show``), so the counting ones count what the seat saw.  Their
 answers never reach the table; a reference that fails simply agrees with nothing.
 
@@ -18,13 +19,15 @@ from functools import lru_cache
 
 from twentyone.cards import hand_value
 from twentyone.grading.traces import REFERENCES, TraceRound
+from twentyone.analysis.charts import Chart
 from twentyone.players.builtin import Basic, HiLo, Stand
 from twentyone.players.champion import Champion
+from twentyone.players.chartplayer import ChartStrategy
 from twentyone.records import SeatView
 from twentyone.rules import Rules
 from twentyone.strategy import Strategy
 
-__all__ = ["Tracer", "HitBelow", "MimicDealer", "ChartPlayer", "reference_family"]
+__all__ = ["Tracer", "HitBelow", "MimicDealer", "reference_family"]
 
 
 class HitBelow(Strategy):
@@ -61,37 +64,18 @@ class MimicDealer(Strategy):
         return self._play(view.my_cards)
 
 
-class ChartPlayer(Strategy):
-    """Plays a chart's ``decide`` (the course's basic chart from ``twentyone.analysis``); flat minimum bet,
-    never insures, never splits (the course has no split)."""
-
-    name = "chart"
-
-    def __init__(self, decide: Callable[..., str]) -> None:
-        self.decide = decide
-
-    def first_action(self, view: SeatView) -> str:
-        return self.decide(view.my_cards, view.up_card, can_double=view.can_double,
-                           can_surrender=view.can_surrender, can_split=False)
-
-    def continue_action(self, view: SeatView) -> str:
-        two = len(view.my_cards) == 2
-        return self.decide(view.my_cards, view.up_card, can_double=two and view.can_double,
-                           can_surrender=two and view.can_surrender, can_split=False)
-
-
 @lru_cache(maxsize=8)
-def _chart_decide(rules: Rules, decks: int) -> Callable[..., str]:
+def _course_chart(rules: Rules, decks: int) -> Chart:
     from twentyone.analysis import derived_basic_chart
 
-    return derived_basic_chart(rules, decks).decide
+    return derived_basic_chart(rules, decks)
 
 
 def reference_family(rules: Rules, decks: int) -> list[Strategy]:
     """Fresh strategies of the reference family, in ``traces.REFERENCES`` order."""
     refs: list[Strategy] = [Stand(), Basic(), HiLo(), Champion()]
     refs += [HitBelow(n) for n in range(12, 18)]
-    refs += [MimicDealer(rules), ChartPlayer(_chart_decide(rules, decks))]
+    refs += [MimicDealer(rules), ChartStrategy(_course_chart(rules, decks), name="chart")]
     if len(refs) != len(REFERENCES):
         raise AssertionError("the reference family and traces.REFERENCES differ")  # a programming error
     return refs

@@ -40,13 +40,14 @@ from pathlib import Path
 from typing import Any
 
 from twentyone.errors import CompileError, PlayerSpecError
+from twentyone.players import cheaders
 from twentyone.players.sandbox import landlock
 from twentyone.strategy import FUNCTION_NAMES
 
 __all__ = ["C_SRC", "BRIDGE", "FLAGS", "CXX_FLAGS", "prepare_source", "compile_student", "module_name",
            "missing_functions", "cache_dir", "output_dir", "bridge_cdef", "main", "SOURCE_SUFFIXES"]
 
-C_SRC = Path(__file__).resolve().parent.parent.parent / "c_src"
+C_SRC = cheaders.C_SRC
 BRIDGE = C_SRC / "bridge"
 COMPILE_TIMEOUT = 120.0
 #: Limits of the compiler's processes (each): memory, CPU seconds, the largest file it may write.

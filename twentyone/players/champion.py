@@ -117,6 +117,9 @@ def joint_table(bucket: int, opponent: str) -> tuple[tuple[float, ...], ...]:
 # -- 2. the dynamic program -------------------------------------------------------------------------
 #: Money difference grid, in steps of 5 (half the minimum bet): -1100 .. +2200.
 D_LO: Final = -220
+#: The course's match limits, which the program is made for (they are set in the course preset).
+_COURSE_ROUNDS: Final = COURSE.rounds_per_seat or 50
+_COURSE_SHOES: Final = COURSE.max_shoes or 5
 D_HI: Final = 440
 #: Bets the tables consider, in units of the minimum bet 10.
 BET_UNITS: Final = tuple(list(range(1, 21)) + list(range(25, 101, 5)))
@@ -295,8 +298,8 @@ class Champion(Strategy):
     def new_match(self, decks: int, seats: int, seat: int) -> None:
         self.decks, self.seats, self.seat = decks, seats, seat
         self.shoe = decks * 52
-        self.threshold = self.shoe // COURSE.reshuffle_den
-        self.max_rounds = COURSE.rounds_per_seat * seats
+        self.threshold = COURSE.reshuffle_threshold(decks)
+        self.max_rounds = _COURSE_ROUNDS * seats
         self.running = 0
         self.last_pos = 0
         self.shoe_no = 1
@@ -376,7 +379,7 @@ class Champion(Strategy):
         cpr = self.cards_per_round()
         this = int(max(0, self.shoe - view.pos - self.threshold) / cpr) + 1
         full = int((self.shoe - self.threshold) / cpr) + 1
-        by_shoes = this + (COURSE.max_shoes - self.shoe_no) * full
+        by_shoes = this + (_COURSE_SHOES - self.shoe_no) * full
         return max(1, min(by_rounds, by_shoes))
 
     def true_count(self, view: SeatView, extra: str = "") -> float:

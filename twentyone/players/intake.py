@@ -11,7 +11,8 @@
 
 It returns an ``Intake``: the chosen file, its kind, the student's name (the zip's or folder's name, or a
 ``mycodes.*`` file's folder), the other copies, the student's own headers and ``main.c`` beside the file,
-and the warnings to show.  Anything unusable raises ``IntakeError``, one line naming the path.
+and the warnings to show: among them one for each own ``twentyone.h``/``mycodes.h`` that differs from the
+course's (``players.cheaders``; a C file is always compiled against the course's headers).  Anything unusable raises ``IntakeError``, one line naming the path.
 
 **Zips** are read from their central directory; only the strategy file and the headers and ``main.c``
 beside it are unpacked, never anything else.  Entry names without the UTF-8 flag are decoded as the
@@ -44,6 +45,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from twentyone.errors import PlayerSpecError
+from twentyone.players.cheaders import own_header_warnings
 
 __all__ = ["SourceKind", "Intake", "ZipLimits", "IntakeError", "take", "student_name", "readable",
            "is_container", "cleanup", "STRATEGY_NAMES"]
@@ -331,6 +333,7 @@ def _take_folder(folder: Path, dest: Path | None, student: str, source: str) -> 
         at = {f: dest.joinpath(*(_safe_part(p) for p in f)) for f in found}
     else:
         at = {f: Path(os.path.abspath(p)) for f, p in found.items()}
+    warnings += own_header_warnings([("/".join(h), at[h]) for h in headers], student)
     return Intake(at[chosen], kind, student, source, shown, tuple("/".join(o) for o in others),
                   tuple(at[h] for h in headers), at[main] if main else None, tuple(warnings))
 
@@ -458,6 +461,7 @@ def _take_zip(path: Path, dest: Path | None, student: str, source: str, limits: 
     if declared > limits.max_total:
         warnings.append(f"{student}: the zip would unpack to {_mib(declared)}; only {shown} and the headers beside "
                         "it were unpacked")
+    warnings += own_header_warnings([("/".join(h), at[h]) for h in headers], student)
     kind = _chosen_kind(chosen, source)
     return Intake(at[chosen], kind, student, source, shown, tuple("/".join(o) for o in others),
                   tuple(at[h] for h in headers), at[main] if main else None, tuple(warnings))

@@ -1,13 +1,12 @@
 """Turn a ``--player`` SPEC into a seated strategy: the one factory that decides where a strategy runs.
 
-SPEC is one of the built-in names (``stand``, ``basic``, ``hilo``), ``human``, ``path/to/file.py[:K]``
-(a course-style Python function set K, default 1, or a file defining ``STRATEGY``, a ``Strategy``
-subclass or instance), ``path/to/mycodes.c[:K]`` (a student's C file, compiled through cffi), or a
+SPEC is one of the built-in names (``stand``, ``basic``, ``hilo``, ``champion``, the French game's AI levels
+``amateur``, ``intermediate``, ``expert``, and ``optimal``), ``human``, ``chart:path.csv`` (a strategy
+chart, ``chart:french-expert`` for the shipped one), ``path/to/file.py[:K]`` (a course-style Python
+function set K, default 1, or a file defining ``STRATEGY``, a ``Strategy`` subclass or instance),
+``path/to/mycodes.c[:K]`` or ``mycodes.cpp[:K]`` (a student's C or C++ file, compiled through cffi), or a
 folder or zip holding one (``path/to/folder[:K]``, ``path/to/li.zip[:K]``): ``players.intake`` finds the
 strategy file in it, and a zip is unpacked into a temporary folder removed when the process ends.
-
-C++ (``.cpp``) files are recognised by the intake; ``build_c`` is the one place that says what happens to
-them (today: one line, not supported yet).
 
 A file's strategy runs in this process (trusted) or, given sandbox ``Limits``, in a worker process of
 its own (``twentyone.players.sandbox``).  Built-in players always run in process.  The loaders below
@@ -23,18 +22,24 @@ from pathlib import Path
 
 from twentyone.errors import PlayerSpecError
 from twentyone.players.builtin import BUILTINS
-from twentyone.players.cbuild import SOURCE_SUFFIXES, compile_student, missing_functions
+from twentyone.players.cbuild import compile_student, missing_functions
+from twentyone.players.chartplayer import FRENCH_EXPERT, ChartStrategy, load_chart
 from twentyone.players.cplayer import CFunctionSet, load_student
 from twentyone.players.intake import KINDS, SourceKind, is_container, readable, student_name, take
+from twentyone.players.levels import LEVELS
+from twentyone.players.optimal import Optimal
 from twentyone.players.pyplayer import ModuleFunctionSet, defines_strategy, read_source, strategy_from_file
 from twentyone.players.sandbox.client import SandboxFunctionSet
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.terminal import Human
 from twentyone.strategy import FunctionSet, FunctionSetStrategy, Strategy
 
-__all__ = ["parse_spec", "make_strategy", "build_c", "check_file", "stderr_warn", "BUILTIN_NAMES", "Warn"]
+__all__ = ["parse_spec", "make_strategy", "build_c", "check_file", "stderr_warn", "builtin_name", "BUILTIN_NAMES",
+           "Warn"]
 
-BUILTIN_NAMES = (*BUILTINS, "human")
+#: Built-in players beyond the course's: the French game's AI levels and the analyser's optimal play.
+MORE_BUILTINS: dict[str, type[Strategy]] = {**LEVELS, "optimal": Optimal}
+BUILTIN_NAMES = (*BUILTINS, *MORE_BUILTINS, "human")
 
 #: Where a loader's warnings go: one line of text each.
 Warn = Callable[[str], None]
@@ -48,6 +53,16 @@ def stderr_warn(message: str) -> None:
     if message not in _warned:
         _warned.add(message)
         print(f"twentyone: warning: {message}", file=sys.stderr)
+
+
+def builtin_name(spec: str) -> str | None:
+    """The entry name of a SPEC that needs no file of code (a built-in player, ``chart:FILE``), or None."""
+    if spec in BUILTINS or spec in MORE_BUILTINS:
+        return spec
+    if spec.startswith("chart:"):
+        where = spec[len("chart:"):]
+        return "chart-" + (where if where == "french-expert" else student_name(Path(where)))
+    return None
 
 
 def parse_spec(spec: str) -> tuple[str, int | None]:
@@ -73,11 +88,15 @@ def make_strategy(spec: str, warn: Warn = stderr_warn, *, sandbox: Limits | None
     process (trusted).  ``capture_dir`` receives what a file's strategy prints, one file per match.
     ``lang`` is the prompt language of a ``human`` seat.
     """
-    builtin = BUILTINS.get(spec)
+    builtin = BUILTINS.get(spec) or MORE_BUILTINS.get(spec)
     if builtin is not None:
         return builtin()
     if spec == "human":
         return Human(lang=lang)
+    if spec.startswith("chart:"):  # data, not code: always in process
+        where = spec[len("chart:"):]
+        path = FRENCH_EXPERT if where == "french-expert" else Path(where).expanduser()
+        return ChartStrategy(load_chart(path), name=spec)
     target, k = parse_spec(spec)
     path = Path(target).expanduser()
     label = None
@@ -95,8 +114,8 @@ def make_strategy(spec: str, warn: Warn = stderr_warn, *, sandbox: Limits | None
     if kind in (SourceKind.C, SourceKind.CPP):
         return _c_player(path, kind, k or 1, warn, sandbox, capture_dir, label or student_name(path))
     known = ", ".join(BUILTIN_NAMES)
-    raise PlayerSpecError(f"unknown player {readable(spec)!r} (use {known}, a .py, .c or .cpp file, or a folder "
-                          "or zip holding one, optionally :K)")
+    raise PlayerSpecError(f"unknown player {readable(spec)!r} (use {known}, chart:FILE.csv, a .py, .c or .cpp "
+                          "file, or a folder or zip holding one, optionally :K)")
 
 
 def build_c(path: Path, kind: SourceKind, warn: Warn | None = None) -> Path:

@@ -1,61 +1,104 @@
-"""A person at the terminal: the ``human`` player, with prompts in Chinese or English.
+"""A person at the terminal: the ``human`` player, with prompts in Chinese, English or French.
 
 Bad input is asked again with the reason; the cards and totals are printed before every decision.
+A prompt lists the actions the table's rules offer at that point (the course's: ``i h s d u`` first,
+``h s`` later); a pair adds ``p`` (split) and the French game's ``c`` (Changer) where the rules have
+them.  In French the keys are the French words' letters (``t`` tirer, ``r`` rester, ``d`` doubler,
+``c`` changer, ``v`` diviser, ``a`` assurance, ``b`` abandonner); the engine's letters and the whole
+words are understood in every language.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from twentyone.cards import calculate
 from twentyone.records import SeatView
 from twentyone.strategy import Strategy
 
-__all__ = ["Human", "MESSAGES", "WORDS", "parse_action"]
+__all__ = ["Human", "MESSAGES", "WORDS", "KEYS", "ACTION_NAMES", "parse_action"]
 
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {
-        "bet": "seat {seat}, money {money}: your bet (10 .. {money}) [10]: ",
-        "bet_bad": "  a bet is a whole number from 10 to {money}",
+        "bet": "seat {seat}, money {money}: your bet ({lo} .. {hi}) [{lo}]: ",
+        "bet_bad": "  a bet is a whole number from {lo} to {hi}",
         "hand": "  dealer shows {up} | you hold {cards} = {total}{soft}",
+        "split_hand": "  dealer shows {up} | hand {n} of {m}: {cards} = {total}{soft}",
         "soft": " (soft)",
-        "first": "  i insure, h hit, s stand, d double, u surrender: ",
-        "cont": "  h hit, s stand: ",
-        "cont_i": "  h hit, s stand, d double, u surrender: ",
+        "sep": ", ",
+        "end": ": ",
         "bad": "  '{a}' is not one of: {allowed}",
         "no_ins": "  insurance only when the dealer shows an A and you can pay {cost}",
         "no_dbl": "  a double only on your first two cards",
+        "no_split": "  a split only with a pair, and a second bet of {cost}",
+        "no_change": "  a change only with a pair, as your first decision",
         "round": "round {round}: dealer {dealer} = {dtotal} | you {cards} = {total} | money {money}",
         "others": "  seat {seat}: {cards}",
     },
     "zh": {
-        "bet": "座位 {seat}，赌资 {money}：请下注（10 .. {money}）[10]：",
-        "bet_bad": "  赌注必须是 10 到 {money} 之间的整数",
+        "bet": "座位 {seat}，赌资 {money}：请下注（{lo} .. {hi}）[{lo}]：",
+        "bet_bad": "  赌注必须是 {lo} 到 {hi} 之间的整数",
         "hand": "  庄家明牌 {up} | 你的牌 {cards} = {total}{soft}",
+        "split_hand": "  庄家明牌 {up} | 第 {n} 手（共 {m} 手）{cards} = {total}{soft}",
         "soft": "（软）",
-        "first": "  i 保险，h 拿牌，s 停牌，d 加倍，u 投降：",
-        "cont": "  h 拿牌，s 停牌：",
-        "cont_i": "  h 拿牌，s 停牌，d 加倍，u 投降：",
+        "sep": "，",
+        "end": "：",
         "bad": "  '{a}' 不是可选动作：{allowed}",
         "no_ins": "  只有庄家明牌为 A 且你能支付 {cost} 时才能买保险",
         "no_dbl": "  只有头两张牌时才能加倍",
+        "no_split": "  只有一对且能再付 {cost} 时才能分牌",
+        "no_change": "  只有一对且是第一个动作时才能换牌",
         "round": "第 {round} 局：庄家 {dealer} = {dtotal} | 你 {cards} = {total} | 赌资 {money}",
         "others": "  座位 {seat}：{cards}",
     },
+    "fr": {
+        "bet": "place {seat}, budget {money} : votre mise ({lo} .. {hi}) [{lo}] : ",
+        "bet_bad": "  une mise est un nombre entier de {lo} à {hi}",
+        "hand": "  le croupier montre {up} | vous avez {cards} = {total}{soft}",
+        "split_hand": "  le croupier montre {up} | main {n} sur {m} : {cards} = {total}{soft}",
+        "soft": " (souple)",
+        "sep": ", ",
+        "end": " : ",
+        "bad": "  '{a}' n'est pas un choix possible : {allowed}",
+        "no_ins": "  l'assurance seulement si le croupier montre un A et que vous pouvez payer {cost}",
+        "no_dbl": "  doubler seulement sur vos deux premières cartes",
+        "no_split": "  diviser seulement une paire, avec une seconde mise de {cost}",
+        "no_change": "  changer seulement avec une paire, comme première action",
+        "round": "manche {round} : croupier {dealer} = {dtotal} | vous {cards} = {total} | budget {money}",
+        "others": "  place {seat} : {cards}",
+    },
 }
 
+#: The name of each action in each language, as a prompt shows it.
+ACTION_NAMES: dict[str, dict[str, str]] = {
+    "en": {"i": "insure", "h": "hit", "s": "stand", "d": "double", "u": "surrender", "p": "split", "c": "change"},
+    "zh": {"i": "保险", "h": "拿牌", "s": "停牌", "d": "加倍", "u": "投降", "p": "分牌", "c": "换牌"},
+    "fr": {"i": "assurance", "h": "tirer", "s": "rester", "d": "doubler", "u": "abandonner", "p": "diviser",
+           "c": "changer"},
+}
+
+#: The key a person types for each action, where a language's differs from the engine's letter.
+KEYS: dict[str, dict[str, str]] = {"fr": {"i": "a", "h": "t", "s": "r", "d": "d", "u": "b", "p": "v", "c": "c"}}
 
 #: Whole words a person may type instead of the action's letter.
 WORDS: dict[str, str] = {
-    "insure": "i", "insurance": "i", "hit": "h", "stand": "s", "double": "d", "surrender": "u",
-    "保险": "i", "拿牌": "h", "要牌": "h", "停牌": "s", "加倍": "d", "投降": "u",
+    "insure": "i", "insurance": "i", "hit": "h", "stand": "s", "double": "d", "surrender": "u", "split": "p",
+    "change": "c",
+    "保险": "i", "拿牌": "h", "要牌": "h", "停牌": "s", "加倍": "d", "投降": "u", "分牌": "p", "换牌": "c",
+    "assurance": "i", "tirer": "h", "rester": "s", "doubler": "d", "abandonner": "u", "diviser": "p",
+    "séparer": "p", "separer": "p", "changer": "c",
 }
 
 
-def parse_action(text: str) -> str:
-    """The action letter a person means by ``text`` (one letter or a whole word), or '' if none."""
+def parse_action(text: str, lang: str = "en") -> str:
+    """The action letter a person means by ``text`` (a key, an engine letter or a whole word), or ''."""
     t = text.strip().lower()
     if len(t) == 1:
-        return t
+        keys = KEYS.get(lang, {})
+        for action, key in keys.items():
+            if key == t:
+                return action
+        return "" if t in keys.values() else t
     return WORDS.get(t, "")
 
 
@@ -67,8 +110,11 @@ class Human(Strategy):
     def __init__(self, lang: str = "en", ask: Callable[[str], str] = input,
                  say: Callable[[str], None] = print) -> None:
         if lang not in MESSAGES:
-            raise ValueError(f"unknown language: {lang!r} (zh or en)")
+            raise ValueError(f"unknown language: {lang!r} (zh, en or fr)")
+        self.lang = lang
         self.m = MESSAGES[lang]
+        self.names = ACTION_NAMES[lang]
+        self.keys = KEYS.get(lang, {})
         self._ask = ask
         self.say = say
 
@@ -81,43 +127,74 @@ class Human(Strategy):
 
     def bet(self, view: SeatView) -> int:
         money = view.account
+        rules = view.rules
+        lo = rules.min_bet
+        hi = max(min(money, rules.max_bet) if rules.max_bet is not None else money, lo)
         while True:
-            text = self.ask(self.m["bet"].format(seat=view.seat, money=money)).strip()
+            text = self.ask(self.m["bet"].format(seat=view.seat, money=money, lo=lo, hi=hi)).strip()
             if not text:
-                return 10
-            if text.isdigit() and 10 <= int(text) <= max(money, 10):
+                return lo
+            if text.isdigit() and lo <= int(text) <= hi:
                 return int(text)
-            self.say(self.m["bet_bad"].format(money=money))
+            self.say(self.m["bet_bad"].format(lo=lo, hi=hi))
 
-    def _decide(self, view: SeatView, allowed: str, prompt: str) -> str:
+    def _offered(self, view: SeatView, first: bool) -> str:
+        """The actions the rules offer at this point, in prompt order (see the module's docstring)."""
+        rules = view.rules
+        two = len(view.my_cards) == 2
+        out = "i" if first and rules.insurance else ""
+        out += "hs"
+        if two and (first or view.can_double) and rules.double_on != "none":
+            out += "d"
+        if two and (first or view.can_surrender) and rules.surrender:
+            out += "u"
+        if view.can_split:
+            out += "p"
+        if view.can_change:
+            out += "c"
+        return out
+
+    def _key(self, a: str) -> str:
+        return self.keys.get(a, a)
+
+    def _decide(self, view: SeatView, allowed: str) -> str:
         soft = self.m["soft"] if view.soft else ""
-        self.say(self.m["hand"].format(up=view.up_card, cards=view.my_cards, total=view.total, soft=soft))
+        hands = view.hands
+        if len(hands) > 1:
+            self.say(self.m["split_hand"].format(up=view.up_card, n=view.hand + 1, m=len(hands), cards=view.my_cards,
+                                                 total=view.total, soft=soft))
+        else:
+            self.say(self.m["hand"].format(up=view.up_card, cards=view.my_cards, total=view.total, soft=soft))
+        prompt = "  " + self.m["sep"].join(f"{self._key(a)} {self.names[a]}" for a in allowed) + self.m["end"]
         while True:
-            text = self.ask(self.m[prompt])
-            a = parse_action(text)
+            text = self.ask(prompt)
+            a = parse_action(text, self.lang)
             if not a or a not in allowed:
-                self.say(self.m["bad"].format(a=text.strip(), allowed=" ".join(allowed)))
+                self.say(self.m["bad"].format(a=text.strip(), allowed=" ".join(self._key(x) for x in allowed)))
             elif a == "i" and not view.can_insure:
                 self.say(self.m["no_ins"].format(cost=view.bet // 2))
             elif a == "d" and not view.can_double:
                 self.say(self.m["no_dbl"])
+            elif a == "p" and not view.can_split:
+                self.say(self.m["no_split"].format(cost=view.bet))
+            elif a == "c" and not view.can_change:
+                self.say(self.m["no_change"])
             else:
                 return a
 
     def first_action(self, view: SeatView) -> str:
-        return self._decide(view, "ihsdu", "first")
+        return self._decide(view, self._offered(view, True))
 
     def continue_action(self, view: SeatView) -> str:
-        if len(view.my_cards) == 2:
-            return self._decide(view, "hsdu", "cont_i")
-        return self._decide(view, "hs", "cont")
+        return self._decide(view, self._offered(view, False))
 
     def show(self, view: SeatView) -> None:
-        from twentyone.cards import calculate
-
         dealer = view.dealer_cards
-        self.say(self.m["round"].format(round=view.round, dealer=dealer, dtotal=calculate(dealer),
-                                        cards=view.my_cards or "-", total=view.total, money=view.account))
+        hands = view.hands
+        cards = " | ".join(hands) if len(hands) > 1 else view.my_cards or "-"
+        total = " | ".join(str(calculate(h)) for h in hands) if len(hands) > 1 else str(view.total)
+        self.say(self.m["round"].format(round=view.round, dealer=dealer, dtotal=calculate(dealer) if dealer else 0,
+                                        cards=cards, total=total, money=view.account))
         for seat in range(1, view.seats + 1):
             if seat != view.seat and view.seat_cards(seat):
                 self.say(self.m["others"].format(seat=seat, cards=view.seat_cards(seat)))

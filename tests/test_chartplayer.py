@@ -1,0 +1,57 @@
+"""A strategy chart as a player (``chart:path.csv``): loading, playing, and errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.scripted import one_round
+from twentyone.errors import PlayerSpecError
+from twentyone.players.chartplayer import FRENCH_EXPERT, ChartStrategy, load_chart
+from twentyone.players.spec import builtin_name, make_strategy
+from twentyone.rules import PRESETS
+
+CSV = """# title: tiny
+hand,2,3,4,5,6,7,8,9,T,A
+hard 4-11,H,H,H,H,H,H,H,H,H,H
+hard 12-21,S,S,S,S,S,S,S,S,S,S
+pair 88,P,P,P,P,P,P,P,P,P,P
+"""
+
+
+def test_chart_spec_loads_a_csv_and_plays_it(tmp_path: Path) -> None:
+    """chart:FILE seats a ChartStrategy of that file; it splits 8-8 where the rules allow and stands on 12."""
+    path = tmp_path / "tiny.csv"
+    path.write_text(CSV, encoding="utf-8")
+    s = make_strategy(f"chart:{path}")
+    assert isinstance(s, ChartStrategy) and s.name == f"chart:{path}"
+    sc = one_round("88" "7T" "4" "5" + "9" * 40, [s], 6, PRESETS["s17-3to2-6d"])
+    assert sc.seat(1)["actions"] == "p" and [h["cards"] for h in sc.seat(1)["hands"]] == ["84", "85"]
+    sc = one_round("88" "7T" + "9" * 40, [make_strategy(f"chart:{path}")], 6, PRESETS["course"])
+    assert sc.seat(1)["actions"] == "s" and sc.seat(1)["foul"] is None  # no split in the course: 16 stands
+
+
+def test_chart_spec_errors_are_one_line(tmp_path: Path) -> None:
+    """A missing or malformed chart file is a PlayerSpecError naming the file and the fault."""
+    with pytest.raises(PlayerSpecError, match="cannot read chart"):
+        make_strategy(f"chart:{tmp_path}/none.csv")
+    (tmp_path / "bad.csv").write_text("hand,2,3,4,5,6,7,8,9,T,A\nhard 12,H,X,S,S,S,S,S,S,S,S\n", encoding="utf-8")
+    with pytest.raises(PlayerSpecError, match="bad chart cell: 'X'"):
+        make_strategy(f"chart:{tmp_path}/bad.csv")
+
+
+def test_french_expert_is_shipped_and_named() -> None:
+    """chart:french-expert is the shipped expert chart; built-in names cover the AI levels and charts."""
+    assert load_chart(FRENCH_EXPERT).title.startswith("French expert chart")
+    assert isinstance(make_strategy("chart:french-expert"), ChartStrategy)
+    assert [builtin_name(s) for s in ("expert", "optimal", "chart:french-expert", "x.c")] == [
+        "expert", "optimal", "chart-french-expert", None]
+
+
+def test_decisions_are_remembered_across_players() -> None:
+    """Two players of one chart share what they decided."""
+    chart = load_chart(FRENCH_EXPERT)
+    a, b = ChartStrategy(chart), ChartStrategy(chart)
+    one_round("T6" "7T" "5" + "9" * 40, [a], 6, PRESETS["french"])
+    assert a._memo is b._memo and a._memo

@@ -1,0 +1,90 @@
+"""The French game's commands (``solo``, ``elimination``), players from SPECs in them, and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from twentyone.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE_C = str(ROOT / "c_src" / "mycodes.c")
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run the command line in this process; return (status, stdout, stderr)."""
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_elimination_runs_unattended_with_a_c_file_in_the_persons_seat(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """--player puts a course C file in the person's seat: nine rounds, three eliminations, a JSON result, a log."""
+    log = tmp_path / "e.jsonl"
+    code, out, err = run(["elimination", "--player", TEMPLATE_C, "--level", "expert", "--seed", "4", "--json",
+                          "--log", str(log)], capsys)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["rules"] == "french" and len(result["winners"]) >= 1
+    assert [e["round"] for e in result["eliminations"]] == [3, 6, 9] or result["rounds"] < 9
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert records[0]["type"] == "match" and records[-1]["reason"] == "elimination"
+    assert sum(1 for r in records if r["type"] == "eliminated") == len(result["eliminations"])
+    assert all(p["foul"] is None for r in records if r["type"] == "round" for p in r["players"])
+
+
+def test_elimination_prints_french_and_english(capsys: pytest.CaptureFixture[str]) -> None:
+    """Eliminations and the winner are announced in French by default, in English with --lang en."""
+    code, out, _ = run(["elimination", "--player", "intermediate", "--ai", "amateur", "--seed", "5"], capsys)
+    assert code == 0 and "est éliminée : la plus pauvre" in out and "gagnant" in out
+    code, out, _ = run(["elimination", "--player", "expert", "--ai", "amateur", "--seed", "5", "--lang", "en"], capsys)
+    assert code == 0 and "is eliminated: the poorest" in out and "winner" in out
+
+
+def test_elimination_person_at_the_terminal_ends_on_end_of_input() -> None:
+    """A person plays seat 1 in French; the end of input stops the game with the standings and status 130."""
+    r = subprocess.run([sys.executable, "-m", "twentyone", "elimination", "--seed", "3", "--money", "100"],
+                       input="10\nr\n", capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert "votre mise (1 .. 100)" in r.stdout and "interrompu" in r.stdout
+    assert r.returncode == 130 and "Traceback" not in r.stderr
+
+
+def test_solo_with_another_player_plays_its_rounds(capsys: pytest.CaptureFixture[str]) -> None:
+    """solo --player expert --rounds 5 plays five rounds of the French rules."""
+    code, out, _ = run(["solo", "--player", "expert", "--rounds", "5", "--seed", "2", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["rounds"] == 5 and data["rules"] == "french"
+
+
+def test_c_course_player_never_splits_under_split_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    """The course's C template at a split-to-4 table: a whole match, no foul, no split hand in the log."""
+    code, out, err = run(["match", "-p", TEMPLATE_C, "-p", "chart:french-expert", "--rules", "s17-3to2-6d",
+                          "--seed", "8", "--json"], capsys)
+    assert code == 0, err
+    ranking = json.loads(out)["ranking"]
+    assert all(s["fouls"] == 0 and s["fault"] is None for s in ranking)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["elimination", "--ai", "amateur", "--ai", "expert"], "--ai given 2 times"),
+    (["elimination", "--rule", "split=perhaps"], "bad value for split: 'perhaps'"),
+    (["elimination", "--player", "nobody"], "unknown player 'nobody'"),
+    (["solo", "--rules", "casino"], "unknown rules: 'casino'"),
+    (["solo", "--player", "chart:{tmp}/bad.csv"], "chart"),
+    (["solo", "--rounds", "0", "--player", "basic"], "rounds out of range"),
+    (["elimination", "--rules", "unix-bj"], "seats out of range: 4 (1 .. 1)"),
+    (["elimination", "--every", "0"], "bad elimination schedule"),
+    (["match", "-p", "basic", "-p", "basic", "--rules", "judge"], "seats out of range: 2 (1 .. 1)"),
+])
+def test_bad_input_is_one_line(argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bad input to the game commands: status 2, one 'twentyone: error:' line naming it, no traceback."""
+    (tmp_path / "bad.csv").write_text("hand,2,3\nhard 12,H,S\n", encoding="utf-8")
+    code, out, err = run([a.format(tmp=tmp_path) for a in argv], capsys)
+    assert code == 2, (out, err)
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("twentyone: error:") and message in lines[0], err
