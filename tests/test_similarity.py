@@ -139,6 +139,20 @@ def test_pair_page_renders_both_files_side_by_side_in_headless_chromium(
     assert 'data-sorted-by="code:desc"' in r.stdout and "not a verdict" in r.stdout
 
 
+def test_pages_show_student_text_as_text(tmp_path: Path) -> None:
+    """Names, paths and code with HTML in them are escaped, and a pair's page name is one safe file name."""
+    hostile = "dan&o'hara/<script>alert(1)</script>"
+    text = read_text((LI / "mycodes.c").read_bytes()) + "\n/* </pre><script>alert(2)</script> */\n"
+    rows = [SourceRow(hostile, "submission", "x/<b>y</b>.c", "c", text), SourceRow("li", "submission", "li.c", "c", text)]
+    report = build([hostile, "li"], rows + template_sources(), {}, Similarity(), "class <i>")
+    pages = [p for p in write_similarity(report, tmp_path) if p.suffix == ".html"]
+    assert len(pages) == 2 and all(p.parent in (tmp_path, tmp_path / FOLDER) for p in pages)
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        assert "<script>alert" not in html and "<b>y</b>" not in html and "<i>" not in html
+    assert "&lt;script&gt;alert(2)" in (tmp_path / FOLDER / report.listed()[0].page).read_text(encoding="utf-8")
+
+
 # ------------------------------------------------------------------------------------ fingerprints
 
 SET = """

@@ -206,10 +206,11 @@ def collect_sources(entries: Sequence[EntryRow]) -> list[SourceRow]:
     return out + template_sources()
 
 
-def traces_of(store: Store) -> dict[str, dict[Slot, list[TraceRound]]]:
-    """The stored decision traces, by submission and by match (seed, seat)."""
+def traces_of(store: Store, traced: int) -> dict[str, dict[Slot, list[TraceRound]]]:
+    """The stored decision traces (of the first ``traced`` matches against stand), by submission and by match
+    (seed, seat)."""
     out: dict[str, dict[Slot, list[TraceRound]]] = defaultdict(dict)
-    for row in store.matches("beat_stand"):
+    for row in store.matches("beat_stand", below=traced):
         o = row.outcome
         if o.trace and o.seat is not None:
             out[row.subject][(row.seed, o.seat)] = list(o.trace)
@@ -222,9 +223,10 @@ def similarity_of(store: Store) -> SimilarityReport:
     """The similarity page of a grade run, from its store alone."""
     config = config_from_dict(store.meta("config", {}), "stored configuration")
     entries = [e for e in store.entries() if e.kind != EntryKind.BUILTIN]
-    report = build([e.name for e in entries], store.sources(), traces_of(store), config.similarity,
+    sources = store.sources()
+    report = build([e.name for e in entries], sources, traces_of(store, config.similarity.traces), config.similarity,
                    f"Similarity: {store.meta('title', 'twentyone')}", {e.name: e.error for e in entries if e.error})
-    if not store.sources():
+    if not sources:
         report.notes.append("this run stored no source files (it was made before they were kept): code is not "
                             "compared")
     return report

@@ -259,10 +259,16 @@ class Store:
         with self._reading():
             return int(self._conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
 
-    def matches(self, purpose: str | None = None, subject: str | None = None) -> Iterator[MatchRow]:
-        """Stored matches, optionally of one purpose and subject, in (purpose, subject, idx) order."""
+    def matches(self, purpose: str | None = None, subject: str | None = None,
+                below: int | None = None) -> Iterator[MatchRow]:
+        """Stored matches, optionally of one purpose and subject and with an index below ``below``, in (purpose,
+        subject, idx) order."""
         sql = "SELECT key, purpose, subject, idx, seed, names, outcome FROM matches"
-        cond, args = [], []
+        cond: list[str] = []
+        args: list[str | int] = []
+        if below is not None:
+            cond.append("idx < ?")
+            args.append(below)
         if purpose is not None:
             cond.append("purpose=?")
             args.append(purpose)
