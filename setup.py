@@ -13,7 +13,9 @@ setup(
     package_data={"twentyone": ["py.typed", "RULES.md", "analysis/data/*.csv"], "mycodes": ["py.typed"]},
     setup_requires=["cffi>=1.16"],
     cffi_modules=["twentyone/_core_build.py:ffi"],
-    install_requires=["cffi>=1.16", "rich>=13", "numpy>=1.24"],
+    # tree-sitter and its C and C++ grammars: the similarity page parses every submission (grading.fingerprints)
+    install_requires=["cffi>=1.16", "rich>=13", "numpy>=1.24", "tree-sitter>=0.23", "tree-sitter-c>=0.23",
+                      "tree-sitter-cpp>=0.23"],
     extras_require={
         "test": ["pytest>=8", "pytest-timeout>=2.2", "hypothesis>=6", "import-linter>=2.1"],
         "reports": ["matplotlib>=3.8", "pypinyin>=0.50"],

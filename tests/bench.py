@@ -371,6 +371,44 @@ def bench_champion(runs: int, seconds: float) -> None:
     print(f"engine 2 seats (champion vs basic, 6 decks): {rate:,.0f} rounds/s (target >= 5,000)")
 
 
+def bench_similarity(runs: int, seconds: float) -> None:
+    """Issue 16 at the scale of a class of 200: every code pair, then the play of 200 traced submissions;
+    and what tracing adds to a graded match (a sandboxed C basic player against stand)."""
+    from tests.simclass import traced_class, traced_overhead
+    from twentyone.grading.config import Similarity
+    from twentyone.grading.fingerprints import read_text
+    from twentyone.grading.similarity import build, template_sources
+    from twentyone.grading.store import SourceRow
+    from twentyone.players.sandbox.limits import Limits
+
+    fixtures = sorted(p for p in (ROOT / "tests" / "fixtures").rglob("*.c") if "hostile" not in p.parts
+                      and p.name != "main.c")
+    texts = [read_text(p.read_bytes()) for p in fixtures]
+    rows = [SourceRow(f"s{k:03d}", "submission", "", "c", texts[k % len(texts)]) for k in range(200)]
+    t = time.perf_counter()
+    rep = build([r.name for r in rows], rows + template_sources(), {}, Similarity(), "bench")
+    code = time.perf_counter() - t
+    print(f"similarity, code of 200 C files (the {len(texts)} hand-in fixtures, each handed in 7 or 8 times), every "
+          f"pair: {code:.1f} s ({len(rep.pairs):,} pairs share a fingerprint, {len(rep.flagged())} flagged; "
+          "target: seconds)")
+    t = time.perf_counter()
+    traces = traced_class(200)
+    played = time.perf_counter() - t
+    decisions = sum(len(r.agree) for by_slot in traces.values() for rounds in by_slot.values() for r in rounds) / 200
+    t = time.perf_counter()
+    rep = build(list(traces), template_sources(), traces, Similarity(), "bench")
+    play = time.perf_counter() - t
+    copies = {frozenset((a, b)) for a in traces for b in traces if a < b and traces[a] is traces[b]}
+    found = sum(1 for p in rep.flagged() if frozenset((p.a, p.b)) in copies)
+    print(f"similarity, play of 200 traced submissions ({decisions:,.0f} decisions each, 160 distinct): compared in "
+          f"{play:.1f} s ({rep.compared:,} pairs met); flagged {found} of the {len(copies)} copied pairs and "
+          f"{len(rep.flagged()) - found} others; traces made in process in {played:.0f} s")
+    traced, plain = traced_overhead(str(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c") + ":1", 8,
+                                    Limits.for_timeouts(1.0, 60.0, 0.0))
+    print(f"similarity, a traced match (sandboxed C basic vs stand): {1000 * traced:.0f} ms, untraced "
+          f"{1000 * plain:.0f} ms; 8 traced matches a submission add {8 * (traced - plain):.2f} s of CPU")
+
+
 def bench_variants(runs: int, seconds: float) -> None:
     """Issue 17: a preset with splitting, double after split and a hole card (s17-3to2-6d) against the course
     preset, at 2 and 5 seats, each seat playing its rule set's exact basic chart (``ChartStrategy``: the
@@ -399,8 +437,7 @@ def bench_variants(runs: int, seconds: float) -> None:
 
 #: Further benchmarks register here.
 _EXTRA: list[Callable[[int, float], None]] = [bench_analysis, bench_variants, bench_champion, bench_c_players,
-                                              bench_c_program,
-                                              bench_sandbox, bench_grading]
+                                              bench_c_program, bench_sandbox, bench_grading, bench_similarity]
 
 
 if __name__ == "__main__":

@@ -1390,3 +1390,27 @@ def test_ruling_grade_own_headers(tmp_path: "Path") -> None:
     assert [w for w in said if "twentyone.h" in w and "TOTAL_MONEY is 5 (the course's: 1000)" in w], said
     (li / "twentyone.h").write_text(course)
     assert take(li).warnings == ()
+
+
+def test_ruling_grade_similarity() -> None:
+    """A traced match is the same match with the same result; only the first similarity.traces against stand are
+    traced, and none when it is 0."""
+    import json
+    from dataclasses import replace
+
+    from twentyone.grading.config import GradingConfig, config_from_dict
+    from twentyone.grading.outcome import MatchOutcome
+    from twentyone.grading.plan import criterion_job
+    from twentyone.grading.runner import play_job
+
+    c = GradingConfig()
+    off = config_from_dict({"similarity": {"traces": 0}})
+    assert not criterion_job(off, "beat_stand", off.beat_stand, "x", "basic", 0, None).trace
+    job = criterion_job(c, "beat_stand", c.beat_stand, "x", "hilo", 1, None)
+    assert job.trace and not criterion_job(c, "beat_stand", c.beat_stand, "x", "basic", c.similarity.traces, None).trace
+    assert not criterion_job(c, "beat_basic", c.beat_basic, "x", "basic", 0, None).trace
+    traced, plain = play_job(job), play_job(replace(job, trace=False))
+    assert (traced.accounts, traced.ranks, traced.seat_rounds) == (plain.accounts, plain.ranks, plain.seat_rounds)
+    assert plain.trace == () and "trace" not in plain.to_dict() and len(traced.trace) == traced.seat_rounds[1]
+    stored = MatchOutcome.from_dict(json.loads(json.dumps(traced.to_dict())), traced.key, traced.info)  # as stored
+    assert stored.trace == traced.trace

@@ -1,4 +1,4 @@
-"""The ``twentyone`` command line: ``match``, ``play``, ``grade``, ``tournament``, ``report``, ``rules``.
+"""The ``twentyone`` command line: ``match``, ``play``, ``grade``, ``tournament``, ``report``, ``similar``, ``rules``.
 
 Every error a user can cause prints one line, ``twentyone: error: ...``, and exits with status 2;
 nothing prints a traceback.  Each command imports what it needs when it runs, so that ``report``
@@ -115,6 +115,24 @@ def _build_parser() -> argparse.ArgumentParser:
                         description="Remake every report in DIR from DIR/results.sqlite alone.")
     rp.add_argument("out", type=Path, metavar="DIR", help="the run folder")
     rp.add_argument("--quiet", "-q", action="store_true", help="do not print the table")
+
+    sm = sub.add_parser("similar", help="find submissions that share work, by code and by play; pages in --out",
+                        description="Compare submissions (taken as grade takes them) by their code and by the "
+                                    "decisions they make in the same situations, and write the similarity page "
+                                    "into --out. A score is evidence for a person to weigh, not a verdict.")
+    sm.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION", help="mycodes.c, .py, folder or zip")
+    sm.add_argument("--config", type=Path, metavar="FILE.toml", help="seeds and [similarity] settings, as for grade")
+    sm.add_argument("--out", type=Path, default=Path("similarity-results"), metavar="DIR",
+                    help="where the pages go (similarity-results)")
+    sm.add_argument("--json", action="store_true", help="print the ranked pairs as JSON instead of a table")
+    sm.add_argument("--workers", "-j", type=_int_range(1, 256, "workers"), default=0, metavar="N",
+                    help="local worker processes (default: one per core)")
+    sm.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no table")
+    sm.add_argument("--trusted", action="store_true", default=None,
+                    help="run files in this process, for speed, when you vouch for the code")
+    for name, default in (("decision-timeout", "1.0"), ("decision-wall-timeout", "10x --decision-timeout"),
+                          ("match-timeout", "60")):
+        sm.add_argument(f"--{name}", type=float, default=None, metavar="SECONDS", help=f"as for grade ({default})")
 
     r = sub.add_parser("rules", help="print the rules document (RULES.md)")
     r.add_argument("--presets", action="store_true", help="list the rule presets instead")
@@ -256,6 +274,25 @@ def _run_report(args: argparse.Namespace) -> int:
         summary_table(rep)
         print(f"report: {args.out / 'index.html'}")
     return 0
+
+
+def _run_similar(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from twentyone.grading.commands import Execution
+    from twentyone.grading.config import GradingConfig, load_config
+    from twentyone.grading.similar import similar, summary_table
+
+    config = load_config(args.config) if args.config else GradingConfig()
+    config = replace(config, isolation=_isolation(args, config.isolation))
+    rep = similar(args.submissions, config, args.out,
+                  Execution(workers=args.workers, progress=not args.quiet and not args.json))
+    if args.json:
+        print(json.dumps(rep.to_dict(), indent=2, ensure_ascii=False))
+    elif not args.quiet:
+        summary_table(rep)
+        print(f"report: {args.out / 'similarity.html'}")
+    return 1 if any(m.error for m in rep.members) else 0
 
 
 def _limits(args: argparse.Namespace) -> Limits | None:
@@ -468,6 +505,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_tournament(args)
         if args.command == "report":
             return _run_report(args)
+        if args.command == "similar":
+            return _run_similar(args)
         return _run_rules(args)
     except CompileError as e:
         _fail(str(e))

@@ -101,7 +101,20 @@ def _same_sources(stored: Sequence[EntryRow], given: Sequence[str]) -> None:
 
 def _finish(store: Store, out: Path, execution: Execution) -> ClassReport:
     rep = class_report(store)
+    sim = None
+    if rep.kind == "grade":  # the similarity page (grading.similarity), from the store alone too
+        from twentyone.grading.similarity import similarity_of
+
+        sim = similarity_of(store)
+        rep.similarity = sim.summary()
     write_all(rep, out, execution.warn)
+    if sim is not None:
+        from twentyone.grading.simpages import write_similarity
+
+        try:
+            write_similarity(sim, out)
+        except OSError as e:
+            raise TwentyOneError(f"cannot write the similarity pages in {str(out)!r}: {e.strerror or e}") from None
     return rep
 
 
@@ -167,6 +180,10 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
             store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
             store.set_meta("config", config.to_dict())
             store.set_entries(entries)
+        if not store.sources():  # the graded files' text, for the similarity page (a resumed old run too)
+            from twentyone.grading.similarity import collect_sources
+
+            store.set_sources(collect_sources(entries))
         _show_entries(entries, execution.warn)
         with _progress(execution.progress, "grading") as update:
             grader = Grader(store, config, entries, on_match=update)

@@ -17,7 +17,7 @@ from typing import Any
 from twentyone.errors import ConfigError, RulesError
 from twentyone.rules import get_rules
 
-__all__ = ["GradingConfig", "LegalPlay", "WinRate", "TournamentBonus", "Isolation", "load_config",
+__all__ = ["GradingConfig", "LegalPlay", "WinRate", "TournamentBonus", "Isolation", "Similarity", "load_config",
            "config_from_dict", "example_toml"]
 
 BUILTIN_OPPONENTS = ("stand", "basic", "hilo")
@@ -90,6 +90,22 @@ class Isolation:
 
 
 @dataclass(frozen=True)
+class Similarity:
+    """The similarity page (README, "twentyone similar"): decision traces, and when a pair is flagged."""
+
+    #: The first matches against ``stand`` that keep a decision trace of the submission (the same seeds and
+    #: seats for everyone; about 240 decisions a match); 0 keeps none.
+    traces: int = 8
+    #: A pair's code is flagged from this code score (the share of fingerprints the two files have in common).
+    code_flag: float = 0.5
+    #: A pair's play is flagged when the two agree with each other by at least this much more than either
+    #: agrees with any reference strategy over the same decisions ...
+    behaviour_margin: float = 0.05
+    #: ... and the sign test of that excess is significant at this level, divided by the number of pairs.
+    behaviour_alpha: float = 0.01
+
+
+@dataclass(frozen=True)
 class GradingConfig:
     """Everything ``twentyone grade`` needs to know besides the submissions."""
 
@@ -109,6 +125,7 @@ class GradingConfig:
     beat_basic: WinRate = field(default_factory=lambda: WinRate(threshold=0.6, opponent="basic"))
     tournament: TournamentBonus = field(default_factory=TournamentBonus)
     isolation: Isolation = field(default_factory=Isolation)
+    similarity: Similarity = field(default_factory=Similarity)
     #: Built-in players graded beside the class as reference lines, without points (the win-rate
     #: criteria only): ``champion`` shows what the best known player reaches.
     reference: tuple[str, ...] = ()
@@ -187,6 +204,15 @@ class GradingConfig:
             raise bad("tournament.confidence", t.confidence, "0.5 .. 0.999")
         if any(not 0 <= b <= 1000 for b in t.bonus):
             raise bad("tournament.bonus", list(t.bonus), "points from 0 to 1000 for rank 1, 2, ...")
+        sim = self.similarity
+        if not 0 <= sim.traces <= 1000:
+            raise bad("similarity.traces", sim.traces, "0 .. 1000 matches")
+        if not 0 < sim.code_flag <= 1:
+            raise bad("similarity.code_flag", sim.code_flag, "a score above 0, at most 1")
+        if not 0 <= sim.behaviour_margin < 1:
+            raise bad("similarity.behaviour_margin", sim.behaviour_margin, "0 .. 0.99")
+        if not 0 < sim.behaviour_alpha < 1:
+            raise bad("similarity.behaviour_alpha", sim.behaviour_alpha, "a level strictly between 0 and 1")
         iso = self.isolation
         for key in ("decision_timeout", "match_timeout", "decision_wall_timeout"):
             v = getattr(iso, key)
@@ -198,7 +224,7 @@ class GradingConfig:
 
 
 _SECTIONS: dict[str, type] = {"legal": LegalPlay, "beat_stand": WinRate, "beat_basic": WinRate,
-                              "tournament": TournamentBonus, "isolation": Isolation}
+                              "tournament": TournamentBonus, "isolation": Isolation, "similarity": Similarity}
 
 
 def _coerce(where: str, key: str, value: Any, default: Any) -> Any:
@@ -318,5 +344,11 @@ def example_toml() -> str:
         f"decision_timeout = {iso.decision_timeout:g}      # CPU seconds per decision (machine load never counts)",
         f"decision_wall_timeout = {iso.decision_wall_timeout:g}  # wall-clock seconds per decision; 0: 10x decision_timeout",
         f"match_timeout = {iso.match_timeout:g}        # wall-clock seconds per match",
+        "",
+        "[similarity]             # the similarity page: evidence for a person to weigh, never a verdict",
+        f"traces = {c.similarity.traces}               # matches against stand that keep a decision trace",
+        f"code_flag = {c.similarity.code_flag:g}          # code score from which a pair is flagged",
+        f"behaviour_margin = {c.similarity.behaviour_margin:g}  # agreement with each other over the best reference",
+        f"behaviour_alpha = {c.similarity.behaviour_alpha:g}   # sign-test level, divided by the number of pairs",
     ]
     return "\n".join(lines) + "\n"

@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from twentyone.grading.traces import TraceRound
+
 __all__ = ["EntryKind", "JobInfo", "MatchOutcome", "Incident"]
 
 
@@ -75,6 +77,8 @@ class MatchOutcome:
     replay: str | None = None
     #: What the first play's time-out said, when the replay cleared it.
     first_fault: str = ""
+    #: The subject's decision trace, in a traced match (``grading.traces``).
+    trace: tuple[TraceRound, ...] = ()
 
     @property
     def seat(self) -> int | None:
@@ -87,11 +91,15 @@ class MatchOutcome:
         d = asdict(self)
         del d["key"], d["info"]
         d["seat"] = self.info.seat
+        if self.trace:
+            d["trace"] = [r.to_list() for r in self.trace]
+        else:
+            del d["trace"]
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], key: str, info: JobInfo) -> MatchOutcome:
-        """Read a stored outcome back; KeyError or TypeError if it is not one."""
+        """Read a stored outcome back; KeyError, TypeError or ValueError if it is not one."""
         return cls(
             key=key, info=info, reason=str(d["reason"]), rounds=int(d["rounds"]),
             accounts=[int(x) for x in d["accounts"]], ranks=[int(x) for x in d["ranks"]],
@@ -102,4 +110,5 @@ class MatchOutcome:
             incidents=[Incident(int(i["seat"]), int(i["round"]), str(i["foul"]), dict(i["record"]))
                        for i in d.get("incidents") or []],
             error=d.get("error"), replay=d.get("replay"), first_fault=str(d.get("first_fault", "")),
+            trace=tuple(TraceRound.from_list(r) for r in d.get("trace") or ()),
         )

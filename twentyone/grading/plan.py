@@ -50,6 +50,8 @@ class MatchJob:
     capture_dir: str | None = None
     #: Keep every seat's money after each round (for bankroll charts).
     bankroll: bool = True
+    #: Keep a decision trace of the subject's seat (``grading.traces``), for the similarity page.
+    trace: bool = False
 
 
 def tables(n: int, deal: int, seed: int) -> list[list[int]]:
@@ -117,8 +119,10 @@ def criterion_job(config: GradingConfig, purpose: str, crit: WinRate, name: str,
     opponent = builtin_label(crit.opponent)
     names = (name, opponent) if seat == 1 else (opponent, name)
     info = JobInfo(purpose, name, i, seed, names, seat)
+    # The first matches against stand keep a decision trace: every submission plays them on the same seeds and seats.
+    trace = purpose == "beat_stand" and i < config.similarity.traces
     return MatchJob(f"{purpose}|{name}|{i}|{seed}|{seat}", specs, seed, info, config.decks, config.rules,
-                    limits=limits, bankroll=i < 2)
+                    limits=limits, bankroll=i < 2, trace=trace)
 
 
 def legal_job(config: GradingConfig, name: str, spec: str, i: int, limits: Limits | None) -> MatchJob:

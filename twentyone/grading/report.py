@@ -315,6 +315,9 @@ def render_index(report: ClassReport) -> str:
                      "submission could not be used."
                      + (f" A tie counts as <b>{escape(str(ties))}</b>." if ties is not None else "") + "</p>")
         parts.append(_grade_table(report))
+        if report.similarity:
+            parts.append(f'<h2>Similarity</h2>\n<p><a href="similarity.html">Similar submissions, by code and by '
+                         f'play</a>: {escape(report.similarity)}.</p>')
         if report.standings:
             parts.append("<h2>Class tournament</h2>")
             linked = frozenset(s.name for s in report.students)

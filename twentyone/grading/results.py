@@ -167,6 +167,8 @@ class ClassReport:
     #: Matches and rounds in the database.
     matches: int = 0
     rounds: int = 0
+    #: A graded class's similarity page in one line ('' when there is none).
+    similarity: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """As a JSON-ready dict (student totals included)."""

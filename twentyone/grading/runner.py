@@ -73,6 +73,14 @@ def play_job(job: MatchJob) -> MatchOutcome:
             details[i] = str(e)
             return MatchOutcome(job.key, job.info, "error", 0, [0] * n, [1] * n, [0] * n, [0] * n, faults,
                                 details, error=str(e))
+    tracer = None
+    if job.trace and job.info.seat is not None:
+        # The subject's seat keeps a decision trace, the references asked beside it (grading.tracer).
+        from twentyone.grading.tracer import Tracer, reference_family
+
+        at = seatings[job.info.seat - 1]
+        tracer = Tracer(at.strategy, reference_family(get_rules(job.rules), job.decks))
+        seatings[job.info.seat - 1] = Seating(at.name, at.spec, tracer)
     log = RoundLog(keep=True)
     result = play_match(seatings, job.decks, job.seed, get_rules(job.rules), log=log, history=job.bankroll)
     by_seat = {s.seat: s for s in result.ranking}
@@ -95,6 +103,7 @@ def play_job(job: MatchJob) -> MatchOutcome:
         fault_details=[by_seat[i + 1].fault_detail for i in range(n)],
         bankroll=[list(h) for h in result.history],
         incidents=incidents,
+        trace=tracer.trace() if tracer is not None else (),
     )
 
 

@@ -7,8 +7,9 @@ is its primary key, so it can never be stored twice.  Reports are made from this
 Tables: ``meta`` (kind, title, configuration, created), ``entries`` (the submissions or tournament
 players, with any error that kept one out, the warnings of their intake and build as a JSON list in
 ``notes``, and the graded file as shown in ``graded``), ``matches`` (one row per finished match: its
-purpose, subject, index, seed, the names at each seat and the whole outcome as JSON).  Schema 1 (no
-``notes`` or ``graded``) is still read.
+purpose, subject, index, seed, the names at each seat and the whole outcome as JSON), and ``sources`` (the
+text of each graded file and of the course's templates, for the similarity page; a store made before it
+has none).  Schema 1 (no ``notes`` or ``graded``) is still read.
 
 Nothing here ever deletes or rewrites a stored match.  Every failure of the database is a ``StoreError``
 with one line: a full disk while storing (the matches stored before stay), a database that cannot be
@@ -30,7 +31,7 @@ from typing import Any
 from twentyone.errors import TwentyOneError
 from twentyone.grading.outcome import EntryKind, JobInfo, MatchOutcome
 
-__all__ = ["Store", "EntryRow", "MatchRow", "DB_NAME", "StoreError"]
+__all__ = ["Store", "EntryRow", "MatchRow", "SourceRow", "DB_NAME", "StoreError"]
 
 DB_NAME = "results.sqlite"
 SCHEMA_VERSION = "2"
@@ -48,6 +49,8 @@ CREATE TABLE IF NOT EXISTS matches (
     seed INTEGER NOT NULL, names TEXT NOT NULL, outcome TEXT NOT NULL, finished_at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS matches_by_subject ON matches (purpose, subject, idx);
 """
+_SOURCES = """CREATE TABLE IF NOT EXISTS sources (
+    name TEXT PRIMARY KEY, role TEXT NOT NULL, shown TEXT NOT NULL, language TEXT NOT NULL, text TEXT NOT NULL)"""
 
 
 class StoreError(TwentyOneError, OSError):
@@ -82,6 +85,20 @@ class MatchRow:
     seed: int
     names: list[str]
     outcome: MatchOutcome
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    """The text of a graded file (``role`` ``submission``, named by its entry) or of a course template
+    (``template``), as the similarity page reads it."""
+
+    name: str
+    role: str
+    #: The file as shown to people.
+    shown: str
+    #: ``c``, ``cpp`` or ``py``.
+    language: str
+    text: str
 
 
 class Store:
@@ -202,6 +219,25 @@ class Store:
                 raise self._damaged(f"entry {name!r}", e) from None
         return out
 
+    # -- sources -----------------------------------------------------------------------------
+    def set_sources(self, rows: list[SourceRow]) -> None:
+        """Store the source texts (replacing any stored before)."""
+        with self._writing("the source files"), self._conn:
+            self._conn.execute(_SOURCES)
+            self._conn.execute("DELETE FROM sources")
+            self._conn.executemany("INSERT INTO sources VALUES (?, ?, ?, ?, ?)",
+                                   [tuple(_storable(v) for v in (r.name, r.role, r.shown, r.language, r.text))
+                                    for r in rows])
+
+    def sources(self) -> list[SourceRow]:
+        """The stored source texts (none in a store made before they were kept)."""
+        with self._reading():
+            found = self._conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='sources'")
+            if found.fetchone() is None:
+                return []
+            rows = self._conn.execute("SELECT name, role, shown, language, text FROM sources ORDER BY rowid").fetchall()
+        return [SourceRow(*(str(v) for v in r)) for r in rows]
+
     # -- matches -----------------------------------------------------------------------------
     def add_outcome(self, o: MatchOutcome) -> bool:
         """Store a finished match in its own transaction; False if its key was already there."""
@@ -223,10 +259,16 @@ class Store:
         with self._reading():
             return int(self._conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
 
-    def matches(self, purpose: str | None = None, subject: str | None = None) -> Iterator[MatchRow]:
-        """Stored matches, optionally of one purpose and subject, in (purpose, subject, idx) order."""
+    def matches(self, purpose: str | None = None, subject: str | None = None,
+                below: int | None = None) -> Iterator[MatchRow]:
+        """Stored matches, optionally of one purpose and subject and with an index below ``below``, in (purpose,
+        subject, idx) order."""
         sql = "SELECT key, purpose, subject, idx, seed, names, outcome FROM matches"
-        cond, args = [], []
+        cond: list[str] = []
+        args: list[str | int] = []
+        if below is not None:
+            cond.append("idx < ?")
+            args.append(below)
         if purpose is not None:
             cond.append("purpose=?")
             args.append(purpose)

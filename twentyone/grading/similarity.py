@@ -1,0 +1,323 @@
+"""Similar submissions: one ranked table of pairs, by code (``fingerprints``) and by play (``behaviour``).
+
+``similarity_of(store)`` reads what a ``grade`` run stored (the graded files' text and the course's templates
+in ``sources``, the decision traces kept with the first matches against ``stand``) and needs nothing else,
+so ``twentyone report`` remakes the page; ``build`` does the same from values in memory (``twentyone
+similar``).  Every pair of submissions of one language family is scored; a pair is **flagged** on code when
+its code score reaches ``similarity.code_flag`` with at least ``CODE_MIN_SHARED`` fingerprints in common,
+and on play when ``behaviour.PairPlay.flagged`` says so (the margin over the references, and the sign test
+at ``similarity.behaviour_alpha`` divided by the number of pairs compared).
+
+The table is sorted by the strongest evidence: pairs flagged on both first, then on one, then the rest;
+within each, by the larger of the two strengths, each measured against its own flag line.  A score is
+evidence for a person to weigh, not a verdict.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twentyone.grading.behaviour import PairPlay, Play, Slot, compare_plays, plays_of
+from twentyone.grading.config import Similarity, config_from_dict
+from twentyone.grading.fingerprints import (CodeScore, Source, code_scores, common_prints, fingerprint, language_of,
+                                            read_text, template_grams)
+from twentyone.grading.outcome import EntryKind
+from twentyone.grading.store import EntryRow, SourceRow, Store
+from twentyone.grading.traces import REFERENCE_TITLES, TraceRound
+
+__all__ = ["SimilarityReport", "PairRow", "Member", "build", "similarity_of", "collect_sources", "template_sources",
+           "traces_of", "reference_title", "CODE_MIN_SHARED", "MAX_LISTED", "VERDICT"]
+
+#: A pair is flagged on code only with at least this many fingerprints in common.
+CODE_MIN_SHARED = 10
+#: Pairs listed (and given a page) besides every flagged one.
+MAX_LISTED = 100
+#: What every page says.
+VERDICT = ("A score is evidence for a person to weigh, not a verdict: read the two files and the shared "
+           "decisions before concluding anything.")
+
+_ROOT = Path(__file__).resolve().parent.parent.parent
+#: The course's templates: the handed-out mycodes.c, and its Python copy.
+TEMPLATES = (("course template mycodes.c", _ROOT / "c_src" / "mycodes.c", "c"),
+             ("course template mycodes.py", _ROOT / "mycodes" / "mycodes.py", "py"))
+
+
+@dataclass
+class Member:
+    """One submission as the similarity page sees it."""
+
+    name: str
+    #: The graded file as shown ('' when none was found).
+    shown: str
+    language: str
+    #: Fingerprints of its own (the template's and the class's common ones left out).
+    prints: int
+    decisions: int
+    #: The reference it agrees with most over all its traced decisions, and that share.
+    closest: str
+    closest_share: float
+    notes: list[str] = field(default_factory=list)
+    #: Why the submission could not be played ('' when it could): its code is still compared.
+    error: str = ""
+
+
+@dataclass
+class PairRow:
+    """Two submissions: their code score, their play, and whether each is flagged."""
+
+    a: str
+    b: str
+    code: CodeScore | None
+    play: PairPlay | None
+    code_flag: bool
+    play_flag: bool
+    #: The file name of the pair's page (in ``similarity/``), '' when it has none.
+    page: str = ""
+
+    @property
+    def code_score(self) -> float:
+        """The code score (0 when nothing is shared or the two cannot be compared)."""
+        return self.code.score if self.code else 0.0
+
+    @property
+    def code_strength(self) -> float:
+        """The code score, lowered for pairs with fewer than ``CODE_MIN_SHARED`` fingerprints in common."""
+        return self.code.score * min(1.0, self.code.shared / CODE_MIN_SHARED) if self.code else 0.0
+
+    @property
+    def play_score(self) -> float:
+        """The behaviour score (0 when the two never met in a situation)."""
+        return self.play.score if self.play else 0.0
+
+    @property
+    def play_strength(self) -> float:
+        """The behaviour score's lower 95% bound (paired difference of the two agreements), at least 0."""
+        p = self.play
+        if p is None or not p.compared:
+            return 0.0
+        return max(0.0, (p.wins - p.losses - 1.96 * math.sqrt(p.wins + p.losses)) / p.compared)
+
+    def strength(self, settings: Similarity) -> float:
+        """The larger of the two strengths, each against its own flag line."""
+        return max(self.code_strength / settings.code_flag,
+                   self.play_strength / settings.behaviour_margin if settings.behaviour_margin else 0.0)
+
+    @property
+    def flags(self) -> int:
+        """How many of code and play are flagged."""
+        return int(self.code_flag) + int(self.play_flag)
+
+
+@dataclass
+class SimilarityReport:
+    """Everything the similarity page shows."""
+
+    title: str
+    settings: Similarity
+    members: list[Member]
+    #: Every pair with something in common, strongest evidence first.
+    pairs: list[PairRow]
+    #: Pairs of submissions that met in at least one situation (the Bonferroni count).
+    compared: int
+    sources: dict[str, Source]
+    plays: dict[str, Play]
+    #: k-gram hashes that never match (the template's and the class's common fingerprints' k-grams).
+    ignore: frozenset[int]
+    notes: list[str] = field(default_factory=list)
+
+    def listed(self) -> list[PairRow]:
+        """The pairs shown in the table: every flagged one, then the strongest others up to ``MAX_LISTED``."""
+        flagged = [p for p in self.pairs if p.flags]
+        rest = [p for p in self.pairs if not p.flags and p.strength(self.settings) > 0][:MAX_LISTED]
+        return flagged + rest
+
+    def flagged(self) -> list[PairRow]:
+        """The pairs flagged on code or on play."""
+        return [p for p in self.pairs if p.flags]
+
+    def summary(self) -> str:
+        """One line for the class page."""
+        n = len(self.members)
+        f = len(self.flagged())
+        return (f"{f} pair{'s' if f != 1 else ''} of {n * (n - 1) // 2} flagged among {n} submissions "
+                "(code and play): evidence for a person to weigh, not a verdict")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The table and the members as JSON-ready dicts."""
+        def pair(p: PairRow) -> dict[str, Any]:
+            d: dict[str, Any] = {"a": p.a, "b": p.b, "code_score": round(p.code_score, 4),
+                                 "code_flagged": p.code_flag, "behaviour_score": None, "behaviour_flagged": p.play_flag,
+                                 "page": f"similarity/{p.page}" if p.page else None}
+            if p.code:
+                d["code"] = {"shared": p.code.shared, "a": p.code.a, "b": p.code.b}
+            if p.play:
+                q = p.play
+                d["behaviour_score"] = round(q.score, 4)
+                d["behaviour"] = {"compared": q.compared, "agreement": round(q.agreement, 4),
+                                  "reference": q.reference, "reference_of": [p.a, p.b][q.side],
+                                  "reference_agreement": round(q.reference_agreement, 4), "wins": q.wins,
+                                  "losses": q.losses, "p": q.p, "unusual": q.unusual,
+                                  "unusual_bets": q.unusual_bets}
+            return d
+
+        return {"title": self.title, "verdict": VERDICT, "settings": self.settings.__dict__,
+                "members": [{"name": m.name, "file": m.shown, "language": m.language, "fingerprints": m.prints,
+                             "decisions": m.decisions, "closest": m.closest,
+                             "closest_share": round(m.closest_share, 4), "notes": m.notes} for m in self.members],
+                "pairs_compared": self.compared, "pairs": [pair(p) for p in self.listed()], "notes": self.notes}
+
+
+# ----------------------------------------------------------------------------------------- inputs
+
+def template_sources() -> list[SourceRow]:
+    """The course's templates as stored sources (a file that is not there is left out)."""
+    out = []
+    for name, path, language in TEMPLATES:
+        try:
+            out.append(SourceRow(name, "template", str(path.relative_to(_ROOT)), language,
+                                 read_text(path.read_bytes())))
+        except OSError:
+            continue
+    return out
+
+
+def collect_sources(entries: Sequence[EntryRow]) -> list[SourceRow]:
+    """The text of every entry's strategy file (read now, so the store keeps it), then the templates."""
+    out = []
+    for e in entries:
+        if e.kind == EntryKind.BUILTIN or not e.spec:
+            continue
+        path = Path(re.sub(r":[1-5]$", "", e.spec))
+        language = language_of(path)
+        if not language:
+            continue
+        try:
+            text = read_text(path.read_bytes())
+        except OSError:
+            continue
+        shown = e.source if e.graded in ("", e.source) else f"{e.source}/{e.graded}"
+        out.append(SourceRow(e.name, "submission", shown, language, text))
+    return out + template_sources()
+
+
+def traces_of(store: Store, traced: int) -> dict[str, dict[Slot, list[TraceRound]]]:
+    """The stored decision traces (of the first ``traced`` matches against stand), by submission and by match
+    (seed, seat)."""
+    out: dict[str, dict[Slot, list[TraceRound]]] = defaultdict(dict)
+    for row in store.matches("beat_stand", below=traced):
+        o = row.outcome
+        if o.trace and o.seat is not None:
+            out[row.subject][(row.seed, o.seat)] = list(o.trace)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ build
+
+def similarity_of(store: Store) -> SimilarityReport:
+    """The similarity page of a grade run, from its store alone."""
+    config = config_from_dict(store.meta("config", {}), "stored configuration")
+    entries = [e for e in store.entries() if e.kind != EntryKind.BUILTIN]
+    sources = store.sources()
+    report = build([e.name for e in entries], sources, traces_of(store, config.similarity.traces), config.similarity,
+                   f"Similarity: {store.meta('title', 'twentyone')}", {e.name: e.error for e in entries if e.error})
+    if not sources:
+        report.notes.append("this run stored no source files (it was made before they were kept): code is not "
+                            "compared")
+    return report
+
+
+def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[str, Mapping[Slot, Sequence[TraceRound]]],
+          settings: Similarity, title: str, errors: Mapping[str, str] | None = None) -> SimilarityReport:
+    """Score every pair of ``names`` from their sources and traces (``errors``: why a submission could not be
+    played), and rank them."""
+    errors = errors or {}
+    templates = [(s.text, s.language) for s in sources if s.role == "template"]
+    ignore_template = template_grams(templates)
+    by_name = {s.name: s for s in sources if s.role == "submission"}
+    prints: dict[str, Source] = {}
+    for n in names:
+        s = by_name.get(n)
+        if s is not None:
+            prints[n] = fingerprint(n, s.text, s.language, ignore_template)
+    fingerprinted = list(prints.values())
+    common = common_prints([s for s in fingerprinted if not s.error])
+    scores = code_scores([s for s in fingerprinted if not s.error])
+    usable = [s for s in fingerprinted if not s.error]
+    code: dict[tuple[str, str], CodeScore] = {(usable[i].name, usable[j].name): v for (i, j), v in scores.items()}
+
+    plays = plays_of({n: traces[n] for n in names if n in traces})
+    comparison = compare_plays(plays)
+    index = {p.name: i for i, p in enumerate(plays)}
+    by_play = {(plays[i].name, plays[j].name): v for (i, j), v in comparison.pairs.items()}
+    compared = len(by_play)
+    alpha = settings.behaviour_alpha / max(1, compared)
+
+    order = {n: k for k, n in enumerate(names)}
+    keys = set(code) | set(by_play)
+    rows = []
+    for a, b in {tuple(sorted(k, key=order.__getitem__)) for k in keys}:
+        c = code.get((a, b)) or code.get((b, a))
+        p = by_play.get((a, b))
+        if p is None and (b, a) in by_play:
+            p = _swap(by_play[(b, a)])
+        code_flag = c is not None and c.score >= settings.code_flag and c.shared >= CODE_MIN_SHARED
+        play_flag = p is not None and p.flagged(settings.behaviour_margin, alpha)
+        rows.append(PairRow(a, b, c, p, code_flag, play_flag))
+    rows.sort(key=lambda r: (-r.flags, -r.strength(settings), -r.code_score, -r.play_score, order[r.a], order[r.b]))
+
+    members = []
+    play_by = {p.name: p for p in plays}
+    for n in names:
+        fp = prints.get(n)
+        notes = []
+        if fp is None:
+            notes.append("no source file to compare")
+        elif fp.error:
+            notes.append(f"code not compared: {fp.error}")
+        pl = play_by.get(n)
+        if n in errors:
+            notes.append(f"not played: {errors[n]}")
+        elif pl is None:
+            notes.append("no decision trace (its traced matches were not played)")
+        closest, share = pl.closest() if pl else ("", 0.0)
+        row = by_name.get(n)
+        members.append(Member(n, row.shown if row else "", row.language if row else "",
+                              len(fp.prints - common) if fp and not fp.error else 0, pl.decisions if pl else 0,
+                              closest, share, notes, errors.get(n, "")))
+    report = SimilarityReport(title, settings, members, rows, compared, prints, play_by, ignore_template | common)
+    _name_pages(report)
+    for shown in report.listed():  # the unusual shared choices of the pairs shown
+        if shown.play is not None:
+            i, j = index[shown.a], index[shown.b]
+            found = comparison.detail(min(i, j), max(i, j))
+            shown.play.unusual, shown.play.unusual_bets = found.unusual, found.unusual_bets
+            shown.play.sample = found.sample if i < j else [(y, x) for x, y in found.sample]
+    return report
+
+
+def _swap(p: PairPlay) -> PairPlay:
+    """``p`` with its two sides exchanged."""
+    return PairPlay(p.compared, p.agreed, p.reference, 1 - p.side, p.reference_agreed, p.wins, p.losses, p.p)
+
+
+def _name_pages(report: SimilarityReport) -> None:
+    """Give each listed pair a page name: pair-N-A--B.html, made safe for any file system."""
+    for k, row in enumerate(report.listed(), 1):
+        row.page = f"pair-{k:03d}-{_slug(row.a)}--{_slug(row.b)}.html"
+
+
+def _slug(name: str) -> str:
+    """A name for a file name: letters, digits (any script), '-', '_' and '.'; at most 40 characters."""
+    s = re.sub(r"[^\w.\-]+", "_", name).strip("._") or "x"
+    return s[:40]
+
+
+def reference_title(name: str) -> str:
+    """How a reference is named on the pages."""
+    return REFERENCE_TITLES.get(name, name)
