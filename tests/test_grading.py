@@ -178,14 +178,15 @@ def test_resume_after_kill_9_plays_only_the_missing_matches(tmp_path: Path, monk
     broken = tmp_path / "broken"
     proc = subprocess.Popen(CLI + ["grade", *subs, "--config", str(cfg), "--out", str(broken), "-j", "2", "-q"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.time() + 120
+    # Generous: on a loaded machine the first stored matches can take minutes (it was 120 s and failed once).
+    deadline = time.time() + 600
     stored = 0
     while time.time() < deadline and proc.poll() is None:
         time.sleep(0.2)
         if Store.exists(broken):
             with Store.open(broken) as s:
                 stored = s.count()
-            if stored >= 60:
+            if stored >= 30:
                 break
     assert proc.poll() is None, "the run finished before it could be killed"
     os.killpg(proc.pid, signal.SIGKILL)
@@ -193,7 +194,7 @@ def test_resume_after_kill_9_plays_only_the_missing_matches(tmp_path: Path, monk
     with Store.open(broken) as s:
         before = s.keys()
         finished_at = {r[0]: r[1] for r in s._conn.execute("SELECT key, finished_at FROM matches")}
-    assert 60 <= len(before)
+    assert 30 <= len(before)
 
     played: list[str] = []
     real = runner.play_batch
