@@ -18,6 +18,7 @@ __all__ = [
     "VALUE",
     "calculate",
     "hand_total",
+    "BEST_TOTAL",
     "hand_value",
     "is_black_jack",
     "is_soft",
@@ -63,6 +64,12 @@ def hand_total(hard: int, has_ace: bool) -> int:
     This is the soft-ace rule, written once: one ace counts 11 when that does not bust the hand.
     """
     return hard + 10 if has_ace and hard <= 11 else hard
+
+
+#: ``hand_total`` as a table for the engine's hot path: ``BEST_TOTAL[has_ace][hard]``, one index instead of a
+#: call.  A hand's hard sum stays below 64: one more card goes only to a total below 21.
+BEST_TOTAL: tuple[tuple[int, ...], tuple[int, ...]] = (tuple(hand_total(h, False) for h in range(64)),
+                                                       tuple(hand_total(h, True) for h in range(64)))
 
 
 def hand_value(cards: str) -> tuple[int, bool]:

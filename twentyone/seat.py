@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from twentyone.cards import VALUE, hand_total
+from twentyone.cards import BEST_TOTAL, VALUE
 from twentyone.legality import Foul
 from twentyone.records import Player, SeatView
 from twentyone.strategy import Strategy
@@ -45,8 +45,8 @@ class Hand:
         self.returned = 0
 
     def total(self) -> int:
-        """Best total of the hand."""
-        return hand_total(self.hard, self.ace)
+        """Best total of the hand (``hand_total``)."""
+        return BEST_TOTAL[self.ace][self.hard]
 
     def take(self, card: str) -> None:
         """Add ``card`` to the hand."""
@@ -143,7 +143,7 @@ class Seat(Hand):
         if self.hands:
             cards = "".join("".join(h.cards) for h in self.hands)
             return Player(self.name, self.account, cards, len(cards), self.state, self.stake(),
-                          hand_total(self.cur.hard, self.cur.ace), self.rounds)
+                          BEST_TOTAL[self.cur.ace][self.cur.hard], self.rounds)
         cards = "".join(self.cards)
         return Player(self.name, self.account, cards, len(cards), self.state, self.bet,
-                      hand_total(self.hard, self.ace), self.rounds)
+                      BEST_TOTAL[self.ace][self.hard], self.rounds)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from twentyone.cards import TENS, VALUE, hand_total
+from twentyone.cards import BEST_TOTAL, TENS, VALUE, hand_total
 from twentyone.core import Generator, StackedGenerator
 from twentyone.errors import IllegalActionError, strategy_text
 from twentyone.legality import (FAULTS, Foul, change_problem, double_amount, double_problem, insurance_problem,
@@ -499,7 +499,7 @@ class Table:
         ace = self.up_card == "A" or self.hole == "A"
         h17 = self.rules.dealer_hits_soft_17
         while True:
-            t = hand_total(hard, ace)
+            t = BEST_TOTAL[ace][hard]
             if t > 17 or (t == 17 and not (t != hard and h17)):
                 break
             c = self.getcard()
@@ -512,7 +512,7 @@ class Table:
 
     def dealer_total(self) -> int:
         """The dealer's best total (after ``banker_continue``)."""
-        return hand_total(self.dealer_hard, self.dealer_ace)
+        return BEST_TOTAL[self.dealer_ace][self.dealer_hard]
 
     def judge(self, active: list[Seat], dealer_bj: bool) -> None:
         """The course's ``judge``: settle every hand of the round and pay the dealer or the player.

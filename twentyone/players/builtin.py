@@ -8,7 +8,7 @@ the rules and decks from its view (``SeatView.rules``, ``SeatView.decks``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
@@ -42,14 +42,17 @@ def basic_chart(rules: Rules = COURSE, decks: int = 6) -> Chart:
     return derived_basic_chart(replace(rules, decks=decks), decks)
 
 
-_Rows = dict[int, tuple[str, ...]]
+_Cell = tuple[str, int]
+_Rows = dict[int, tuple[_Cell, ...]]
 
 
 @dataclass(frozen=True)
 class _Lookup:
     """A chart read once for quick decisions.  Each row (two-card and 3+ card rows by total, two-card pairs
-    by rank index) has ten cells, one per up card; a cell is the action for every combination of what is
-    allowed: ``cell[4 * can_double + 2 * can_surrender + can_split]``."""
+    by rank index) has ten cells, one per up card.  A cell is ``(actions, needs)``: ``actions`` is the action
+    for every combination of what is allowed, ``actions[4 * can_double + 2 * can_surrender + can_split]``,
+    and ``needs`` has bit 4, 2 or 1 set when the answer depends on that permission, so that a decision
+    asks the view only what changes it."""
 
     chart: Chart
     hard2: _Rows
@@ -57,15 +60,19 @@ class _Lookup:
     hard3: _Rows
     soft3: _Rows
     pairs: _Rows
+    #: The cell of each two-card hand met so far, by up card then cards (at most 169 per up card).
+    two: dict[str, dict[str, _Cell]] = field(default_factory=lambda: {c: {} for c in VALUE})
 
 
-def _allowed(prefs: str) -> str:
-    """The first action of ``prefs`` (e.g. ``DS``) allowed, for each of the eight combinations (see ``_Lookup``)."""
+def _allowed(prefs: str) -> _Cell:
+    """The first action of ``prefs`` (e.g. ``DS``) allowed, for each of the eight combinations, and which
+    permissions that answer depends on (see ``_Lookup``)."""
     out = ""
     for i in range(8):
         allowed = "HS" + "D" * (i >> 2) + "U" * (i >> 1 & 1) + "P" * (i & 1)
         out += next(a for a in prefs if a in allowed).lower()
-    return out
+    needs = sum(bit for bit in (4, 2, 1) if any(out[i] != out[i ^ bit] for i in range(8)))
+    return out, needs
 
 
 @lru_cache(maxsize=64)
@@ -81,6 +88,10 @@ def _lookup(rules: Rules, decks: int) -> _Lookup:
                                                 r, u)) for u in UP) for r in range(10)}
     return _Lookup(chart, rows(Kind.HARD, 4, 2), rows(Kind.SOFT, 12, 2), rows(Kind.HARD, 4, 3),
                    rows(Kind.SOFT, 12, 3), pairs)
+
+
+#: The cell of a total of 21 or more: stand whatever is allowed.
+_STAND: Final[_Cell] = ("s" * 8, 0)
 
 
 class Stand(Strategy):
@@ -122,6 +133,7 @@ class Basic(Strategy):
         t = _lookup(rules, decks)
         self.chart = t.chart
         self._h2, self._s2, self._h3, self._s3, self._pairs = t.hard2, t.soft2, t.hard3, t.soft3, t.pairs
+        self._two = t.two
 
     def _seated(self, view: SeatView) -> None:
         """Follow the rules and decks of the table the view shows (one identity test while the view is the same)."""
@@ -134,32 +146,50 @@ class Basic(Strategy):
     def bet(self, view: SeatView) -> int:
         return 10
 
-    def decide(self, cards: str, up: str, can_double: bool, can_surrender: bool, can_split: bool = False) -> str:
-        """The chart's decision for ``cards`` against ``up``: its first choice that is allowed."""
+    def _cell(self, cards: str, up: str) -> _Cell:
+        """The chart's cell for ``cards`` against ``up`` (``_STAND`` at 21 or more)."""
         total, soft = hand_value(cards)
         if total >= 21:
-            return "s"
+            return _STAND
         col = _COL[up]
         if len(cards) == 2:
             pair = _PAIR[cards[0]]
             if pair == _PAIR[cards[1]]:
-                cell = self._pairs[pair][col]
-            else:
-                cell = (self._s2 if soft else self._h2)[total][col]
+                return self._pairs[pair][col]
+            return (self._s2 if soft else self._h2)[total][col]
+        return (self._s3 if soft else self._h3)[total][col]
+
+    def decide(self, cards: str, up: str, can_double: bool, can_surrender: bool, can_split: bool = False) -> str:
+        """The chart's decision for ``cards`` against ``up``: its first choice that is allowed."""
+        return self._cell(cards, up)[0][4 * can_double + 2 * can_surrender + can_split]
+
+    def _play(self, view: SeatView, cards: str) -> str:
+        """The chart's decision for ``cards`` (the hand being played), asking the view only the permissions
+        the answer depends on (each is worked out by the table on demand)."""
+        up = view.up_card
+        if len(cards) == 2:
+            known = self._two[up]
+            cell = known.get(cards)
+            if cell is None:
+                cell = known[cards] = self._cell(cards, up)
+            actions, needs = cell
         else:
-            cell = (self._s3 if soft else self._h3)[total][col]
-        return cell[4 * can_double + 2 * can_surrender + can_split]
+            actions, needs = self._cell(cards, up)
+        if not needs:
+            return actions[0]
+        return actions[(4 if needs & 4 and view.can_double else 0) + (2 if needs & 2 and view.can_surrender else 0)
+                       + (1 if needs & 1 and view.can_split else 0)]
 
     def first_action(self, view: SeatView) -> str:
         self._seated(view)
-        return self.decide(view.my_cards, view.up_card, view.can_double, view.can_surrender, view.can_split)
+        return self._play(view, view.my_cards)
 
     def continue_action(self, view: SeatView) -> str:
         self._seated(view)
         cards = view.my_cards  # after a split: the hand being played
-        two = len(cards) == 2
-        return self.decide(cards, view.up_card, two and view.can_double, two and view.can_surrender,
-                           two and view.can_split)
+        if len(cards) != 2:
+            return self.decide(cards, view.up_card, False, False)
+        return self._play(view, cards)
 
 
 _HILO = {c: (1 if c in "23456" else -1 if c in "ATJQK" else 0) for c in "A23456789TJQK"}

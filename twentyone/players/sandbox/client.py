@@ -39,6 +39,11 @@ from twentyone.table import StrategyFault
 
 __all__ = ["SandboxFunctionSet", "describe_status"]
 
+#: The hot path's names for the frame layout of ``wire`` (a request header, a Player struct): one
+#: attribute lookup fewer per call, a few percent of a sandboxed table's speed.
+_pack = wire.REQUEST.pack
+_c_player = wire.c_player
+
 _SIGNAL_CAUSE: dict[int, tuple[Foul, str]] = {
     signal.SIGSEGV: (Foul.CRASH, "segmentation fault"),
     signal.SIGBUS: (Foul.CRASH, "bus error"),
@@ -451,7 +456,7 @@ class SandboxFunctionSet:
             if isinstance(ahead, StrategyFault):
                 raise ahead
             return ahead
-        return self._call(wire.request(b"B", 0, N))
+        return self._call(_pack(b"B", 0, N, 0, 0))
 
     def _action(self, value: int) -> str:
         if 0 <= value <= 0x10FFFF:
@@ -461,15 +466,15 @@ class SandboxFunctionSet:
 
     def first_action(self, tmpcards: str, length: int) -> str:
         t = tmpcards.encode("latin-1")
-        return self._action(self._call(wire.request(b"F", len(t), length) + t))
+        return self._action(self._call(_pack(b"F", len(t), length, 0, 0) + t))
 
     def _players(self, op: bytes, players: list[Player], pNum: int = 0, N: int = 0, pos: int = 0,
                  banker: Banker | None = None) -> bytes:
         if self._c:
             head = b"" if banker is None else wire.c_banker(banker)
-            return wire.request(op, len(players), pNum, N, pos) + head + b"".join([wire.c_player(p) for p in players])
+            return _pack(op, len(players), pNum, N, pos) + head + b"".join([_c_player(p) for p in players])
         body = wire.py_players(players) if banker is None else wire.py_show(banker, players, pNum, N, pos)
-        return wire.request(op, 0, len(body)) + body
+        return _pack(op, 0, len(body), 0, 0) + body
 
     def continue_action(self, players: list[Player]) -> str:
         return self._action(self._call(self._players(b"C", players)))
@@ -485,7 +490,7 @@ class SandboxFunctionSet:
         A fault in ``show`` is raised here; the bet's value, or its fault, is kept for ``bet``.
         """
         self._ahead = None
-        self._call(self._players(b"S", players, pNum, N, pos, banker) + wire.request(b"B", 0, bet_N))
+        self._call(self._players(b"S", players, pNum, N, pos, banker) + _pack(b"B", 0, bet_N, 0, 0))
         try:
             self._ahead = self._result()
         except StrategyFault as e:
