@@ -181,11 +181,13 @@ class Basic(Strategy):
                        + (1 if needs & 1 and view.can_split else 0)]
 
     def first_action(self, view: SeatView) -> str:
-        self._seated(view)
+        if view is not self._view:  # _seated, inlined: this is the engine's hottest call
+            self._seated(view)
         return self._play(view, view.my_cards)
 
     def continue_action(self, view: SeatView) -> str:
-        self._seated(view)
+        if view is not self._view:
+            self._seated(view)
         cards = view.my_cards  # after a split: the hand being played
         if len(cards) != 2:
             return self.decide(cards, view.up_card, False, False)
