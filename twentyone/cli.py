@@ -336,15 +336,6 @@ def _seatings(specs: Sequence[str], names: Sequence[str], lang: str, sandbox: Li
     return out
 
 
-def _open_log(path: Path | None) -> IO[str] | None:
-    if path is None:
-        return None
-    try:
-        return path.open("w", encoding="utf-8")
-    except OSError as e:
-        raise TwentyOneError(f"cannot write log {str(path)!r}: {e.strerror or e}") from None
-
-
 def result_json(result: MatchResult) -> dict[str, Any]:
     """The match result as a JSON-ready dict."""
     return {
@@ -405,14 +396,14 @@ def _output_dir(args: argparse.Namespace) -> Path:
 
 def _run_match(args: argparse.Namespace) -> int:
     from twentyone.match import MatchInterrupted, play_match
-    from twentyone.roundlog import RoundLog
+    from twentyone.roundlog import RoundLog, open_log
 
     rules = rules_of(args)
     decks = args.decks or rules.decks
     rules.check_table(decks, 1)  # before any player is built (a C file is compiled); seats are checked at the table
     out_dir = _output_dir(args)
     seatings = _seatings(args.player, args.name, args.lang, _limits(args), out_dir)
-    stream = _open_log(args.log)
+    stream = open_log(args.log)
     try:
         log = RoundLog(stream) if stream is not None else None
         try:
@@ -443,7 +434,7 @@ def _run_play(args: argparse.Namespace) -> int:
     from twentyone.match import MatchInterrupted, Seating, play_match
     from twentyone.players.cbuild import output_dir
     from twentyone.players.terminal import Human
-    from twentyone.roundlog import RoundLog
+    from twentyone.roundlog import RoundLog, open_log
 
     if len(args.others) > 4:
         raise TwentyOneError(f"too many other players: {len(args.others)} (at most 4 with you)")
@@ -454,7 +445,7 @@ def _run_play(args: argparse.Namespace) -> int:
     others = _seatings(args.others, [], args.lang, None, output_dir()) if args.others else []
     me = Seating({"en": "you", "zh": "你", "fr": "vous"}[args.lang], "human", Human(lang=args.lang))
     seatings = [me] + [Seating(f"player{i + 2}", s.spec, s.strategy) for i, s in enumerate(others)]
-    stream = _open_log(args.log)
+    stream = open_log(args.log)
     try:
         result = play_match(seatings, decks, seed, rules, log=RoundLog(stream) if stream else None)
     except (MatchInterrupted, EOFError) as e:

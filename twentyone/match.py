@@ -96,12 +96,8 @@ def play_match(
 ) -> MatchResult:
     """Play one match of ``seatings`` with ``decks`` decks from ``seed`` and return the ranking."""
     gen = generator if generator is not None else Generator(seed)
-    on_shuffle = None
-    if log is not None:
-        def on_shuffle(shoe: int, order: str, mid_round: bool) -> None:
-            log.write({"type": "shuffle", "shoe": shoe, "order": order, "mid_round": mid_round})
-
-    table = Table([(p.name, p.spec, p.strategy) for p in seatings], decks, gen, rules, on_shuffle)
+    table = Table([(p.name, p.spec, p.strategy) for p in seatings], decks, gen, rules,
+                  log.shuffle if log is not None else None)
     n = len(seatings)
     if log is not None:
         log.write({

@@ -6,9 +6,22 @@ The C program writes the same bytes for the same match, so the two can be compar
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["RoundLog", "dumps"]
+from twentyone.errors import TwentyOneError
+
+__all__ = ["RoundLog", "dumps", "open_log"]
+
+
+def open_log(path: Path | None) -> IO[str] | None:
+    """The file a command's ``--log PATH`` writes (None without one); an unwritable path is one line."""
+    if path is None:
+        return None
+    try:
+        return path.open("w", encoding="utf-8")
+    except OSError as e:
+        raise TwentyOneError(f"cannot write log {str(path)!r}: {e.strerror or e}") from None
 
 
 def dumps(record: dict[str, Any]) -> str:
@@ -30,6 +43,10 @@ class RoundLog:
             self.stream.write("\n")
         if self.records is not None:
             self.records.append(record)
+
+    def shuffle(self, shoe: int, order: str, mid_round: bool) -> None:
+        """Append a ``shuffle`` record (the table's ``on_shuffle`` hook)."""
+        self.write({"type": "shuffle", "shoe": shoe, "order": order, "mid_round": mid_round})
 
     def lines(self) -> list[str]:
         """The kept records as log lines."""

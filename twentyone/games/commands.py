@@ -96,21 +96,12 @@ def _rules(args: argparse.Namespace) -> tuple[Rules, int, int]:
     return rules, decks, seed
 
 
-def _open_log(path: Path | None) -> IO[str] | None:
-    if path is None:
-        return None
-    try:
-        return path.open("w", encoding="utf-8")
-    except OSError as e:
-        raise TwentyOneError(f"cannot write log {str(path)!r}: {e.strerror or e}") from None
-
-
 def run_solo(args: argparse.Namespace) -> int:
     """``twentyone solo``."""
     from twentyone.games.solo import play_solo
     from twentyone.match import MatchInterrupted, Seating
     from twentyone.players.spec import make_strategy
-    from twentyone.roundlog import RoundLog
+    from twentyone.roundlog import RoundLog, open_log
 
     rules, decks, seed = _rules(args)
     rules.check_table(decks, 1)
@@ -120,7 +111,7 @@ def run_solo(args: argparse.Namespace) -> int:
     text = TEXT[args.lang]
     strategy = make_strategy(args.player, lang=args.lang)
     seating = Seating(text["you"] if args.player == "human" else "player", args.player, strategy)
-    stream = _open_log(args.log)
+    stream = open_log(args.log)
     code = 0
     try:
         try:
@@ -157,7 +148,7 @@ def run_elimination(args: argparse.Namespace) -> int:
     from twentyone.games.elimination import Elimination, EliminationInterrupted, Schedule, play_elimination
     from twentyone.match import Seating
     from twentyone.players.spec import make_strategy
-    from twentyone.roundlog import RoundLog
+    from twentyone.roundlog import RoundLog, open_log
 
     rules, decks, seed = _rules(args)
     rules.check_table(decks, 4)
@@ -173,7 +164,7 @@ def run_elimination(args: argparse.Namespace) -> int:
         for s in seatings:
             s.strategy.close()
         raise
-    stream = _open_log(args.log)
+    stream = open_log(args.log)
 
     def announce(e: Elimination, money: Mapping[int, int]) -> None:
         if not args.json:

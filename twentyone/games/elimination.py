@@ -114,12 +114,8 @@ def play_elimination(seatings: Sequence[Seating], seed: int, rules: Rules = FREN
     """
     decks = decks if decks is not None else rules.decks
     gen = generator if generator is not None else Generator(seed)
-    on_shuffle = None
-    if log is not None:
-        def on_shuffle(shoe: int, order: str, mid_round: bool) -> None:
-            log.write({"type": "shuffle", "shoe": shoe, "order": order, "mid_round": mid_round})
-
-    table = Table([(p.name, p.spec, p.strategy) for p in seatings], decks, gen, rules, on_shuffle)
+    table = Table([(p.name, p.spec, p.strategy) for p in seatings], decks, gen, rules,
+                  log.shuffle if log is not None else None)
     if log is not None:
         log.write({"type": "match", "seed": seed, "rules": rules.name, "decks": decks,
                    "seats": [{"seat": i + 1, "name": p.name, "player": p.spec} for i, p in enumerate(seatings)]})
