@@ -142,3 +142,45 @@ def test_a_real_loop_is_confirmed_on_replay(tmp_path: Path) -> None:
     drive([[job]], on_done, workers=1)
     (o,) = seen
     assert o.faults[0] == "timeout" and o.replay == "confirmed" and o.first_fault == ""
+
+
+_WHERE = '''
+import json, os, time
+from twentyone.grading import runner
+from twentyone.players.sandbox import cpus
+
+
+def where(_):
+    time.sleep(0.3)  # long enough that every worker takes a task
+    return os.getpid(), cpus.engine_cpu(), sorted(os.sched_getaffinity(0))
+
+
+if __name__ == "__main__":
+    home = cpus.engine_cpu()  # what a time-out's replay in the grading process does
+    with runner._local_pool(2) as pool:
+        seen = {pid: (cpu, mask) for pid, cpu, mask in pool.map(where, range(6))}
+    print(json.dumps({"home": home, "workers": [cpu for cpu, _ in seen.values()],
+                      "parent": sorted(os.sched_getaffinity(0))}))
+'''
+
+
+def test_pool_workers_take_their_own_cpus_after_the_parent_played_sandboxed(tmp_path: Path) -> None:
+    """After a time-out's replay (a sandboxed match in the grading process, which pins it to one CPU), a
+    new pool's workers still run on different CPUs: each is given back every CPU the parent had, instead
+    of inheriting its one CPU (all of grade then ran on one core)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from twentyone.players.sandbox.cpus import allowed_cpus
+
+    every = allowed_cpus()  # this process may itself be pinned by an earlier test's sandboxed match
+    if len(every) < 2:
+        pytest.skip("needs two CPUs")
+    script = tmp_path / "where.py"
+    script.write_text(_WHERE)
+    out = json.loads(subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                                    cwd=ROOT, check=True, preexec_fn=lambda: os.sched_setaffinity(0, every)).stdout)
+    assert len(out["workers"]) == 2 and len(set(out["workers"])) == 2, out  # two workers, two CPUs
+    assert out["parent"] == [out["home"]]  # the parent itself stays where it was pinned

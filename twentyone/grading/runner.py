@@ -22,6 +22,7 @@ from twentyone.grading.outcome import Incident, MatchOutcome
 from twentyone.grading.plan import MatchJob
 from twentyone.legality import Foul
 from twentyone.match import Seating, play_match
+from twentyone.players.sandbox.cpus import allowed_cpus, release
 from twentyone.players.sandbox.limits import Limits, die_with_parent
 from twentyone.players.spec import make_strategy
 from twentyone.roundlog import RoundLog
@@ -210,10 +211,7 @@ def _play(queue: deque[Sequence[MatchJob]], done: Callable[[list[MatchOutcome]],
         while queue:
             queue.extend(b for b in done(play_batch(queue.popleft())) if b)
         return
-    import multiprocessing
-
-    counter = multiprocessing.get_context().Value("i", 0)
-    pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(counter, os.getpid()))
+    pool = _local_pool(workers)
     pending: set[Future[list[MatchOutcome]]] = set()
     try:
         while queue or pending:
@@ -261,13 +259,22 @@ def _dask_client(address: str, n_workers: int) -> tuple[Any, Any]:
     cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
     client = Client(cluster)
     for i, address in enumerate(sorted(client.scheduler_info()["workers"])):
-        client.run(_pin_worker, i, workers=[address])
+        client.run(_pin_worker, i, sorted(allowed_cpus()), workers=[address])
     return client, cluster
 
 
-def _init_worker(counter: Any = None, parent: int = 0) -> None:
+def _local_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes, each with its own CPU for its sandboxes (see ``_init_worker``)."""
+    import multiprocessing
+
+    counter = multiprocessing.get_context().Value("i", 0)
+    return ProcessPoolExecutor(workers, initializer=_init_worker,
+                               initargs=(counter, os.getpid(), sorted(allowed_cpus())))
+
+
+def _init_worker(counter: Any = None, parent: int = 0, cpus: Sequence[int] = ()) -> None:
     """Pool workers die with the command, ignore Ctrl-C (the parent stops them) and each takes its own CPU
-    for its sandboxes."""
+    of ``cpus`` for its sandboxes."""
     import signal
 
     if parent:
@@ -277,15 +284,19 @@ def _init_worker(counter: Any = None, parent: int = 0) -> None:
         with counter.get_lock():
             index = counter.value
             counter.value += 1
-        _pin_worker(index)
+        _pin_worker(index, cpus)
 
 
-def _pin_worker(index: int) -> None:
-    """Worker ``index`` runs its sandboxed strategies on CPU ``index`` (modulo the CPUs it may use).
+def _pin_worker(index: int, cpus: Sequence[int] = ()) -> None:
+    """Worker ``index`` runs its sandboxed strategies on CPU ``index`` (modulo ``cpus``, default the CPUs
+    it may use).
 
     A sandboxed strategy's child shares its engine's CPU (see ``twentyone.players.sandbox.cpus.engine_cpu``); without
-    this two workers could pick the same CPU and leave another idle.
+    this two workers could pick the same CPU and leave another idle.  A parent that has itself played a
+    sandboxed match (a time-out's replay, or a script) is pinned to one CPU, which its workers inherit:
+    ``release`` gives them back every CPU the parent had (``cpus``, as the parent saw them before pinning).
     """
-    cpus = sorted(os.sched_getaffinity(0))
-    os.environ["TWENTYONE_CPU"] = str(cpus[index % len(cpus)])
+    release(set(cpus) or None)
+    mine = sorted(os.sched_getaffinity(0))
+    os.environ["TWENTYONE_CPU"] = str(mine[index % len(mine)])
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["engine_cpu", "away_cpus"]
+__all__ = ["engine_cpu", "away_cpus", "allowed_cpus", "release"]
 
 _PINNED: int | None = None
 _AWAY: set[int] = set()
+#: The CPUs this process could use before ``engine_cpu`` pinned it (None while it is not pinned).
+_ALLOWED: set[int] | None = None
 
 
 def engine_cpu() -> int:
@@ -23,9 +25,10 @@ def engine_cpu() -> int:
     engine runs again, one round trip instead of two.  ``TWENTYONE_CPU`` chooses the CPU (a grading
     pool gives each worker its own).
     """
-    global _PINNED, _AWAY
+    global _PINNED, _AWAY, _ALLOWED
     if _PINNED is None:
-        cpus = sorted(os.sched_getaffinity(0))
+        _ALLOWED = os.sched_getaffinity(0)
+        cpus = sorted(_ALLOWED)
         cpu = int(os.environ.get("TWENTYONE_CPU", cpus[os.getpid() % len(cpus)]))
         if cpu not in cpus:
             cpu = cpus[0]
@@ -42,3 +45,30 @@ def engine_cpu() -> int:
 def away_cpus() -> set[int]:
     """The CPUs other than the engine's (empty on one CPU, or before ``engine_cpu``)."""
     return set(_AWAY)
+
+
+def allowed_cpus() -> set[int]:
+    """The CPUs this process may use, as before ``engine_cpu`` pinned it to one of them."""
+    return set(_ALLOWED) if _ALLOWED is not None else os.sched_getaffinity(0)
+
+
+def release(cpus: set[int] | None = None) -> None:
+    """Undo ``engine_cpu`` in a process that inherited it: a worker forked (or spawned) by a process that had
+    played a sandboxed match is otherwise held on its parent's one CPU, with its parent's choice of CPU.
+
+    The process may use ``cpus`` again (default: the CPUs its parent had before pinning, where known), under
+    the normal scheduling policy; its next ``engine_cpu`` chooses afresh (``TWENTYONE_CPU``).
+    """
+    global _PINNED, _AWAY, _ALLOWED
+    wanted = set(cpus) if cpus else _ALLOWED
+    if wanted:
+        try:
+            os.sched_setaffinity(0, wanted)
+        except OSError:
+            pass
+    if _PINNED is not None:
+        try:
+            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+        except (AttributeError, OSError):
+            pass
+    _PINNED, _AWAY, _ALLOWED = None, set(), None
