@@ -580,6 +580,54 @@ def test_cli_shoe_option_analyses_a_depleted_shoe(capsys: pytest.CaptureFixture[
     assert cli(["chart", "--kind", "best", "--shoe", rich], capsys)[0] == 0
 
 
+def test_the_judge_rules_are_analysed_off_their_own_5000_decks(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--rules judge`` (5000 decks, more than the options' 8) works on every command and in the API: the
+    full shoe is analysed as a composition and named by its decks; more decks are worth less to the player,
+    and 5000 decks are within 0.1% of 8."""
+    from twentyone.rules import get_rules
+
+    judge = get_rules("judge")
+    code, out, err = cli(["edge", "--rules", "judge"], capsys)
+    assert code == 0, err
+    assert out.startswith("rules: judge: 5000 decks, ") and "8 decks" not in out
+    many = house_edge(judge)
+    eight = house_edge(judge, decks=8)
+    assert f"{100 * many.ev:+9.4f}%" in out
+    assert 0 < eight.ev - many.ev < 0.001
+    assert cli(["chart", "--rules", "judge"], capsys)[1].startswith("basic strategy (total-dependent), judge: 5000 decks")
+    assert dealer_odds("6", judge).bust == pytest.approx(dealer_odds("6", judge, Shoe.decks(5000)).bust)
+    assert cli(["edge", "--rules", "judge", "--decks", "2"], capsys)[1].startswith("rules: judge: 2 decks, ")
+    assert cli(["edge", "--rules", "judge", "--rule", "decks=3"], capsys)[1].startswith("rules: judge: 3 decks, ")
+
+
+def test_the_judge_rules_with_a_nearly_exhausted_shoe(capsys: pytest.CaptureFixture[str]) -> None:
+    """The judge's reference solution asks for exact EVs off a nearly exhausted shoe: ``--rules judge
+    --shoe`` works, and a given shoe makes the options' number of decks irrelevant."""
+    from twentyone.rules import get_rules
+
+    rest = "AAT5K2345678TTJQK"
+    code, out, err = cli(["ev", "T6", "vs", "2", "--rules", "judge", "--shoe", rest], capsys)
+    assert code == 0, err
+    again = cli(["ev", "T6", "vs", "2", "--rules", "judge", "--decks", "1", "--shoe", rest], capsys)[1]
+    assert "shoe: 17 cards" in out and again.splitlines()[1:] == out.splitlines()[1:]
+
+    def bust(total: int, soft: bool, left: tuple[int, ...]) -> Fraction:
+        """The dealer's chance to bust from ``total`` off the cards ``left`` (values 1..10), standing on 17."""
+        best = total + 10 if soft and total + 10 <= 21 else total
+        if best >= 17:
+            return Fraction(int(best > 21))
+        return sum((Fraction(1, len(left)) * bust(total + v, soft or v == 1, left[:i] + left[i + 1:])
+                    for i, v in enumerate(left)), Fraction(0))
+
+    values = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
+    left = [values.get(c) or int(c) for c in rest]
+    for c in (10, 6, 2):  # the hand and the up card come out of the shoe
+        left.remove(c)
+    stand = 2 * bust(2, False, tuple(left)) - 1  # a dealer's 17..21 beats 16; no Black Jack behind a 2
+    assert f"stand     {float(stand):+.6f}" in out
+    assert decision_evs("T6", "2", get_rules("judge"), Shoe.parse(rest)).stand == pytest.approx(float(stand), abs=1e-12)
+
+
 @pytest.mark.parametrize("args,message", [
     (["ev", "T6", "vs"], "expected HAND vs UP"),
     (["ev", "TX", "vs", "2"], "bad card code: 'X'"),

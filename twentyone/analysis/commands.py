@@ -17,10 +17,10 @@ import argparse
 from pathlib import Path
 from typing import Any, Final
 
-from twentyone.analysis.options import OPTION_NAMES, AnalysisRules
+from twentyone.analysis.options import MAX_OPTION_DECKS, OPTION_NAMES, AnalysisRules
 from twentyone.analysis.shoe import Shoe
 from twentyone.errors import TwentyOneError
-from twentyone.rules import get_rules
+from twentyone.rules import get_rules, parse_assignment
 
 __all__ = ["add_parsers", "run_edge", "run_chart", "run_ev", "FRENCH_EXPERT"]
 
@@ -76,19 +76,28 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _setup(args: argparse.Namespace) -> tuple[AnalysisRules, Shoe | None]:
-    opts = AnalysisRules.of(get_rules(args.rules))
-    if args.decks is not None:
-        opts = AnalysisRules.of(opts, decks=args.decks)
+    """The options and the shoe (None: a full shoe of the options' decks) the command analyses.
+
+    A rule set of more decks than the options take (``judge``: 5000) is analysed off its own full shoe,
+    unless ``--decks``, ``--rule decks=N`` or ``--shoe`` says otherwise."""
+    rules = get_rules(args.rules)
+    many = rules.decks if rules.decks > MAX_OPTION_DECKS else 0
+    opts = AnalysisRules.of(rules, decks=args.decks if args.decks is not None else min(rules.decks, MAX_OPTION_DECKS))
     opts = opts.with_assignments(args.rule)
-    shoe = Shoe.parse(args.shoe) if args.shoe else None
-    return opts, shoe
+    if args.shoe:
+        return opts, Shoe.parse(args.shoe)
+    if many and args.decks is None and all(parse_assignment(a)[0] != "decks" for a in args.rule):
+        return opts, Shoe.decks(many)
+    return opts, None
 
 
 def _header(opts: AnalysisRules, shoe: Shoe | None) -> str:
-    text = f"rules: {opts.name}: {opts.describe()}"
-    if shoe is not None and shoe != Shoe.decks(opts.decks):
-        text += f"\nshoe: {shoe.total} cards ({shoe})"
-    return text
+    if shoe is None or shoe == Shoe.decks(opts.decks):
+        return f"rules: {opts.name}: {opts.describe()}"
+    full = shoe.is_full_decks()
+    if full:
+        return f"rules: {opts.name}: {opts.describe(full)}"
+    return f"rules: {opts.name}: {opts.describe()}\nshoe: {shoe.total} cards ({shoe})"
 
 
 def run_edge(args: argparse.Namespace) -> int:

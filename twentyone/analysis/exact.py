@@ -30,12 +30,12 @@ from typing import Final
 
 from twentyone.analysis import _ca
 from twentyone.analysis.charts import UPS, Chart, Kind, Row
-from twentyone.analysis.options import AnalysisRules
+from twentyone.analysis.options import MAX_OPTION_DECKS, AnalysisRules
 from twentyone.analysis.shoe import RANKS, Shoe, hand_counts, parse_card, parse_hand
 from twentyone.errors import BadCardsError, RulesError
 from twentyone.rules import COURSE
 
-__all__ = ["DealerOdds", "DecisionEVs", "StrategyEV", "Analysis", "dealer_odds", "decision_evs", "house_edge",
+__all__ = ["DealerOdds", "DecisionEVs", "StrategyEV", "Analysis", "dealer_odds", "decision_evs", "house_edge", "describe",
            "analyse", "derived_basic_chart", "policy_table", "STRATEGIES", "REPRESENTATIVE"]
 
 #: Strategies ``house_edge`` knows by name (a ``Chart`` is accepted too).
@@ -68,14 +68,29 @@ _COL_INDEX: Final = {u: RANKS.index(u) for u in UPS}  # column letter -> C up-ca
 
 
 def _options(rules: object, decks: int | None = None) -> AnalysisRules:
-    opts = AnalysisRules.of(rules)
     if decks is not None:
-        opts = AnalysisRules.of(opts, decks=decks)
-    return opts
+        return AnalysisRules.of(rules, decks=decks)
+    if _beyond_options(rules):
+        return AnalysisRules.of(rules, decks=MAX_OPTION_DECKS)
+    return AnalysisRules.of(rules)
 
 
-def _shoe(opts: AnalysisRules, shoe: Shoe | None) -> Shoe:
-    return shoe if shoe is not None else Shoe.decks(opts.decks)
+def _beyond_options(rules: object) -> int:
+    """The decks of an engine rule set with more than the options hold (the judge's 5000), else 0."""
+    n = getattr(rules, "decks", 0)
+    return n if not isinstance(rules, AnalysisRules) and isinstance(n, int) and n > MAX_OPTION_DECKS else 0
+
+
+def _prepared(rules: object, decks: int | None = None, shoe: Shoe | None = None) -> tuple[AnalysisRules, Shoe]:
+    """The options and the shoe to analyse: ``shoe``, else a full shoe of ``decks``, else of the rules'.
+
+    An engine rule set of more decks than the options take (the ``judge`` preset's 5000) is analysed off
+    its own full shoe, as a composition, its options saying 8 (which then only name a shoe size)."""
+    opts = _options(rules, decks)
+    if shoe is not None:
+        return opts, shoe
+    many = _beyond_options(rules) if decks is None else 0
+    return opts, Shoe.decks(many or opts.decks)
 
 
 @dataclass(frozen=True)
@@ -92,9 +107,9 @@ class DealerOdds:
 
 def dealer_odds(up: str, rules: object = COURSE, shoe: Shoe | None = None) -> DealerOdds:
     """The dealer's outcome odds for ``up`` dealt from ``shoe`` (a full shoe of the rules' decks)."""
-    opts = _options(rules)
+    opts, full = _prepared(rules, shoe=shoe)
     card = parse_card(up)
-    rest = _shoe(opts, shoe).without(card)
+    rest = full.without(card)
     p = _ca.dealer(rest.counts, RANKS.index(card), opts.dealer_hits_soft_17)
     bj = p[6]
     cond = opts.dealer_peeks and bj > 0
@@ -145,10 +160,9 @@ def decision_evs(hand: str, up: str, rules: object = COURSE, shoe: Shoe | None =
     A two-card hand is a first decision (double, surrender and split as the rules allow); a hand of
     three cards or more may only stand or hit.  Later decisions are played optimally.
     """
-    opts = _options(rules)
+    opts, src = _prepared(rules, shoe=shoe)
     cards = parse_hand(hand)
     card = parse_card(up)
-    src = _shoe(opts, shoe)
     if not src.holds(cards + card):
         raise BadCardsError(f"the shoe cannot deal {cards} and up card {card}: {src}")
     counts = hand_counts(cards)
@@ -233,8 +247,7 @@ def _fixed_chart(name: str, opts: AnalysisRules) -> Chart:
 def house_edge(rules: object = COURSE, shoe: Shoe | None = None, strategy: str | Chart = "optimal",
                decks: int | None = None) -> StrategyEV:
     """The exact EV (and SD) of a round under ``strategy`` off ``shoe`` (a full shoe by default)."""
-    opts = _options(rules, decks)
-    src = _shoe(opts, shoe)
+    opts, src = _prepared(rules, decks, shoe)
     session = _ca.Session(src.counts, opts)
     if isinstance(strategy, Chart):
         session.set_table(policy_table(strategy))
@@ -289,8 +302,7 @@ def _basic_chart(table: list[int], opts: AnalysisRules, shoe: Shoe) -> Chart:
     rows += [(Row(Kind.PAIR, r), tuple(cell(u, _ca.PAIR, r) for u in UPS)) for r in range(10)]
     rows += [(Row(Kind.HARD, t, True), tuple(cell(u, _ca.HARD3, t) for u in UPS)) for t in range(6, 22)]
     rows += [(Row(Kind.SOFT, t, True), tuple(cell(u, _ca.SOFT3, t) for u in UPS)) for t in range(13, 22)]
-    return Chart.build(f"basic strategy (total-dependent), {opts.name}: {opts.describe()}{_shoe_note(shoe, opts)}",
-                       rows)
+    return Chart.build(f"basic strategy (total-dependent), {describe(opts, shoe)}", rows)
 
 
 def _best_chart(session: _ca.Session, basic: Chart, opts: AnalysisRules, shoe: Shoe) -> Chart:
@@ -307,18 +319,22 @@ def _best_chart(session: _ca.Session, basic: Chart, opts: AnalysisRules, shoe: S
     order = {Kind.HARD: 0, Kind.SOFT: 1, Kind.PAIR: 2}
     rows.sort(key=lambda rc: (rc[0].more, order[rc[0].kind], rc[0].value))
     return Chart.build(f"best first decision (composition-dependent, one representative hand a row), "
-                       f"{opts.name}: {opts.describe()}{_shoe_note(shoe, opts)}", rows)
+                       f"{describe(opts, shoe)}", rows)
 
 
-def _shoe_note(shoe: Shoe, opts: AnalysisRules) -> str:
-    return "" if shoe == Shoe.decks(opts.decks) else f", shoe {shoe}"
+def describe(opts: AnalysisRules, shoe: Shoe | None = None) -> str:
+    """``NAME: the options``, naming the shoe when it is not a full shoe of the options' decks (a full shoe
+    of more decks, such as the judge's 5000, is named by its decks)."""
+    if shoe is None or shoe == Shoe.decks(opts.decks):
+        return f"{opts.name}: {opts.describe()}"
+    full = shoe.is_full_decks()
+    return f"{opts.name}: {opts.describe(full)}" if full else f"{opts.name}: {opts.describe()}, shoe {shoe}"
 
 
 def analyse(rules: object = COURSE, shoe: Shoe | None = None, decks: int | None = None) -> Analysis:
     """Analyse ``rules`` off ``shoe`` (a full shoe of ``decks``, else of the rules' decks)."""
     start = time.perf_counter()
-    opts = _options(rules, decks)
-    src = _shoe(opts, shoe)
+    opts, src = _prepared(rules, decks, shoe)
     session = _ca.Session(src.counts, opts)
     optimal = _strategy_ev(session, "optimal", _ca.OPTIMAL)
     table = session.basic()

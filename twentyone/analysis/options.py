@@ -33,7 +33,7 @@ from typing import Any, Final
 from twentyone.errors import RulesError
 from twentyone.rules import DOUBLE_ON, parse_assignment
 
-__all__ = ["AnalysisRules", "OPTION_NAMES", "DOUBLE_ON"]
+__all__ = ["AnalysisRules", "OPTION_NAMES", "DOUBLE_ON", "MAX_OPTION_DECKS"]
 
 
 @dataclass(frozen=True)
@@ -63,16 +63,14 @@ class AnalysisRules:
     def of(cls, rules: object, **overrides: Any) -> AnalysisRules:
         """The options of ``rules`` (a ``Rules``, or an ``AnalysisRules``), then ``overrides``."""
         if isinstance(rules, AnalysisRules):
-            base = rules
-        else:
-            values: dict[str, Any] = {}
-            for f in fields(cls):
-                v: Any = getattr(rules, f.name, f.default)
-                if f.name in ("blackjack_pays", "insurance_pays"):
-                    v = Fraction(v)
-                values[f.name] = v
-            base = cls(**values)
-        return replace(base, **overrides) if overrides else base
+            return replace(rules, **overrides) if overrides else rules
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            v: Any = getattr(rules, f.name, f.default)
+            if f.name in ("blackjack_pays", "insurance_pays"):
+                v = Fraction(v)
+            values[f.name] = v
+        return cls(**{**values, **overrides})  # an override (decks=8) may replace a value out of range
 
     def with_assignments(self, assignments: Iterable[str]) -> AnalysisRules:
         """These options with ``key=value`` overrides applied in order (``--rule`` on the command line).
@@ -89,11 +87,13 @@ class AnalysisRules:
             changes[key] = value
         return replace(self, **changes)
 
-    def describe(self) -> str:
-        """One line, e.g. ``6 decks, S17, peek, Black Jack 2:1, late surrender, double any two, no split``."""
+    def describe(self, decks: int = 0) -> str:
+        """One line, e.g. ``6 decks, S17, peek, Black Jack 2:1, late surrender, double any two, no split``;
+        ``decks`` names another full shoe (one of more decks than the options take)."""
         bj = self.blackjack_pays
+        n = decks or self.decks
         parts = [
-            f"{self.decks} deck{'s' if self.decks != 1 else ''}",
+            f"{n} deck{'s' if n != 1 else ''}",
             "H17" if self.dealer_hits_soft_17 else "S17",
             "peek" if self.dealer_peeks else "no hole card",
             f"Black Jack {bj.numerator}:{bj.denominator}",
@@ -115,7 +115,9 @@ OPTION_NAMES: Final = tuple(f.name for f in fields(AnalysisRules) if f.name != "
 
 _BOOLS: Final = frozenset({"dealer_hits_soft_17", "dealer_peeks", "surrender", "split", "split_aces_one_card",
                            "resplit_aces", "double_after_split", "insurance"})
-_RANGES: Final = {"decks": (1, 8), "split_hands": (2, 8)}
+#: Most decks the options take (a full shoe of more is analysed as a composition: ``exact._prepared``).
+MAX_OPTION_DECKS: Final = 8
+_RANGES: Final = {"decks": (1, MAX_OPTION_DECKS), "split_hands": (2, 8)}
 
 
 def _check(key: str, value: Any) -> None:

@@ -67,8 +67,8 @@ class Shoe:
     @classmethod
     def decks(cls, decks: int) -> Shoe:
         """A full shoe of ``decks`` 52-card decks."""
-        if not isinstance(decks, int) or isinstance(decks, bool) or not 1 <= decks <= 1000:
-            raise BadCardsError(f"decks out of range: {decks!r} (1 .. 1000)")
+        if not isinstance(decks, int) or isinstance(decks, bool) or not 1 <= decks <= 5000:
+            raise BadCardsError(f"decks out of range: {decks!r} (1 .. 5000)")
         return cls(tuple([4 * decks] * 9 + [16 * decks]))
 
     @classmethod
