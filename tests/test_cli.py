@@ -59,6 +59,21 @@ def test_match_prints_ranking(how: str, capsys: pytest.CaptureFixture[str]) -> N
     assert "Traceback" not in err
 
 
+def test_match_names_the_c_output_folder_only_when_a_c_file_played(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """'what the C files printed' is said after a match with a C file, not after one of built-ins only (the
+    French AI levels and a chart were taken for C files)."""
+    builtins = ["match", "--rules", "french", "-p", "expert", "-p", "amateur", "-p", "intermediate",
+                "-p", "chart:french-expert", "--seed", "2"]
+    code, out, err = in_process(builtins, capsys)
+    assert code == 0, err
+    assert "what the C files printed" not in out
+    code, out, err = in_process(["match", "-p", "basic", "-p", str(ROOT / "c_src" / "mycodes.c"), "--seed", "2",
+                                 "--output-dir", str(tmp_path)], capsys)
+    assert code == 0, err
+    assert f"what the C files printed: {tmp_path}" in out
+
+
 @pytest.mark.parametrize("how", RUNNERS)
 def test_match_json(how: str, capsys: pytest.CaptureFixture[str]) -> None:
     """--json prints one JSON object with the ranking, richest first."""

@@ -420,10 +420,9 @@ def _run_match(args: argparse.Namespace) -> int:
         print(json.dumps(result_json(result), ensure_ascii=False))
     else:
         print_ranking(result)
-        from twentyone.players.builtin import BUILTINS
-        from twentyone.players.spec import parse_spec
+        from twentyone.players.spec import builtin_name, parse_spec
 
-        if any(s.spec not in BUILTINS and not parse_spec(s.spec)[0].lower().endswith(".py") for s in seatings):
+        if any(builtin_name(s.spec) is None and not parse_spec(s.spec)[0].lower().endswith(".py") for s in seatings):
             print(f"what the C files printed: {out_dir}")
     return 0
 
