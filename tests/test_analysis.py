@@ -580,6 +580,14 @@ def test_cli_shoe_option_analyses_a_depleted_shoe(capsys: pytest.CaptureFixture[
     assert cli(["chart", "--kind", "best", "--shoe", rich], capsys)[0] == 0
 
 
+def test_cli_png_is_written_as_png_whatever_its_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``chart --png chart.txt`` writes a PNG (it printed matplotlib's traceback for a name it did not know)."""
+    out = tmp_path / "chart.txt"
+    code, _, err = cli(["chart", "--png", str(out)], capsys)
+    assert code == 0, err
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_the_judge_rules_are_analysed_off_their_own_5000_decks(capsys: pytest.CaptureFixture[str]) -> None:
     """``--rules judge`` (5000 decks, more than the options' 8) works on every command and in the API: the
     full shoe is analysed as a composition and named by its decks; more decks are worth less to the player,

@@ -300,7 +300,7 @@ class Chart:
         table.scale(1, 1.1)
         ax.set_title(self.title, fontsize=9)
         try:
-            fig.savefig(path, dpi=130, bbox_inches="tight")
+            fig.savefig(path, dpi=130, bbox_inches="tight", format="png")  # whatever the name says: --png
         except OSError as e:
             raise ChartError(f"cannot write chart {str(path)!r}: {e.strerror or e}") from None
         finally:
