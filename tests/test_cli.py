@@ -224,3 +224,20 @@ def test_ctrl_c_mid_round_gives_the_stake_back(tmp_path: Path) -> None:
     end = json.loads(log.read_text().splitlines()[-1])
     assert end == {"type": "end", "reason": "interrupted", "rounds": 0,
                    "ranking": [{"rank": 1, "seat": 1, "account": 1000, "rounds": 0}]}
+
+
+def test_a_tournament_that_cannot_start_leaves_no_run_behind(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A tournament refused before any match (one player, or only one that can play) keeps nothing in --out
+    that would make the corrected command ask for --resume."""
+    out = tmp_path / "t"
+    bad = tmp_path / "bad.zip"
+    bad.write_text("not a zip")
+    code, _, err = in_process(["tournament", "basic", str(bad), "--out", str(out), "--quiet"], capsys)
+    assert code == 2 and "fewer than 2 players can play" in err
+    code, _, err = in_process(["tournament", "basic", "--out", str(out), "--quiet"], capsys)
+    assert code == 2 and "needs at least 2 players" in err
+    code, _, err = in_process(["tournament", "basic", "stand", "--matches", "2", "--out", str(out), "--quiet",
+                               "--workers", "1"], capsys)
+    assert code == 0, err
+    assert (out / "results.sqlite").is_file() and (out / "index.html").is_file()

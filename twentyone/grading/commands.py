@@ -26,7 +26,7 @@ from twentyone.grading.config import GradingConfig, Isolation, config_from_dict
 from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.results import ClassReport
 from twentyone.grading.scoring import class_report
-from twentyone.grading.store import EntryRow, Store, StoreError
+from twentyone.grading.store import DB_NAME, EntryRow, Store, StoreError
 
 if TYPE_CHECKING:
     from twentyone.players.sandbox.limits import Limits
@@ -267,6 +267,8 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
     from twentyone.grading.plan import tournament_jobs
     from twentyone.grading.runner import drive
 
+    if len(specs) < 2 and not (resume and Store.exists(out)):
+        raise TwentyOneError(f"a tournament needs at least 2 players, got {len(specs)}")
     store, continued = _open_run(out, "tournament", resume)
     try:
         if continued:
@@ -274,8 +276,6 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
             entries = store.entries()
             _same_sources(entries, specs)
         else:
-            if len(specs) < 2:
-                raise TwentyOneError(f"a tournament needs at least 2 players, got {len(specs)}")
             entries = tournament_entries(specs, out / FILES, limits_of(isolation))
             cfg = {"format": fmt, "matches": matches, "seed": seed, "decks": decks, "rules": rules,
                    "isolation": asdict(isolation)}
@@ -287,6 +287,10 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
         _show_entries(entries, execution.warn)
         usable = [(e.name, e.spec) for e in entries if e.error is None]
         if len(usable) < 2:
+            if not continued:  # nothing was played: leave no run behind that a second try would have to --resume
+                store.close()
+                for leftover in (out / DB_NAME, *(out / (DB_NAME + x) for x in ("-wal", "-shm", "-journal"))):
+                    leftover.unlink(missing_ok=True)
             raise TwentyOneError("fewer than 2 players can play: nothing to do")
         try:
             limits = limits_of(Isolation(**cfg["isolation"]))
