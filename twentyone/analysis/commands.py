@@ -92,12 +92,11 @@ def _setup(args: argparse.Namespace) -> tuple[AnalysisRules, Shoe | None]:
 
 
 def _header(opts: AnalysisRules, shoe: Shoe | None) -> str:
-    if shoe is None or shoe == Shoe.decks(opts.decks):
-        return f"rules: {opts.name}: {opts.describe()}"
-    full = shoe.is_full_decks()
-    if full:
-        return f"rules: {opts.name}: {opts.describe(full)}"
-    return f"rules: {opts.name}: {opts.describe()}\nshoe: {shoe.total} cards ({shoe})"
+    from twentyone.analysis.exact import describe
+
+    if shoe is not None and shoe != Shoe.decks(opts.decks) and not shoe.is_full_decks():
+        return f"rules: {opts.name}: {opts.describe()}\nshoe: {shoe.total} cards ({shoe})"
+    return f"rules: {describe(opts, shoe)}"
 
 
 def run_edge(args: argparse.Namespace) -> int:
