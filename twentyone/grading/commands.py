@@ -26,7 +26,7 @@ from twentyone.grading.config import GradingConfig, Isolation, config_from_dict
 from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.results import ClassReport
 from twentyone.grading.scoring import class_report
-from twentyone.grading.store import DB_NAME, EntryRow, Store, StoreError
+from twentyone.grading.store import EntryRow, Store, StoreError
 
 if TYPE_CHECKING:
     from twentyone.players.sandbox.limits import Limits
@@ -288,9 +288,7 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
         usable = [(e.name, e.spec) for e in entries if e.error is None]
         if len(usable) < 2:
             if not continued:  # nothing was played: leave no run behind that a second try would have to --resume
-                store.close()
-                for leftover in (out / DB_NAME, *(out / (DB_NAME + x) for x in ("-wal", "-shm", "-journal"))):
-                    leftover.unlink(missing_ok=True)
+                store.discard()
             raise TwentyOneError("fewer than 2 players can play: nothing to do")
         try:
             limits = limits_of(Isolation(**cfg["isolation"]))

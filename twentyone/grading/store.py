@@ -136,6 +136,12 @@ class Store:
         """True when ``out`` already holds a results database."""
         return (out / DB_NAME).is_file()
 
+    def discard(self) -> None:
+        """Close and delete this database with its WAL files: for a run refused before anything was stored."""
+        self.close()
+        for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm", DB_NAME + "-journal"):
+            (self.path.parent / name).unlink(missing_ok=True)
+
     @classmethod
     def open(cls, out: Path, create: bool = False) -> Store:
         """Open ``out/results.sqlite``; with ``create`` make the folder and the tables first."""
