@@ -22,14 +22,15 @@ from twentyone.players.spec import make_strategy
 from twentyone.roundlog import RoundLog
 from twentyone.players.sandbox.client import describe_status
 from twentyone.players.sandbox.limits import Limits
-from twentyone.players.sandbox.seccomp import seccomp_available
+from twentyone.players.sandbox.seccomp import filter_architecture
 
 from tests.conftest import IN_CI, require_seccomp
 
-#: Skips without libseccomp, except under CI=true: there the test fails instead (tests/conftest.py).
+#: Skips where no system-call filter can be built, except under CI=true: there the test fails instead.
 needs_seccomp = pytest.mark.usefixtures("seccomp")
 #: The same for one parameter set (pytest.param cannot add a fixture; the test calls require_seccomp).
-needs_seccomp_param = pytest.mark.skipif(not seccomp_available() and not IN_CI, reason="libseccomp2 is not installed")
+needs_seccomp_param = pytest.mark.skipif(filter_architecture() is None and not IN_CI,
+                                         reason="no system-call filter for this architecture")
 
 GOOD = """
 count = 0
@@ -344,25 +345,6 @@ def test_c_cheats_without_forbidden_calls_gain_nothing(name: str, tmp_path: Path
     for p in rounds:
         assert abs(int(p["account_after"]) - int(p["account_before"])) <= 20  # type: ignore[call-overload]
     assert result.by_seat(1).account < 2000
-
-
-def test_without_seccomp_the_output_says_so_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With no libseccomp, children run on resource limits only and the engine warns once."""
-    from twentyone.players.sandbox.client import SandboxFunctionSet
-
-    monkeypatch.setattr(SandboxFunctionSet, "_warned_no_seccomp", False)
-    monkeypatch.setenv("TWENTYONE_NO_SECCOMP", "1")
-    warnings: list[str] = []
-    path = _write(tmp_path, "good.py", GOOD)
-    a = make_strategy(str(path), warn=warnings.append, sandbox=FAST)
-    b = make_strategy(str(path), warn=warnings.append, sandbox=FAST)
-    try:
-        r = play_match([Seating("a", "a", a), Seating("b", "b", b)], 6, 1)
-    finally:
-        a.close()
-        b.close()
-    assert r.by_seat(1).fault is None
-    assert sum("libseccomp" in w for w in warnings) == 1
 
 
 # -- the sandbox plays exactly like in process: logs byte for byte -------------------------------------

@@ -15,7 +15,7 @@ from twentyone.errors import BadCardsError
 from twentyone.rules import MAX_SEED
 
 __all__ = ["Generator", "StackedGenerator", "new_shoe", "init_cards", "shuffle_cards", "c_calculate", "MAX_SEED",
-           "ca_ffi", "ca_lib"]
+           "ca_ffi", "ca_lib", "confine", "landlock_abi"]
 
 #: The exact analyser's C functions (``c_src/analysis/tw_ca.c``), bound in ``twentyone.analysis._ca``.
 ca_ffi, ca_lib = ffi, lib
@@ -74,6 +74,22 @@ def shuffle_cards(generator: Generator, decks: int) -> str:
     (``init_cards`` then a Fisher-Yates shuffle); ``Table.shuffle_cards`` deals from it.
     """
     return generator.shoe(decks).decode("ascii")
+
+
+def confine(config: bytes, root: bytes, bpf: bytes) -> tuple[int, str]:
+    """Confine this process as a sandboxed match's box (``c_src/box/tw_confine.c``, the same code as a compiled
+    submission's box): ``config`` is the box's ``wire.CONFIG`` header.  Returns (the layers that hold, ""), or
+    (-1, why) when the minimum cannot be had."""
+    cfg = ffi.new("tw_box_config *")
+    ffi.memmove(cfg, config, ffi.sizeof("tw_box_config"))
+    why = ffi.new("char[]", 256)
+    layers = int(lib.tw_confine(cfg, root + b"\0", bpf, len(bpf), why, 256))
+    return layers, ffi.string(why).decode("utf-8", "replace")
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI (0: none), asked the way a box asks it."""
+    return int(lib.tw_landlock_abi())
 
 
 def c_calculate(cards: str) -> int:

@@ -2,7 +2,8 @@
  *
  * cffi reads this file as its cdef, with the preprocessor lines dropped and the course's Player and
  * Banker typedefs taken from twentyone.h (twentyone/players/cbuild.py, bridge_cdef).  The glue that
- * implements it is tw_dispatch.c, tw_capture.c and tw_serve.c, compiled into every student module.
+ * implements it is tw_dispatch.c and tw_capture.c, compiled into every student module (tw_serve.c, the
+ * sandbox's serve loop, goes into the submission's box program instead).
  */
 #ifndef TW_BRIDGE_H
 #define TW_BRIDGE_H
@@ -25,8 +26,5 @@ int tw_capture_open(const char *path, long cap);
 int tw_capture_fd(int fd, long cap);
 void tw_capture_close(void);
 long tw_capture_written(void);
-/* A sandboxed child's match, served in C until the engine says it is over, each student call limited to
- * cpu_usec microseconds of CPU time (0: no limit); never returns. */
-void tw_serve(int in, int out, int k, long cpu_usec);
 
 #endif

@@ -25,9 +25,11 @@ int tw_capture_open(const char *path, long cap)
 
 int tw_capture_fd(int fd, long cap)
 {
+    /* Its own buffer: stdio need not ask fstat() for a size, which a confined process may not call. */
+    static char buffer[4096];
     if (tw_out) fclose(tw_out);
     tw_out = fdopen(fd, "w");
-    if (tw_out) setvbuf(tw_out, NULL, _IOLBF, 0);
+    if (tw_out) setvbuf(tw_out, buffer, _IOLBF, sizeof buffer);
     tw_cap = cap;
     tw_written = 0;
     return tw_out ? 0 : -1;

@@ -1,9 +1,9 @@
-/* tw_serve.c - the request loop of a sandboxed C strategy's per-match child (twentyone/players/sandbox/).
+/* tw_serve.c - the course's match, served in the box program (c_src/box/tw_box.c) of a sandboxed C strategy.
  *
- * Compiled into the glue cffi builds with every student's file (twentyone/players/cbuild.py).  Once the child
- * has its resource limits and its system-call filter, Python calls tw_serve(in, out, k), in and out
- * the child's request and reply pipes, and never gets control back: each request is read, the student's function is called on fresh zero-filled copies, and the
- * reply is written, all in C.  The frames are the ones twentyone/players/sandbox/wire.py lays out:
+ * Linked by twentyone/players/cbuild.py into every submission's box program.  Once the process is confined
+ * and the student's initialisers have run, tw_box_serve(in, out, k, cpu_usec) reads each request, calls the
+ * student's function on fresh zero-filled copies and writes the reply, all in C, and never returns.  The
+ * frames are the ones twentyone/players/sandbox/wire.py lays out:
  *
  *   request  16 bytes { char op; unsigned char n; char pad[2]; int a, b, c; } and then a body:
  *            'B'  betK(a)                               no body
@@ -19,10 +19,12 @@
  * copies; writing to them, or beyond them, changes nothing the engine holds.
  */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
 #include "tw_bridge.h"
+#include "tw_box.h"
 
 #define TW_MAX_SEATS 8
 #define TW_MAX_TMPCARDS 64
@@ -77,7 +79,21 @@ static void tw_arm(long cpu_usec)
     if (cpu_usec > 0) setitimer(ITIMER_PROF, &t, NULL);
 }
 
-void tw_serve(int in, int out, int k, long cpu_usec)
+/* Before confinement: the student's output goes to the capture file (descriptor 1), with a cap above the
+ * file-size limit, so a flood hits RLIMIT_FSIZE and the process dies of SIGXFSZ (a fault, not a silent cut);
+ * the signals the engine's Python ignored (and exec kept ignored) get their default actions back, and the
+ * terminal's Ctrl-C is the engine's to handle. */
+void tw_box_prepare(const tw_box_config *cfg)
+{
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGXFSZ, SIG_DFL);
+    signal(SIGPROF, SIG_DFL);
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    tw_capture_fd(1, 4 * (long)cfg->output_bytes);
+}
+
+void tw_box_serve(int in, int out, int k, long cpu_usec)
 {
     static char buf[4096];
     size_t have = 0;

@@ -57,12 +57,19 @@ COMPILE_FILE_SIZE = 256 << 20
 FLAGS = ("-O1", "-std=gnu99", "-fvisibility=hidden", "-w", "-fno-diagnostics-show-caret")
 #: The student's file when it is C++ (the course's helpers and the glue stay C).
 CXX_FLAGS = ("-O1", "-std=gnu++17", "-fvisibility=hidden", "-w", "-fno-diagnostics-show-caret")
-#: The glue compiled with every student's file (c_src/bridge): dispatch, output capture, serve loop.
-GLUE = ("tw_dispatch.c", "tw_capture.c", "tw_serve.c")
+#: The glue compiled with every student's file (c_src/bridge): dispatch by function set, output capture.
+GLUE = ("tw_dispatch.c", "tw_capture.c")
+#: The box program's own code (c_src/box, and the course's serve loop), linked with the student's objects.
+BOX_SOURCES = ("box/tw_box.c", "box/tw_confine.c", "bridge/tw_serve.c")
 #: The course's files a build needs, copied into its scratch folder (headers flat in include/).
 COURSE_HEADERS = ("twentyone.h", "mycodes.h", "tw_rng.h", "compat/conio.h", "compat/windows.h",
-                  "bridge/tw_bridge.h", "bridge/tw_capture.h")
-COURSE_SOURCES = ("twentyone.c", "tw_rng.c", *(f"bridge/{g}" for g in GLUE))
+                  "bridge/tw_bridge.h", "bridge/tw_capture.h", "box/tw_box.h", "box/tw_confine.h")
+COURSE_SOURCES = ("twentyone.c", "tw_rng.c", *(f"bridge/{g}" for g in GLUE), *BOX_SOURCES)
+#: The box program's name beside the built module.
+BOX_PROGRAM = "box"
+#: The course's 20 functions: the only symbols of the student's objects left global in the box program, so
+#: that no function of the student's (a ``prctl``, a ``malloc``) can stand in for the one the box calls.
+COURSE_FUNCTIONS = tuple(f"{n}{k}" for k in range(1, 6) for n in FUNCTION_NAMES)
 #: A student's source file, by suffix: C or C++.
 SOURCE_SUFFIXES = {".c": "c", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp"}
 #: Gives a C++ hand-in's function sets C linkage: the course's declarations come first, inside extern "C".
@@ -162,7 +169,7 @@ _TOOLCHAIN: bytes | None = None
 def _inputs_digest() -> bytes:
     """A hash of everything a build uses besides the student's file: headers, helpers, glue, this build."""
     h = hashlib.sha256()
-    files = [*C_SRC.glob("*.h"), *(C_SRC / "compat").glob("*.h"), *BRIDGE.glob("*.[ch]"),
+    files = [*C_SRC.glob("*.h"), *(C_SRC / "compat").glob("*.h"), *BRIDGE.glob("*.[ch]"), *(C_SRC / "box").glob("*.[ch]"),
              C_SRC / "twentyone.c", C_SRC / "tw_rng.c", Path(__file__)]
     for p in sorted(files):
         h.update(p.name.encode())
@@ -208,9 +215,13 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None,
         product = next(scratch.glob(f"{name}*.so"), None)
         if product is None:
             raise CompileError(f"{path}: the compiler produced no module")
+        box = scratch / BOX_PROGRAM
+        if not box.is_file():
+            raise CompileError(f"{path}: the compiler produced no box program")
         final_dir = scratch / "final"
         final_dir.mkdir()
         product.replace(final_dir / product.name)
+        box.replace(final_dir / BOX_PROGRAM)
         try:
             final_dir.rename(out_dir)
         except OSError:
@@ -241,6 +252,7 @@ def _scratch(scratch: Path, source: bytes, lang: str, name: str) -> dict[str, An
         "cdef": bridge_cdef(), "name": name, "lang": lang, "student": str(student),
         "sources": [str(course / "twentyone.c"), str(course / "tw_rng.c")],
         "glue": [str(course / g) for g in GLUE],
+        "box_sources": [str(course / Path(b).name) for b in BOX_SOURCES],
         "cc": os.environ.get("CC", "gcc"), "cxx": os.environ.get("CXX", "g++"),
         "include_dirs": [str(include)],
         "flags": list(FLAGS), "cxx_flags": list(CXX_FLAGS),
@@ -376,6 +388,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     student = os.path.join(scratch, "student.o")
     if subprocess.run(["ld", "-r", "-o", student, *objs]).returncode:
         return 1
+    problem = _link_box(args, student, incs)
+    if problem is not None:
+        if problem:
+            print(problem, file=sys.stderr)
+        return 1
     renames = []
     for old, new in ((".data", "tw_data"), (".data.rel.local", "tw_data_rel"), (".data.rel", "tw_data_rel"),
                      (".bss", "tw_bss")):
@@ -393,6 +410,56 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"the module could not be linked: {type(e).__name__}", file=sys.stderr)
         return 1
     return 0
+
+
+#: Sections whose code would run before the box program's main(): refused (a C or C++ compiler never makes
+#: them; only a hand-written ``.section`` does).
+_BEFORE_MAIN = (".init", ".fini")
+#: The student's initialisers, moved where the box program runs them once it is confined (c_src/box/tw_box.c);
+#: finalisers are dropped (the box ends with _exit).
+_MOVED = ((".init_array", "tw_init_array"), (".ctors", "tw_ctors"), (".preinit_array", "tw_preinit_array"),
+          (".fini_array", "tw_fini_array"), (".dtors", "tw_fini_array"))
+
+
+def _sections(obj: str) -> list[str]:
+    """The section names of an object file (``readelf -SW``)."""
+    out = subprocess.run(["readelf", "-SW", obj], capture_output=True, text=True, errors="replace").stdout
+    return [m.group(1) for m in re.finditer(r"^\s*\[\s*\d+\]\s+(\S+)", out, re.M)]
+
+
+def _link_box(args: dict[str, Any], student: str, incs: list[str]) -> str | None:
+    """Link the submission's box program (``BOX_PROGRAM``) from a copy of ``student`` in which nothing runs
+    before main (initialisers moved, ``.init``/``.fini`` code and ifunc resolvers refused) and only the course's
+    20 functions stay global.  None when it is linked; else why not ('' when the tools' messages say it)."""
+    scratch = args["tmpdir"]
+    boxed = os.path.join(scratch, "boxed.o")
+    renames = []
+    for name in _sections(student):
+        if name in _BEFORE_MAIN:
+            return f"{args['student']}:1: error: a '{name}' section runs code before the sandbox holds; refused"
+        for old, new in _MOVED:
+            if name == old or name.startswith(old + "."):
+                renames += ["--rename-section", f"{name}={new}"]
+    symbols = subprocess.run(["readelf", "-sW", student], capture_output=True, text=True, errors="replace").stdout
+    if re.search(r"\bIFUNC\b", symbols):
+        return f"{args['student']}:1: error: an ifunc resolver runs before the sandbox holds; refused"
+    keep = os.path.join(scratch, "keep.txt")
+    with open(keep, "w", encoding="ascii") as f:
+        f.write("\n".join(COURSE_FUNCTIONS) + "\n")
+    if subprocess.run(["objcopy", *renames, f"--keep-global-symbols={keep}", student, boxed]).returncode:
+        return ""
+    objs = [boxed]
+    for i, src in enumerate(args["box_sources"] + args["glue"]):
+        obj = os.path.join(scratch, f"box{i}.o")
+        if subprocess.run([args["cc"], "-c", "-O2", "-std=gnu99", *incs, src, "-o", obj],
+                          stdin=subprocess.DEVNULL).returncode:
+            return ""
+        objs.append(obj)
+    cpp = args["lang"] == "cpp"
+    link = [args["cxx"] if cpp else args["cc"], "-o", os.path.join(scratch, BOX_PROGRAM), *objs, "-lm"]
+    if subprocess.run(link, stdin=subprocess.DEVNULL).returncode:
+        return ""
+    return None
 
 
 def _python_paths() -> list[str]:

@@ -15,7 +15,7 @@ import os
 import platform
 from collections.abc import Iterable
 
-__all__ = ["abi", "restrict", "LandlockError", "SYSTEM_READ"]
+__all__ = ["abi", "kernel_abi", "restrict", "LandlockError", "SYSTEM_READ"]
 
 _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446  # the same on x86_64 and aarch64
 _CREATE_RULESET_VERSION = 1
@@ -71,12 +71,22 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 
 
-def abi() -> int:
-    """The kernel's Landlock ABI version, 0 when Landlock is not available (or not on Linux)."""
-    if platform.system() != "Linux" or os.environ.get("TWENTYONE_NO_LANDLOCK"):
+def kernel_abi() -> int:
+    """The kernel's own Landlock ABI version, 0 when Landlock is not available (or not on Linux)."""
+    if platform.system() != "Linux":
         return 0
     v = _libc.syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
     return int(v) if v > 0 else 0
+
+
+def abi() -> int:
+    """The Landlock ABI the tool uses: the kernel's, capped by ``TWENTYONE_LANDLOCK_ABI`` (0: as if the kernel
+    had none, to try an older host's behaviour; ``TWENTYONE_NO_LANDLOCK`` is the same as 0)."""
+    if os.environ.get("TWENTYONE_NO_LANDLOCK"):
+        return 0
+    cap = os.environ.get("TWENTYONE_LANDLOCK_ABI", "").strip()
+    version = kernel_abi()
+    return min(version, int(cap)) if cap.isdigit() else version
 
 
 def _handled(version: int) -> int:

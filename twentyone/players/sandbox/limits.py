@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import ctypes
-import json
 import math
 import os
 import signal
-from dataclasses import asdict, dataclass
-from enum import IntFlag
+from dataclasses import dataclass
 
 from twentyone.errors import ConfigError
 
-__all__ = ["Limits", "WorkerConfig", "Confinement", "check_timeout", "die_with_parent", "MAX_SECONDS"]
+__all__ = ["Limits", "check_timeout", "die_with_parent", "MAX_SECONDS"]
 
 #: The longest time limit accepted anywhere (seconds).
 MAX_SECONDS = 3600.0
@@ -76,44 +74,3 @@ class Limits:
             check_timeout("--decision-wall-timeout", wall)
         return cls(decision_timeout=decision, match_timeout=match, decision_wall_timeout=wall,
                    cpu_seconds=max(1, int(match) + 1))
-
-
-@dataclass(frozen=True)
-class WorkerConfig:
-    """What the engine tells a zygote besides the strategy: the limits and where to run."""
-
-    limits: Limits
-    #: The engine's CPU: a child waits for its match there (-1: not pinned).
-    cpu: int = -1
-    #: The CPUs the zygote itself runs on (empty: anywhere).
-    zygote_cpus: tuple[int, ...] = ()
-    #: The engine's pid: the zygote dies with it (0: not asked).
-    engine_pid: int = 0
-
-    def to_json(self) -> str:
-        """As the command-line argument the zygote reads."""
-        return json.dumps({"limits": asdict(self.limits), "cpu": self.cpu, "zygote_cpus": list(self.zygote_cpus),
-                           "engine_pid": self.engine_pid})
-
-    @classmethod
-    def from_json(cls, text: str) -> WorkerConfig:
-        """Read the command-line argument."""
-        d = json.loads(text)
-        return cls(Limits(**d["limits"]), int(d["cpu"]), tuple(int(c) for c in d["zygote_cpus"]),
-                   int(d.get("engine_pid", 0)))
-
-
-class Confinement(IntFlag):
-    """How a zygote confined itself before loading the strategy (it says so when it is ready)."""
-
-    #: The system-call filters (libseccomp).
-    SECCOMP = 1
-    #: Landlock: no file outside the strategy's, Python's and the system's may be read; none written.
-    LANDLOCK = 2
-    #: Without the filters: a network namespace, and the uid nobody when started as root.
-    NAMESPACES = 4
-
-    @property
-    def safe(self) -> bool:
-        """True when unread code can neither start processes nor reach the network."""
-        return bool(self & (Confinement.SECCOMP | Confinement.NAMESPACES))

@@ -1,263 +1,259 @@
-"""The system-call allow-lists of the sandbox's worker processes, as seccomp filters (through libseccomp).
+"""The system-call filter of a sandboxed match's process: a classic BPF program, built here with no library.
 
-Two filters, stacked (a child keeps its zygote's filter and adds its own; the stricter answer wins):
+The engine builds the program (``build_filter``) and hands it to the process it starts for a match, which
+loads it (``c_src/box/tw_confine.c``) as the last layer of its confinement, before any student code runs.
+The filter alone holds the sandbox's minimum on any kernel with seccomp (Linux 3.5 and later), whatever its
+Landlock ABI: no signal or trace of another process, no new process or program, no socket, and no file
+opened, created or looked up by name, so nothing of the grader's files is readable or writable.
 
-- the **zygote**'s, loaded before it loads the student's module, so constructors and static
-  initialisers run confined: what loading a module, running Python and forking need; anything else
-  fails with EPERM.  No ``execve``, no sockets, no ``ptrace``; calls that take a pid only on pid 0.
-- the **child**'s, loaded before a match's first student call: only what answering requests on
-  already-open pipes needs.  Anything else kills the child with SIGSYS, which the engine reports as
-  "forbidden system call".  Calls that take a pid (``kill``, ``tgkill``, ``prlimit64``,
-  ``sched_*affinity``) are allowed only on the child itself: its pid is patched into the filter.
+Three lists, each call with the reason it is there:
 
-Why each call is allowed is written next to it below.  Without libseccomp ``build_filter`` returns
-None and the worker falls back on its other confinement (see ``worker``).
+- ``ALLOWED``: what answering requests on the pipes it was given needs (memory, time, its own descriptors);
+- ``OWN_PROCESS``: calls that name a process, allowed only on itself (its pid is patched into the program by
+  the process itself, over ``PID_PLACEHOLDER``);
+- ``REFUSED``: calls on files by name.  In a Python box they fail with EACCES, so an ``import`` of a module
+  not loaded before confinement is an ImportError, not a dead process; in a compiled submission's box they
+  kill it like any other forbidden call (a C ``fopen`` is then reported as "forbidden system call", which
+  says more than a NULL the file goes on to dereference).
+
+Any other call kills the process with SIGSYS, which the engine reports as "forbidden system call".  The
+numbers are x86_64's (``audit`` architecture checked first, x32 calls refused); on another architecture the
+numbers come from libseccomp's table when it is installed, and otherwise there is no filter
+(``build_filter`` returns None) and the engine refuses untrusted code.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import os
+import errno
+import platform
 import struct
-from typing import Any
 
-__all__ = ["build_filter", "FilterLoader", "seccomp_available", "CHILD_CALLS", "ZYGOTE_CALLS", "OWN_PID_CALLS"]
+__all__ = ["build_filter", "ALLOWED", "OWN_PROCESS", "REFUSED", "PID_PLACEHOLDER", "filter_architecture"]
 
-#: What a child may call, and why.  It holds only its request and reply pipes and its capture file.
-CHILD_CALLS: tuple[tuple[str, str], ...] = (
+#: What a match's process may call, and why.  It holds only /dev/null, its capture file and its two pipes.
+ALLOWED: tuple[tuple[str, str], ...] = (
     ("read", "requests from the engine's pipe"),
     ("write", "replies to the engine; output to the capture file (capped by RLIMIT_FSIZE)"),
     ("readv", "buffered reads (glibc)"),
     ("writev", "buffered output (glibc)"),
     ("close", "closing its own descriptors"),
-    ("fstat", "stdio asks what its stdout is"),
+    ("fstat", "the size of its own descriptors (by descriptor only)"),
     ("lseek", "stdio on the capture file"),
     ("fcntl", "descriptor flags of its own descriptors"),
     ("ioctl", "isatty() on its own descriptors; it holds no terminal, so no keystroke injection"),
+    ("dup", "copies of its own descriptors (RLIMIT_NOFILE bounds them)"),
+    ("dup2", "the same"),
+    ("dup3", "the same"),
     ("mmap", "memory (bounded by RLIMIT_AS); it holds no file it could map for reading"),
     ("munmap", "memory"),
     ("mremap", "memory"),
     ("mprotect", "memory"),
     ("madvise", "memory"),
     ("brk", "memory"),
-    ("rt_sigaction", "signal handlers (Python, and a student's signal())"),
+    ("rt_sigaction", "signal handlers (Python's, and a student's signal())"),
     ("rt_sigprocmask", "signal masks"),
     ("rt_sigreturn", "returning from a signal handler"),
-    ("sigaltstack", "Python's fault handler stack"),
-    ("futex", "locks (Python's GIL, stdio)"),
+    ("sigaltstack", "a signal stack"),
+    ("futex", "locks (Python's, stdio's)"),
     ("clock_gettime", "time(), clock()"),
     ("clock_getres", "time resolution"),
     ("gettimeofday", "time"),
-    ("nanosleep", "sleep(); bounded by the wall-clock limit"),
+    ("time", "time"),
+    ("nanosleep", "sleep(); bounded by the decision's wall-clock backstop"),
     ("clock_nanosleep", "sleep()"),
+    ("alarm", "a student's alarm(): SIGALRM ends only itself"),
+    ("setitimer", "the decision's CPU limit, a profiling timer armed before each call"),
+    ("getitimer", "the same timer read back"),
     ("getpid", "its own pid"),
     ("gettid", "its own thread id"),
-    ("getppid", "harmless: the zygote's pid"),
+    ("getppid", "harmless: the engine's pid"),
+    ("getpgrp", "harmless: its own process group"),
     ("getuid", "harmless identity"),
     ("geteuid", "harmless identity"),
     ("getgid", "harmless identity"),
     ("getegid", "harmless identity"),
+    ("getrlimit", "its own limits, read"),
+    ("getrusage", "its own CPU time"),
+    ("times", "its own CPU time"),
+    ("getcpu", "the CPU it runs on"),
+    ("uname", "harmless system name"),
+    ("sysinfo", "harmless system figures"),
+    ("getrandom", "rand() seeding, Python's random"),
+    ("poll", "waiting on its own descriptors"),
+    ("ppoll", "the same"),
+    ("select", "the same"),
+    ("pselect6", "the same"),
+    ("sched_yield", "yielding the CPU"),
+    ("restart_syscall", "a sleep interrupted by a signal"),
     ("exit", "leaving"),
     ("exit_group", "leaving"),
-    ("getrandom", "rand() seeding, Python's hash seed"),
-    ("poll", "waiting on its pipes"),
-    ("ppoll", "waiting on its pipes"),
-    ("select", "waiting on its pipes"),
-    ("pselect6", "waiting on its pipes"),
-    ("sched_yield", "yielding the CPU"),
-    ("getrusage", "its own CPU time (clock())"),
-    ("setitimer", "the decision's CPU limit: a profiling timer armed before each call"),
-    ("getitimer", "the same timer read back"),
-    ("times", "its own CPU time"),
-    ("restart_syscall", "a sleep interrupted by a signal"),
-    ("sysinfo", "harmless system figures"),
-    ("newfstatat", "fstat() of its own descriptors only (AT_EMPTY_PATH): no file may be probed by name"),
 )
 
-#: Calls that name a process: allowed only on the calling process (its pid; 0 also, where 0 means itself).
-#: ``kill(0)`` and ``kill(-1)`` would reach the grader's process group or everyone, so 0 is not "itself" there.
-OWN_PID_CALLS: tuple[tuple[str, bool, str], ...] = (
-    ("kill", False, "a student's raise() or kill(getpid(), ...)"),
-    ("tgkill", False, "abort() and raise() signal the calling thread"),
-    ("prlimit64", True, "getrlimit()/setrlimit() on itself; never the grader's limits"),
-    ("sched_getaffinity", True, "the CPUs it may use"),
-    ("sched_setaffinity", True, "none; it cannot move another process"),
+#: Calls that name a process or its limits: allowed only on the calling process.  ``kill(0)`` and
+#: ``kill(-1)`` would reach the grader's process group or everyone, so 0 is not "itself" for signals.
+OWN_PROCESS: tuple[tuple[str, str], ...] = (
+    ("kill", "raise() and kill(getpid(), ...): only its own pid"),
+    ("tkill", "signals to its own (only) thread"),
+    ("tgkill", "abort() and raise() signal the calling thread: its own pid as both group and thread"),
+    ("prlimit64", "getrlimit() on itself (pid 0 or its own), reading only: a change fails with EPERM"),
+    ("sched_getaffinity", "the CPUs it may use (pid 0 or its own)"),
+    ("sched_setaffinity", "moving itself among the CPUs it may use (pid 0 or its own)"),
 )
 
-#: What the zygote needs besides the child's calls: loading the module (constructors run here), running
-#: Python, forking children and talking to the engine on its control socket.  Other calls get EPERM.
-ZYGOTE_CALLS: tuple[tuple[str, str], ...] = (
-    ("openat", "reading the module and libraries; Landlock decides which files, and writing is refused"),
-    ("open", "the same, on older calling conventions"),
-    ("pread64", "the dynamic loader reads ELF headers"),
-    ("read", "reading files and the control socket"),
-    ("stat", "the dynamic loader and Python's imports"),
-    ("lstat", "the same"),
-    ("statx", "the same"),
-    ("newfstatat", "the same (paths allowed here; Landlock hides what is not readable)"),
-    ("access", "the dynamic loader"),
-    ("faccessat", "the dynamic loader"),
-    ("faccessat2", "the dynamic loader"),
-    ("readlink", "Python's path handling"),
-    ("readlinkat", "Python's path handling"),
-    ("getdents64", "Python's imports list folders"),
-    ("getcwd", "Python's path handling"),
-    ("clone", "fork(): a child per match (threads and namespaces are refused by the flags rule)"),
-    ("wait4", "reaping finished children"),
-    ("waitid", "reaping finished children"),
-    ("recvmsg", "pipes for the next child, from the engine (SCM_RIGHTS)"),
-    ("recvfrom", "the control socket"),
-    ("sendmsg", "reports to the engine"),
-    ("sendto", "reports to the engine"),
-    ("pipe2", "Python's wake-up pipe"),
-    ("dup", "a child's descriptors"),
-    ("dup2", "a child sends its output to the capture file"),
-    ("dup3", "the same"),
-    ("set_robust_list", "glibc after fork"),
-    ("rseq", "glibc after fork"),
-    ("set_tid_address", "glibc after fork"),
-    ("setrlimit", "a child's limits (older calling convention)"),
-    ("prctl", "a child's PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP and PR_SET_PDEATHSIG"),
-    ("seccomp", "a child loads its own stricter filter"),
-    ("landlock_restrict_self", "harmless: a process may only confine itself further"),
-    ("membarrier", "glibc"),
-    ("getpgrp", "harmless"),
-    ("uname", "harmless system name"),
-)
+#: Calls on files by name (and changing limits): refused with EACCES (EPERM for limits), not killed.
+REFUSED: tuple[tuple[str, str], ...] = tuple((name, "files by name: nothing is readable or writable") for name in (
+    "open", "openat", "openat2", "creat", "stat", "lstat", "newfstatat", "statx", "access", "faccessat",
+    "faccessat2", "readlink", "readlinkat", "getdents", "getdents64", "getcwd", "chdir", "fchdir", "mkdir",
+    "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat", "renameat2", "link", "linkat", "symlink",
+    "symlinkat", "truncate", "ftruncate", "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat",
+    "utimensat", "mknod", "mknodat", "statfs", "fstatfs")) + (("setrlimit", "its limits are the engine's"),)
 
-_SCMP_ACT_ALLOW = 0x7FFF0000
-_SCMP_ACT_KILL_PROCESS = 0x80000000
-_SCMP_ACT_ERRNO_EPERM = 0x00050000 | 1
-_SCMP_CMP_EQ = 4
-_SCMP_CMP_MASKED_EQ = 7
-_AT_EMPTY_PATH = 0x1000
-#: clone() flags that would make a thread or a namespace: a zygote may only fork.
-_CLONE_REFUSED = 0x00010000 | 0x7E020000
-_PID_PLACEHOLDER = 0x7EADBEEF
+#: Replaced, in the program, by the confined process's own pid before it loads the filter.
+PID_PLACEHOLDER = 0x7EADBEEF
+
+#: x86_64's call numbers (arch/x86/entry/syscalls/syscall_64.tbl).
+_X86_64: dict[str, int] = {
+    "read": 0, "write": 1, "open": 2, "close": 3, "stat": 4, "fstat": 5, "lstat": 6, "poll": 7, "lseek": 8,
+    "mmap": 9, "mprotect": 10, "munmap": 11, "brk": 12, "rt_sigaction": 13, "rt_sigprocmask": 14,
+    "rt_sigreturn": 15, "ioctl": 16, "pread64": 17, "pwrite64": 18, "readv": 19, "writev": 20, "access": 21,
+    "pipe": 22, "select": 23, "sched_yield": 24, "mremap": 25, "madvise": 28, "dup": 32, "dup2": 33,
+    "nanosleep": 35, "getitimer": 36, "alarm": 37, "setitimer": 38, "getpid": 39, "socket": 41, "connect": 42,
+    "clone": 56, "fork": 57, "vfork": 58, "execve": 59, "exit": 60, "kill": 62, "uname": 63, "fcntl": 72,
+    "truncate": 76, "ftruncate": 77, "getdents": 78, "getcwd": 79, "chdir": 80, "fchdir": 81, "rename": 82,
+    "mkdir": 83, "rmdir": 84, "creat": 85, "link": 86, "unlink": 87, "symlink": 88, "readlink": 89, "chmod": 90,
+    "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94, "gettimeofday": 96, "getrlimit": 97, "getrusage": 98,
+    "sysinfo": 99, "times": 100, "ptrace": 101, "getuid": 102, "getgid": 104, "geteuid": 107, "getegid": 108,
+    "getppid": 110, "getpgrp": 111, "sigaltstack": 131, "mknod": 133, "statfs": 137, "fstatfs": 138,
+    "setrlimit": 160, "gettid": 186, "tkill": 200, "time": 201, "futex": 202, "sched_setaffinity": 203,
+    "sched_getaffinity": 204, "getdents64": 217, "restart_syscall": 219, "clock_gettime": 228,
+    "clock_getres": 229, "clock_nanosleep": 230, "exit_group": 231, "tgkill": 234, "openat": 257, "mkdirat": 258,
+    "mknodat": 259, "fchownat": 260, "newfstatat": 262, "unlinkat": 263, "renameat": 264, "linkat": 265,
+    "symlinkat": 266, "readlinkat": 267, "fchmodat": 268, "faccessat": 269, "pselect6": 270, "ppoll": 271,
+    "utimensat": 280, "dup3": 292, "pipe2": 293, "prlimit64": 302, "getcpu": 309, "process_vm_readv": 310,
+    "process_vm_writev": 311, "renameat2": 316, "getrandom": 318, "execveat": 322, "statx": 332,
+    "pidfd_send_signal": 424, "pidfd_open": 434, "clone3": 435, "openat2": 437, "faccessat2": 439,
+}
+_AUDIT_ARCH_X86_64 = 0xC000003E
+_X32_BIT = 0x40000000
+
+# Classic BPF (linux/filter.h) and seccomp's return values (linux/seccomp.h).
+_LD_W_ABS = 0x20
+_JEQ_K = 0x15
+_JGE_K = 0x35
+_RET_K = 0x06
+_KILL_PROCESS = 0x80000000
+_ALLOW = 0x7FFF0000
+_ERRNO = 0x00050000
+# seccomp_data: nr (0), arch (4), instruction_pointer (8), args[6] (16 + 8 i; low word first on little-endian).
+_NR, _ARCH = 0, 4
 
 
-class _ArgCmp(ctypes.Structure):
-    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64),
-                ("datum_b", ctypes.c_uint64)]
+def _arg(i: int, high: bool = False) -> int:
+    return 16 + 8 * i + (4 if high else 0)
 
 
-class _SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+Insn = tuple[int, int, int, int]
 
 
-def _libseccomp() -> Any:
-    if os.environ.get("TWENTYONE_NO_SECCOMP"):
-        return None  # for testing the fallback, and for machines where the filter must be off
-    name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
+def _ld(offset: int) -> Insn:
+    return (_LD_W_ABS, 0, 0, offset)
+
+
+def _ret(action: int) -> Insn:
+    return (_RET_K, 0, 0, action)
+
+
+def _block(nr: int, body: list[Insn]) -> list[Insn]:
+    """``if (nr == NR) { body }``; every path of ``body`` ends in a return, so A may be reloaded freely."""
+    return [(_JEQ_K, 0, len(body), nr), *body]
+
+
+def _own_pid_block(name: str) -> list[Insn]:
+    """The checks of a call that names a process: allowed only on itself (and, for some, pid 0)."""
+    deny = _ret(_KILL_PROCESS)
+    allow = _ret(_ALLOW)
+    pid = PID_PLACEHOLDER
+    if name in ("kill", "tkill"):
+        return [_ld(_arg(0)), (_JEQ_K, 0, 1, pid), allow, deny]
+    if name == "tgkill":
+        return [_ld(_arg(0)), (_JEQ_K, 0, 3, pid), _ld(_arg(1)), (_JEQ_K, 0, 1, pid), allow, deny]
+    if name == "prlimit64":
+        # Another process: killed.  Itself (pid 0 or its own): reading allowed, changing (new_limit not NULL) EPERM.
+        eperm = _ret(_ERRNO | errno.EPERM)
+        return [_ld(_arg(0)), (_JEQ_K, 1, 0, 0), (_JEQ_K, 0, 6, pid), _ld(_arg(2)), (_JEQ_K, 0, 3, 0),
+                _ld(_arg(2, high=True)), (_JEQ_K, 0, 1, 0), allow, eperm, deny]
+    # sched_getaffinity, sched_setaffinity: pid 0 or its own
+    return [_ld(_arg(0)), (_JEQ_K, 1, 0, 0), (_JEQ_K, 0, 1, pid), allow, deny]
+
+
+def filter_architecture() -> str | None:
+    """The architecture the filter is built for here (None: no filter can be built on this machine)."""
+    machine = platform.machine()
+    if machine in ("x86_64", "AMD64"):
+        return "x86_64"
+    return machine if _libseccomp_numbers(machine) else None
+
+
+def _libseccomp_numbers(machine: str) -> tuple[dict[str, int], int] | None:
+    """The call numbers and audit architecture of this machine from libseccomp, where it is installed."""
+    name = ctypes.util.find_library("seccomp")
+    if name is None:
+        return None
     try:
         lib = ctypes.CDLL(name)
-    except OSError:
+        lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+        lib.seccomp_arch_native.restype = ctypes.c_uint32
+    except (OSError, AttributeError):
         return None
-    lib.seccomp_init.restype = ctypes.c_void_p
-    lib.seccomp_init.argtypes = [ctypes.c_uint32]
-    lib.seccomp_release.argtypes = [ctypes.c_void_p]
-    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint,
-                                           ctypes.POINTER(_ArgCmp)]
-    lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
-    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
-    return lib
+    numbers = {}
+    for n, _ in (*ALLOWED, *OWN_PROCESS, *REFUSED):
+        nr = lib.seccomp_syscall_resolve_name(n.encode())
+        if nr >= 0:
+            numbers[n] = int(nr)
+    return numbers, int(lib.seccomp_arch_native())
 
 
-def seccomp_available() -> bool:
-    """True when libseccomp can be loaded, so workers run under the system-call allow-lists."""
-    return _libseccomp() is not None
+def build_filter(python: bool = False) -> bytes | None:
+    """The filter as a classic BPF program (``struct sock_filter[]``), or None where none can be built.
 
-
-def _rule(lib: Any, ctx: Any, name: str, *cmps: _ArgCmp, action: int = _SCMP_ACT_ALLOW) -> None:
-    nr = lib.seccomp_syscall_resolve_name(name.encode())
-    if nr < 0:
-        return  # a call this architecture does not have
-    arr = (_ArgCmp * len(cmps))(*cmps) if cmps else None
-    if lib.seccomp_rule_add_array(ctx, action, nr, len(cmps), arr) != 0:
-        raise OSError(f"seccomp: cannot add the rule for {name}")
-
-
-def _context(lib: Any, zygote: bool, pid: int) -> Any:
-    ctx = lib.seccomp_init(_SCMP_ACT_ERRNO_EPERM if zygote else _SCMP_ACT_KILL_PROCESS)
-    if not ctx:
+    ``python``: ``REFUSED`` calls fail with an error instead of killing the process.  The pid checks compare
+    with ``PID_PLACEHOLDER``, which the confined process replaces with its own pid.
+    """
+    arch = filter_architecture()
+    if arch is None:
         return None
-    names = {n for n, _ in CHILD_CALLS} | ({n for n, _ in ZYGOTE_CALLS} if zygote else set())
-    for name in sorted(names):
-        if name == "newfstatat" and not zygote:
-            _rule(lib, ctx, name, _ArgCmp(3, _SCMP_CMP_MASKED_EQ, _AT_EMPTY_PATH, _AT_EMPTY_PATH))
-        elif name == "clone":
-            _rule(lib, ctx, name, _ArgCmp(0, _SCMP_CMP_MASKED_EQ, _CLONE_REFUSED, 0))
-        else:
-            _rule(lib, ctx, name)
-    for name, zero_is_self, _ in OWN_PID_CALLS:
-        if zygote and name in ("kill", "tgkill"):
-            # A child signals itself (abort, raise) under the zygote's filter too, and its pid is not known
-            # here: the zygote's Landlock domain (ABI 6) keeps signals from leaving the sandbox.
-            _rule(lib, ctx, name)
-            continue
-        if not zygote:
-            _rule(lib, ctx, name, _ArgCmp(0, _SCMP_CMP_EQ, pid, 0))
-        if zero_is_self:
-            _rule(lib, ctx, name, _ArgCmp(0, _SCMP_CMP_EQ, 0, 0))
-    return ctx
-
-
-def _export(lib: Any, ctx: Any) -> bytes | None:
-    r, w = os.pipe()
-    try:
-        if lib.seccomp_export_bpf(ctx, w) != 0:
+    if arch == "x86_64":
+        numbers, audit, x32 = _X86_64, _AUDIT_ARCH_X86_64, True
+    else:
+        found = _libseccomp_numbers(platform.machine())
+        if found is None:
             return None
-        os.close(w)
-        w = -1
-        chunks = []
-        while True:
-            chunk = os.read(r, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(r)
-        if w >= 0:
-            os.close(w)
-        lib.seccomp_release(ctx)
-
-
-def build_filter(zygote: bool = False) -> bytes | None:
-    """A filter as a classic BPF program, or None without libseccomp.
-
-    The child's filter compares pids with a placeholder that each child replaces with its own
-    (``FilterLoader``); the zygote's has no pid in it.
-    """
-    lib = _libseccomp()
-    if lib is None:
+        (numbers, audit), x32 = found, False
+    prog: list[Insn] = [_ld(_ARCH), (_JEQ_K, 1, 0, audit), _ret(_KILL_PROCESS), _ld(_NR)]
+    if x32:
+        prog += [(_JGE_K, 0, 1, _X32_BIT), _ret(_KILL_PROCESS)]
+    for name, _ in ALLOWED:
+        if name in numbers:
+            prog += [(_JEQ_K, 0, 1, numbers[name]), _ret(_ALLOW)]
+    for name, _ in REFUSED:
+        if name in numbers and python:
+            code = errno.EPERM if name == "setrlimit" else errno.EACCES
+            prog += [(_JEQ_K, 0, 1, numbers[name]), _ret(_ERRNO | code)]
+    for name, _ in OWN_PROCESS:
+        if name in numbers:
+            prog += _block(numbers[name], _own_pid_block(name))  # not taken: A still holds nr
+    prog.append(_ret(_KILL_PROCESS))
+    if len(prog) > 4096:  # BPF_MAXINSNS
         return None
-    ctx = _context(lib, zygote, _PID_PLACEHOLDER)
-    if not ctx:
-        return None
-    return _export(lib, ctx)
+    return b"".join(struct.pack("=HBBI", code, jt, jf, k) for code, jt, jf, k in prog)
 
 
-class FilterLoader:
-    """``bpf`` (from ``build_filter``) prepared for this process, its pid patched in; call it to load it.
-
-    A spare child prepares it while it waits, so loading it when its match starts is two prctl calls.
-    """
-
-    def __init__(self, bpf: bytes) -> None:
-        prog = bytearray(bpf)
-        pid = os.getpid()
-        for i in range(0, len(prog), 8):  # struct sock_filter { u16 code; u8 jt; u8 jf; u32 k; }
-            if struct.unpack_from("=I", prog, i + 4)[0] == _PID_PLACEHOLDER:
-                struct.pack_into("=I", prog, i + 4, pid)
-        self._prog = prog
-        self._buf = (ctypes.c_char * len(prog)).from_buffer(prog)
-        self._fprog = _SockFprog(len(prog) // 8, ctypes.addressof(self._buf))
-        self._prctl = ctypes.CDLL(None, use_errno=True).prctl
-
-    def __call__(self) -> bool:
-        PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-        if self._prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            return False
-        return bool(self._prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(self._fprog), 0, 0) == 0)
+def describe() -> list[tuple[str, str, str]]:
+    """Every call the filter names: (call, what happens, why), for SANDBOX.md and ``doctor``."""
+    rows = [(n, "allowed", why) for n, why in ALLOWED]
+    rows += [(n, "only on itself", why) for n, why in OWN_PROCESS]
+    rows += [(n, "refused (C: killed; Python: EPERM)" if n == "setrlimit" else "refused (C: killed; Python: EACCES)",
+              why) for n, why in REFUSED]
+    return rows

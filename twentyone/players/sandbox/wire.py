@@ -1,11 +1,14 @@
-"""The frames on a sandboxed worker's pipes, written once for both sides (mirrors c_src/bridge/tw_serve.c).
+"""The frames on a sandboxed match's pipes, written once for Python (mirrors c_src/box and c_src/bridge/tw_serve.c).
 
-Engine -> child: a 16-byte header ``REQUEST`` {op, n, a, b, c} and a body.
+Engine -> box, first: the configuration ``CONFIG`` (``tw_box_config`` of c_src/box/tw_confine.h), then
+``root_len`` bytes of the empty root's path, ``bpf_len`` bytes of the system-call filter and ``extra_len``
+bytes (a Python box: the file's name, NUL, its source).
+
+Engine -> box, then: a 16-byte header ``REQUEST`` {op, n, a, b, c} and a body.
 
 ====  =======================================  =============================================
 op    call                                     body
 ====  =======================================  =============================================
-'M'   start the match                          none (the capture file came with the child's pipes)
 'B'   ``bet(a)``                               none
 'F'   ``first_action(tmpcards, a)``            ``n`` bytes of tmpcards
 'C'   ``continue_action(players)``             C: ``n`` Player structs; Python: ``a`` bytes of marshal data
@@ -13,13 +16,9 @@ op    call                                     body
 'Q'   the match is over                        none
 ====  =======================================  =============================================
 
-Child -> engine: 8-byte ``REPLY`` frames {tag, value}: 'H' pid (first, written before any student code
-runs), 'P' ready for the match, 'R' a call's value, 'E' a fault's text (``value`` bytes follow).
-
-Zygote -> engine (control socket): 12-byte ``CONTROL`` frames {tag, a, b}: 'R' ready (a = 1 with the
-system-call filter), 'E' could not load (``a`` bytes of text follow), 'S' child ``a`` forked, 'X' child
-``a`` exited with wait status ``b``.  Engine -> zygote: one byte 'F' carrying two descriptors
-(SCM_RIGHTS), the read end of a request pipe and the write end of a reply pipe: fork a spare child.
+Box -> engine: 8-byte ``REPLY`` frames {tag, value}: 'H' the layers that hold (written before anything of
+the student's runs), 'P' ready for the match (after the student's initialisers), 'R' a call's value, 'E' a
+fault's text (``value`` bytes follow, at most ``MAX_TEXT``).
 """
 
 from __future__ import annotations
@@ -30,16 +29,18 @@ from typing import Any
 
 from twentyone.records import Banker, Player
 
-__all__ = ["REQUEST", "REPLY", "CONTROL", "PLAYER", "BANKER", "MAX_TEXT", "QUIT", "request", "body_size",
+__all__ = ["CONFIG", "REQUEST", "REPLY", "PLAYER", "BANKER", "MAX_TEXT", "QUIT", "request", "body_size",
            "c_player", "c_banker", "py_players", "py_show", "read_py_players", "read_py_show"]
 
+#: tw_box_config (80 bytes): magic, version, flags; engine_pid, landlock_cap, uid, gid, k; memory_bytes,
+#: output_bytes, decision_usec; cpu_seconds, open_files; root_len, bpf_len, extra_len, pad.
+CONFIG = struct.Struct("=3I5i3q2i4I")
 REQUEST = struct.Struct("=cB2xiii")
 REPLY = struct.Struct("=c3xi")
-CONTROL = struct.Struct("=c3xii")
 PLAYER = struct.Struct("=20si20sic3xiii")  # the C Player struct, 64 bytes
 BANKER = struct.Struct("=20sic3xi")  # the C Banker struct, 32 bytes
 #: The longest text frame (a fault's text, a load error).
-MAX_TEXT = 1 << 16
+MAX_TEXT = 4096
 QUIT = REQUEST.pack(b"Q", 0, 0, 0, 0)
 
 _NAMES: dict[str, bytes] = {}
@@ -54,7 +55,7 @@ def body_size(op: bytes, n: int, a: int) -> int:
     """The length of a request's body as a Python worker reads it."""
     if op == b"F":
         return n
-    return a if op in (b"C", b"S", b"M") else 0
+    return a if op in (b"C", b"S") else 0
 
 
 def c_player(p: Player) -> bytes:

@@ -1,0 +1,102 @@
+/* tw_box.c - the program that plays one sandboxed match of a compiled C or C++ submission, then ends.
+ *
+ * twentyone/players/cbuild.py links it with the student's objects into one program per submission, after
+ * moving the student's initialisers (constructors, C++ static initialisers: .init_array, .ctors,
+ * .preinit_array) into sections of their own and refusing anything else that would run before main
+ * (.init/.fini code, ifunc resolvers).  So nothing of the student's runs before main() has confined the
+ * process.  The engine (twentyone/players/sandbox/box.py) starts it afresh for every match with
+ *   0 /dev/null   1, 2 the match's capture file   3 the request pipe   4 the reply pipe
+ * and an empty environment, and writes the configuration (tw_confine.h) on the request pipe.  Then:
+ *   1. confine (tw_confine): on failure an 'E' frame saying why, and exit status 90, before any student code;
+ *   2. an 'H' frame whose value is the layers that hold, written before any student code;
+ *   3. the student's initialisers, then a 'P' frame (ready);
+ *   4. the match, served by tw_box_serve (tw_serve.c for the course), which never returns.
+ * Frames are the 8-byte replies of twentyone/players/sandbox/wire.py: { char tag; char pad[3]; int value; }.
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tw_confine.h"
+#include "tw_box.h"
+
+#define TW_REQUESTS 3
+#define TW_REPLIES 4
+
+typedef void (*tw_init_fn)(int, char **, char **);
+
+/* The student's initialisers, moved here by the build (weak: a file may have none). */
+extern tw_init_fn __start_tw_preinit_array[] __attribute__((weak, visibility("hidden")));
+extern tw_init_fn __stop_tw_preinit_array[] __attribute__((weak, visibility("hidden")));
+extern tw_init_fn __start_tw_init_array[] __attribute__((weak, visibility("hidden")));
+extern tw_init_fn __stop_tw_init_array[] __attribute__((weak, visibility("hidden")));
+extern tw_init_fn __start_tw_ctors[] __attribute__((weak, visibility("hidden")));
+extern tw_init_fn __stop_tw_ctors[] __attribute__((weak, visibility("hidden")));
+
+static int tw_read_all(int fd, void *buf, size_t n)
+{
+    char *p = buf;
+    while (n) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+int tw_box_frame(int fd, char tag, int value, const char *text, size_t len)
+{
+    char head[8];
+    memset(head, 0, sizeof head);
+    head[0] = tag;
+    memcpy(head + 4, &value, sizeof value);
+    if (write(fd, head, sizeof head) != (ssize_t)sizeof head) return -1;
+    if (text && len && write(fd, text, len) != (ssize_t)len) return -1;
+    return 0;
+}
+
+static void tw_fail(const char *why)
+{
+    size_t n = strlen(why);
+    tw_box_frame(TW_REPLIES, 'E', (int)n, why, n);
+    _exit(90);
+}
+
+static void tw_run_initialisers(void)
+{
+    static char *argv[] = { "twentyone-box", NULL };
+    static char *envp[] = { NULL };
+    if (__start_tw_preinit_array)
+        for (tw_init_fn *f = __start_tw_preinit_array; f < __stop_tw_preinit_array; f++) (*f)(1, argv, envp);
+    if (__start_tw_ctors) /* .ctors run last to first; 0 and -1 are markers */
+        for (tw_init_fn *f = __stop_tw_ctors; f-- > __start_tw_ctors;)
+            if (*f && *f != (tw_init_fn)-1) (*f)(1, argv, envp);
+    if (__start_tw_init_array)
+        for (tw_init_fn *f = __start_tw_init_array; f < __stop_tw_init_array; f++) (*f)(1, argv, envp);
+}
+
+int main(void)
+{
+    static tw_box_config cfg;
+    static char root[TW_BOX_MAX_ROOT + 1];
+    static unsigned char bpf[TW_BOX_MAX_BPF];
+    if (tw_read_all(TW_REQUESTS, &cfg, sizeof cfg)) _exit(91);
+    if (cfg.root_len > TW_BOX_MAX_ROOT || cfg.bpf_len > TW_BOX_MAX_BPF || cfg.extra_len != 0) tw_fail("bad configuration");
+    if (tw_read_all(TW_REQUESTS, root, cfg.root_len) || tw_read_all(TW_REQUESTS, bpf, cfg.bpf_len)) _exit(91);
+    root[cfg.root_len] = 0;
+    tw_box_prepare(&cfg); /* what the serve loop sets up before confinement (output, fault reports) */
+    char why[256];
+    int layers = tw_confine(&cfg, root, bpf, cfg.bpf_len, why, sizeof why);
+    if (layers < 0) tw_fail(why);
+    if (tw_box_frame(TW_REPLIES, 'H', layers, NULL, 0)) _exit(92);
+    tw_run_initialisers();
+    if (tw_box_frame(TW_REPLIES, 'P', 0, NULL, 0)) _exit(92);
+    tw_box_serve(TW_REQUESTS, TW_REPLIES, cfg.k, (long)cfg.decision_usec);
+    _exit(0);
+}

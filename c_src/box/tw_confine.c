@@ -1,0 +1,186 @@
+/* tw_confine.c - the confinement of a sandboxed match's process (see tw_confine.h and SANDBOX.md).
+ *
+ * Layers, in the order they are set, each holding without the ones after it:
+ *   1. it dies with the engine, and keeps only descriptors 0..4 (the engine's: /dev/null, the capture file
+ *      twice, the request pipe, the reply pipe);
+ *   2. resource limits: memory, CPU time, file size, descriptors, no core;
+ *   3. an empty root and no privileges: started as root, chroot into an empty folder and drop to an
+ *      unprivileged uid and gid; started as an ordinary user, the same root inside a user namespace of its own
+ *      (where the host allows one) with every capability dropped;
+ *   4. no new processes (RLIMIT_NPROC 0 once unprivileged) and no new privileges;
+ *   5. Landlock at whatever ABI the kernel has (capped by the engine): no file, no TCP, no signal or abstract
+ *      socket out of the domain;
+ *   6. the system-call filter, built by the engine (twentyone/players/sandbox/seccomp.py): no process, no
+ *      program, no socket, no file opened or looked up by name, and signals, limits and affinity only on
+ *      itself.  This layer alone keeps the minimum (no signal or trace of another process, no new process,
+ *      nothing of the grader's files readable, nothing writable); without it nothing of the student's runs.
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include "tw_confine.h"
+
+#define TW_PID_PLACEHOLDER 0x7EADBEEFu
+#define TW_NR_CLOSE_RANGE 436
+#define TW_NR_LANDLOCK_CREATE_RULESET 444
+#define TW_NR_LANDLOCK_RESTRICT_SELF 446
+
+/* Landlock's ABI, written out so that older kernel headers build it too. */
+struct tw_landlock_attr {
+    uint64_t handled_access_fs, handled_access_net, scoped;
+};
+
+int tw_landlock_abi(void)
+{
+    long v = syscall(TW_NR_LANDLOCK_CREATE_RULESET, NULL, (size_t)0, (uint32_t)1 /* VERSION */);
+    return v > 0 ? (int)v : 0;
+}
+
+static void tw_why(char *why, size_t len, const char *what)
+{
+    if (why && len) snprintf(why, len, "%s: %s", what, strerror(errno));
+}
+
+static int tw_limit(int resource, rlim_t soft, rlim_t hard)
+{
+    struct rlimit r = { soft, hard };
+    return setrlimit(resource, &r);
+}
+
+static int tw_landlock(int cap)
+{
+    int abi = tw_landlock_abi();
+    if (abi > cap) abi = cap;
+    if (abi < 1) return 0;
+    struct tw_landlock_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.handled_access_fs = (1ull << 13) - 1;     /* ABI 1: execute .. make_sym */
+    if (abi >= 2) attr.handled_access_fs |= 1ull << 13; /* refer */
+    if (abi >= 3) attr.handled_access_fs |= 1ull << 14; /* truncate */
+    if (abi >= 5) attr.handled_access_fs |= 1ull << 15; /* ioctl_dev */
+    if (abi >= 4) attr.handled_access_net = 3;          /* bind_tcp, connect_tcp */
+    if (abi >= 6) attr.scoped = 3;                      /* abstract unix sockets, signals */
+    size_t size = abi >= 6 ? 24 : abi >= 4 ? 16 : 8;
+    int fd = (int)syscall(TW_NR_LANDLOCK_CREATE_RULESET, &attr, size, (uint32_t)0);
+    if (fd < 0) return 0;
+    /* No rule is added: every handled access is refused everywhere. */
+    long r = syscall(TW_NR_LANDLOCK_RESTRICT_SELF, fd, (uint32_t)0);
+    close(fd);
+    return r == 0 ? abi : 0;
+}
+
+/* Drop every capability (of the user namespace the process is in). */
+static int tw_drop_caps(void)
+{
+    struct { uint32_t version; int pid; } head = { 0x20080522 /* _LINUX_CAPABILITY_VERSION_3 */, 0 };
+    struct { uint32_t effective, permitted, inheritable; } data[2];
+    memset(data, 0, sizeof data);
+    return (int)syscall(SYS_capset, &head, data);
+}
+
+static void tw_close_from(int lowest)
+{
+    if (syscall(TW_NR_CLOSE_RANGE, (unsigned)lowest, ~0u, 0u) == 0) return;
+    struct rlimit r;
+    long top = getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < 65536 ? (long)r.rlim_cur : 65536;
+    for (long fd = lowest; fd < top; fd++) close((int)fd);
+}
+
+int tw_confine(const tw_box_config *cfg, const char *root, const unsigned char *bpf, size_t bpf_len, char *why,
+               size_t why_len)
+{
+    int layers = 0;
+    if (why && why_len) why[0] = 0;
+    if (cfg->magic != TW_BOX_MAGIC || cfg->version != TW_BOX_VERSION) {
+        errno = EINVAL;
+        tw_why(why, why_len, "the engine's configuration");
+        return -1;
+    }
+
+    /* 1. It dies with the engine; only the engine's descriptors are left. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (cfg->engine_pid && getppid() != cfg->engine_pid) {
+        errno = ESRCH;
+        tw_why(why, why_len, "the engine has gone");
+        return -1;
+    }
+    tw_close_from(5);
+    layers |= TW_LAYER_FDS;
+
+    /* 2. Resource limits. */
+    rlim_t cpu = cfg->cpu_seconds > 0 ? (rlim_t)cfg->cpu_seconds : 1;
+    if (tw_limit(RLIMIT_CORE, 0, 0) || tw_limit(RLIMIT_MEMLOCK, 0, 0) ||
+        tw_limit(RLIMIT_AS, (rlim_t)cfg->memory_bytes, (rlim_t)cfg->memory_bytes) ||
+        tw_limit(RLIMIT_CPU, cpu, cpu + 1) ||
+        tw_limit(RLIMIT_FSIZE, (rlim_t)cfg->output_bytes, (rlim_t)cfg->output_bytes) ||
+        tw_limit(RLIMIT_NOFILE, (rlim_t)cfg->open_files, (rlim_t)cfg->open_files) ||
+        tw_limit(RLIMIT_MSGQUEUE, 0, 0)) {
+        tw_why(why, why_len, "setrlimit");
+        return -1;
+    }
+    layers |= TW_LAYER_LIMITS;
+
+    /* 3. An empty root and no privileges. */
+    if (geteuid() == 0) {
+        if (root && root[0] && chroot(root) == 0 && chdir("/") == 0) layers |= TW_LAYER_ROOT;
+        uid_t uid = cfg->uid > 0 ? (uid_t)cfg->uid : (uid_t)(0x7FFF0000u + ((unsigned)getpid() & 0xFFFFu));
+        gid_t gid = cfg->gid > 0 ? (gid_t)cfg->gid : (gid_t)uid;
+        if (setgroups(0, NULL) == 0 && setresgid(gid, gid, gid) == 0 && setresuid(uid, uid, uid) == 0 &&
+            geteuid() == uid && setuid(0) != 0)
+            layers |= TW_LAYER_UID;
+        else {
+            tw_why(why, why_len, "dropping root");
+            return -1; /* root that cannot stop being root is not confined */
+        }
+    } else if (cfg->flags & TW_BOX_F_USERNS) {
+        if (unshare(CLONE_NEWUSER) == 0) {
+            layers |= TW_LAYER_USERNS;
+            if (root && root[0] && chroot(root) == 0 && chdir("/") == 0) layers |= TW_LAYER_ROOT;
+            tw_drop_caps();
+        }
+    }
+
+    /* 4. No new processes, no new privileges. */
+    if (tw_limit(RLIMIT_NPROC, 0, 0) && geteuid() != 0) {
+        tw_why(why, why_len, "setrlimit(RLIMIT_NPROC)");
+        return -1;
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        tw_why(why, why_len, "prctl(PR_SET_NO_NEW_PRIVS)");
+        return -1;
+    }
+
+    /* 5. Landlock, at the ABI the kernel has, capped by the engine. */
+    int abi = tw_landlock(cfg->landlock_cap);
+    if (abi > 0) layers |= TW_LAYER_LANDLOCK | (abi << 8);
+
+    /* 6. The system-call filter, with this process's pid patched in. */
+    if (!bpf || bpf_len == 0 || bpf_len % sizeof(struct sock_filter) || bpf_len > TW_BOX_MAX_BPF) {
+        errno = EINVAL;
+        tw_why(why, why_len, "the system-call filter program");
+        return -1;
+    }
+    static struct sock_filter prog[TW_BOX_MAX_BPF / sizeof(struct sock_filter)];
+    size_t n = bpf_len / sizeof(struct sock_filter);
+    memcpy(prog, bpf, bpf_len);
+    for (size_t i = 0; i < n; i++)
+        if (prog[i].k == TW_PID_PLACEHOLDER) prog[i].k = (uint32_t)getpid();
+    struct sock_fprog fprog = { (unsigned short)n, prog };
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0) {
+        tw_why(why, why_len, "seccomp");
+        return -1;
+    }
+    layers |= TW_LAYER_SECCOMP;
+    return layers;
+}

@@ -1,0 +1,249 @@
+"""The engine's side of one sandboxed match's process (a *box*): start it, configure it, learn its fate.
+
+A box is started by the engine itself (``posix_spawn``), afresh for every match, and ends with it: a
+compiled submission's own box program (``c_src/box/tw_box.c`` linked with the student's objects by
+``players.cbuild``), or ``python -I`` running ``players.sandbox.pybox`` for a Python submission.  It gets
+an empty environment and five descriptors, nothing else:
+
+    0 /dev/null    1, 2 the match's capture file    3 the request pipe    4 the reply pipe
+
+The engine writes the configuration on the request pipe (``CONFIG`` then the empty root's path, the
+system-call filter and, for Python, the source); the box confines itself (``c_src/box/tw_confine.c``) and
+answers with an ``H`` frame naming the layers that hold, before anything of the student's runs; then it
+runs the student's initialisers (or the Python file) and says ``P``.  Everything the engine knows of the
+box besides those frames comes from the kernel: its pid from the spawn (a pidfd for every signal), its end
+from ``wait4`` (status and CPU time).  Nothing the box writes is trusted: ``client`` checks every frame.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from enum import IntFlag
+from pathlib import Path
+
+from twentyone.players.sandbox import landlock
+from twentyone.players.sandbox.wire import CONFIG
+
+__all__ = ["Layers", "Box", "BoxSettings", "BoxStartError", "spawn", "landlock_cap", "userns_allowed",
+           "python_argv"]
+
+_MAGIC, _VERSION = 0x58425754, 1
+_F_USERNS = 0x01
+
+
+class Layers(IntFlag):
+    """What holds in a box (TW_LAYER_* of tw_confine.h); ``landlock_abi`` is kept in bits 8..15."""
+
+    SECCOMP = 0x01
+    LANDLOCK = 0x02
+    EMPTY_ROOT = 0x04
+    UID_DROP = 0x08
+    USERNS = 0x10
+    LIMITS = 0x20
+    DESCRIPTORS = 0x40
+
+    @staticmethod
+    def of(value: int) -> tuple[Layers, int]:
+        """The layers and the Landlock ABI of an ``H`` frame's value."""
+        return Layers(value & 0x7F), (value >> 8) & 0xFF
+
+    @property
+    def minimum(self) -> bool:
+        """True when the minimum holds: the filter, the limits and only the engine's descriptors."""
+        need = Layers.SECCOMP | Layers.LIMITS | Layers.DESCRIPTORS
+        return self & need == need
+
+    def describe(self, abi: int) -> str:
+        """The layers in words, as ``grade`` and ``doctor`` print them."""
+        words = []
+        if self & Layers.SECCOMP:
+            words.append("system-call filter")
+        if self & Layers.LANDLOCK:
+            words.append(f"Landlock ABI {abi}")
+        if self & Layers.EMPTY_ROOT:
+            words.append("empty root")
+        if self & Layers.UID_DROP:
+            words.append("unprivileged uid")
+        if self & Layers.USERNS:
+            words.append("user namespace")
+        if self & Layers.LIMITS:
+            words.append("resource limits")
+        return ", ".join(words) or "none"
+
+
+class BoxStartError(Exception):
+    """A box could not be started or configured (``host`` True: this machine cannot confine one at all)."""
+
+    def __init__(self, message: str, host: bool = False) -> None:
+        super().__init__(message)
+        self.host = host
+
+
+def landlock_cap() -> int:
+    """The highest Landlock ABI boxes use (``landlock.abi``: the kernel's, capped by ``TWENTYONE_LANDLOCK_ABI``)."""
+    return landlock.abi()
+
+
+def userns_allowed() -> bool:
+    """False when ``TWENTYONE_USERNS=0`` forbids boxes a user namespace (as a host that has none would)."""
+    return os.environ.get("TWENTYONE_USERNS", "1").strip() != "0"
+
+
+@dataclass(frozen=True)
+class BoxSettings:
+    """Everything a box is configured with besides what it plays."""
+
+    memory_bytes: int
+    output_bytes: int
+    cpu_seconds: int
+    open_files: int
+    decision_usec: int
+    root: Path
+    bpf: bytes
+
+    def config(self, k: int, extra: bytes = b"") -> bytes:
+        """The configuration the box reads first: ``CONFIG``, the root, the filter, ``extra``."""
+        root = os.fsencode(self.root)
+        flags = _F_USERNS if userns_allowed() else 0
+        head = CONFIG.pack(_MAGIC, _VERSION, flags, os.getpid(), landlock_cap(), -1, -1, k, self.memory_bytes,
+                           self.output_bytes, self.decision_usec, self.cpu_seconds, self.open_files, len(root),
+                           len(self.bpf), len(extra), 0)
+        return head + root + self.bpf + extra
+
+
+def python_argv(package_root: Path) -> list[str]:
+    """The command of a Python box: isolated (``-I``: no environment, no user site, no working folder on the
+    path), moved to ``/`` before anything but the interpreter's own start-up has run."""
+    boot = ("import os, sys; os.chdir('/'); sys.path.insert(0, sys.argv[1]); "
+            "from twentyone.players.sandbox import pybox; pybox.main()")
+    return [sys.executable, "-I", "-B", "-c", boot, str(package_root)]
+
+
+def _high(fd: int) -> int:
+    """A copy of ``fd`` numbered 10 or more (close-on-exec), so that the box's dup2 actions never collide."""
+    import fcntl
+
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+
+
+class Box:
+    """One started box: its pid and pidfd (from the spawn), its pipes, and how it ended (from the kernel)."""
+
+    __slots__ = ("pid", "pidfd", "wfd", "rfd", "status", "cpu", "started", "retired", "buf", "ready")
+
+    def __init__(self, pid: int, wfd: int, rfd: int) -> None:
+        self.pid = pid
+        try:
+            self.pidfd = os.pidfd_open(pid)
+        except OSError:
+            self.pidfd = -1
+        self.wfd = wfd
+        self.rfd = rfd
+        #: The wait status and the CPU seconds it used, once reaped.
+        self.status: int | None = None
+        self.cpu = 0.0
+        self.started = time.monotonic()
+        self.retired = 0.0
+        self.buf = b""
+        #: True once it has confined itself and loaded the student's code (``H`` and ``P``).
+        self.ready = False
+
+    def kill(self) -> None:
+        """SIGKILL it (through its pidfd: never another process that took its pid)."""
+        if self.status is not None:
+            return
+        try:
+            if self.pidfd >= 0:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            else:
+                os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+    def reap(self, timeout: float) -> int | None:
+        """Its wait status, waiting up to ``timeout`` s for it to end (None if it has not)."""
+        if self.status is not None:
+            return self.status
+        if timeout > 0 and self.pidfd >= 0:
+            select.select([self.pidfd], [], [], timeout)
+        try:
+            pid, status, usage = os.wait4(self.pid, os.WNOHANG if timeout >= 0 else 0)
+        except ChildProcessError:
+            pid, status, usage = self.pid, 0, None
+        if pid == 0:
+            return None
+        self.status = status
+        if usage is not None:
+            self.cpu = usage.ru_utime + usage.ru_stime
+        self._close()
+        return status
+
+    def reap_or_kill(self, timeout: float) -> int:
+        """Its wait status: it is given ``timeout`` s to end, then killed."""
+        status = self.reap(timeout)
+        if status is None:
+            self.kill()
+            status = self.reap(-1)
+        return status if status is not None else 0
+
+    def cpu_seconds(self) -> float:
+        """The CPU time it has used so far (from /proc while it runs)."""
+        if self.status is not None:
+            return self.cpu
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
+    def close_pipes(self) -> None:
+        for fd in (self.wfd, self.rfd):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.wfd = self.rfd = -1
+
+    def _close(self) -> None:
+        self.close_pipes()
+        if self.pidfd >= 0:
+            os.close(self.pidfd)
+            self.pidfd = -1
+
+
+def spawn(argv: list[str], config: bytes, capture_fd: int) -> Box:
+    """Start a box running ``argv`` on its descriptors and write it ``config``; raise BoxStartError if the
+    system refuses to start it."""
+    req_r, req_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    sources = [_high(capture_fd), _high(req_r), _high(rep_w)]
+    for fd in (req_r, rep_w):
+        os.close(fd)
+    cap, rq, rp = sources
+    actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, cap, 1),
+               (os.POSIX_SPAWN_DUP2, cap, 2), (os.POSIX_SPAWN_DUP2, rq, 3), (os.POSIX_SPAWN_DUP2, rp, 4)]
+    try:
+        pid = os.posix_spawn(argv[0], argv, {}, file_actions=actions, setpgroup=0,
+                             setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGPROF,
+                                        signal.SIGXCPU, signal.SIGSEGV, signal.SIGCHLD))
+    except OSError as e:
+        for fd in (*sources, req_w, rep_r):
+            os.close(fd)
+        raise BoxStartError(f"cannot start the sandbox's process: {e.strerror or e}") from None
+    for fd in sources:
+        os.close(fd)
+    box = Box(pid, req_w, rep_r)
+    view = memoryview(config)
+    try:
+        while view:
+            view = view[os.write(req_w, view):]
+    except OSError:
+        pass  # it died at once: its first frame, or its end, says why
+    return box

@@ -1,0 +1,159 @@
+"""The box of a Python submission: one match, in a process the engine starts for it (``box.python_argv``).
+
+It is the Python twin of ``c_src/box/tw_box.c``: started with ``python -I`` and an empty environment, it
+loads the modules a strategy may import (``PRELOAD``), reads its configuration and the submission's source
+from the request pipe, confines itself with the same C code as a compiled submission's box
+(``twentyone.core.confine``), says which layers hold (``H``), and only then compiles and runs the file.  It
+serves the match's requests (``wire``'s frames), each call limited to its CPU time by a profiling timer, and
+ends with the match.  It never imports the engine-side client.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import struct
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+__all__ = ["main", "PRELOAD"]
+
+#: Modules a sandboxed Python strategy may import: loaded before confinement, when files can still be read.
+PRELOAD = ("math", "random", "collections", "itertools", "functools", "statistics", "fractions", "decimal",
+           "typing", "dataclasses", "enum", "gc", "time", "re", "json", "copy", "heapq", "bisect", "string",
+           "encodings.utf_8_sig", "encodings.gbk", "encodings.latin_1", "twentyone", "twentyone.cards",
+           "twentyone.records", "twentyone.strategy")
+
+_REQUESTS, _REPLIES = 3, 4
+_REPLY = struct.Struct("=c3xi")
+_MAX_TEXT = 4096
+
+
+def _read(n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = os.read(_REQUESTS, n - len(data))
+        if not chunk:
+            os._exit(91)
+        data += chunk
+    return data
+
+
+def _frame(tag: bytes, value: int, text: bytes = b"") -> None:
+    os.write(_REPLIES, _REPLY.pack(tag, value) + text)
+
+
+def _text(tag: bytes, text: str) -> None:
+    data = text.encode("utf-8", "backslashreplace")[:_MAX_TEXT]
+    _frame(tag, len(data), data)
+
+
+def main() -> NoReturn:
+    """Preload, read the configuration, confine, load the file, serve the match, end."""
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    from twentyone import core
+    from twentyone.players.pyplayer import ModuleFunctionSet
+    from twentyone.players.sandbox import wire
+
+    config = wire.CONFIG
+    head = _read(config.size)
+    fields = config.unpack(head)
+    root_len, bpf_len, extra_len = fields[-4], fields[-3], fields[-2]
+    if root_len > 4096 or bpf_len > 65536 or extra_len > 8 << 20:
+        _text(b"E", "bad configuration")
+        os._exit(90)
+    root = _read(root_len)
+    bpf = _read(bpf_len)
+    extra = _read(extra_len)
+    name, _, source = extra.partition(b"\0")
+    k = fields[7]
+    decision = fields[10] / 1e6
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    out = open(1, "w", buffering=1, closefd=False, encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
+    sys.stdout = sys.stderr = out
+    sys.stdin = None  # type: ignore[assignment]
+    layers, why = core.confine(head, root, bpf)
+    if layers < 0:
+        _text(b"E", why)
+        os._exit(90)
+    _frame(b"H", layers)
+    path = Path(os.fsdecode(name))
+    try:
+        fs = ModuleFunctionSet(path, k, warn=lambda m: print(m, file=sys.stderr), execute=True, source=source)
+    except BaseException as e:  # noqa: BLE001 - the file's own error, reported as its fault (MemoryError too)
+        _text(b"E", str(e) or type(e).__name__)
+        out.flush()
+        os._exit(3)
+    _frame(b"P", 0)
+    _serve(fs, decision, wire)
+
+
+_WHERE = {b"B": "bet", b"F": "first_action", b"C": "continue_action", b"S": "show"}
+
+
+def _answer(fs: object, op: bytes, a: int, body: bytes, wire: object) -> tuple[int, str]:
+    """(value, problem) for one request; ``problem`` in the words the engine uses in process."""
+    where = _WHERE.get(op, "request")
+    try:
+        if op == b"B":
+            r = fs.bet(a)  # type: ignore[attr-defined]
+            if r.__class__ is not int:
+                return 0, f"bet returned {r!r:.200}, not an int"
+            return max(min(r, 2**31 - 1), -(2**31)), ""
+        if op == b"F" or op == b"C":
+            if op == b"F":
+                c = fs.first_action(body.decode("latin-1"), a)  # type: ignore[attr-defined]
+            else:
+                c = fs.continue_action(wire.read_py_players(body))  # type: ignore[attr-defined]
+            if c.__class__ is not str or len(c) != 1:
+                return 0, f"{where} returned {c!r:.200}, not one character"
+            return ord(c), ""
+        if op == b"S":
+            fs.show(*wire.read_py_show(body))  # type: ignore[attr-defined]
+            return 0, ""
+        return 0, "unknown request"
+    except Exception as e:  # noqa: BLE001 - a strategy's exception is reported as a fault
+        return 0, f"{where} raised {type(e).__name__}: {e}"
+
+
+def _serve(fs: object, cpu_limit: float, wire: object) -> NoReturn:
+    """The match: each call answered before the next request is read, each limited to ``cpu_limit`` seconds
+    of this process's CPU time (SIGPROF ends it).  A fault is reported in the engine's words and ends it."""
+    size = 16
+    buf = b""
+    request = struct.Struct("=cB2xiii")
+    while True:
+        while len(buf) < size:
+            chunk = os.read(_REQUESTS, 65536)
+            if not chunk:
+                sys.stdout.flush()
+                os._exit(0)
+            buf += chunk
+        op, n, a, _, _ = request.unpack_from(buf)
+        if op == b"Q":
+            break
+        need = size + wire.body_size(op, n, a)  # type: ignore[attr-defined]
+        while len(buf) < need:
+            chunk = os.read(_REQUESTS, 65536)
+            if not chunk:
+                os._exit(0)
+            buf += chunk
+        body, buf = buf[size:need], buf[need:]
+        if cpu_limit > 0:
+            signal.setitimer(signal.ITIMER_PROF, cpu_limit)
+        value, problem = _answer(fs, op, a, body, wire)
+        if problem:
+            _text(b"E", problem)
+            sys.stdout.flush()
+            os._exit(4)
+        _frame(b"R", value)
+    sys.stdout.flush()
+    os._exit(0)
