@@ -44,7 +44,7 @@ from twentyone.players import cheaders
 from twentyone.players.sandbox import landlock
 from twentyone.strategy import FUNCTION_NAMES
 
-__all__ = ["C_SRC", "BRIDGE", "FLAGS", "CXX_FLAGS", "prepare_source", "compile_student", "module_name",
+__all__ = ["C_SRC", "BRIDGE", "FLAGS", "CXX_FLAGS", "prepare_source", "compile_student", "compile_program", "module_name",
            "missing_functions", "cache_dir", "output_dir", "bridge_cdef", "main", "SOURCE_SUFFIXES"]
 
 C_SRC = cheaders.C_SRC
@@ -230,6 +230,72 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None,
     return next(out_dir.glob(f"{name}*.so"))
 
 
+def compile_program(path: Path, source: bytes, *, lang: str, headers: Sequence[Path], box_sources: Sequence[Path],
+                    keep: Sequence[str], warn: Callable[[str], None] | None = None,
+                    timeout: float = COMPILE_TIMEOUT) -> Path:
+    """Compile a submission that is not a course ``mycodes.c`` (the judge problem's solution) into a box program,
+    the same careful way (a confined compiler, nothing run before main, the cache), or reuse the cached build.
+
+    ``source`` is the text to compile (``path`` names it in messages); ``headers`` are copied beside it;
+    ``box_sources`` are the trusted code linked with it, which define ``tw_box_prepare`` and ``tw_box_serve``
+    (c_src/box/tw_box.h); ``keep`` are the only symbols of the submission left global (C++ names mangled).
+    Returns the box program; raises CompileError (with the compiler's messages about the file) or
+    PlayerSpecError.
+    """
+    path = path.resolve()
+    h = hashlib.sha256(source + lang.encode() + _inputs_digest() + _toolchain())
+    for extra in (*headers, *box_sources):
+        h.update(extra.name.encode() + extra.read_bytes())
+    h.update("\0".join(keep).encode())
+    name = "_tw_program_" + h.hexdigest()[:24]
+    out_dir = cache_dir() / name
+    if (out_dir / BOX_PROGRAM).is_file():
+        return out_dir / BOX_PROGRAM
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="tw-build-", dir=out_dir.parent) as tmp:
+        scratch = Path(tmp)
+        include = scratch / "include"
+        include.mkdir()
+        for header in headers:
+            shutil.copyfile(header, include / header.name)
+        course = scratch / "course"
+        course.mkdir()
+        for rel in ("box/tw_box.c", "box/tw_confine.c", "box/tw_box.h", "box/tw_confine.h"):
+            shutil.copyfile(C_SRC / rel, (course if rel.endswith(".c") else include) / Path(rel).name)
+        for src in box_sources:
+            shutil.copyfile(src, course / src.name)
+        student = scratch / ("student.cpp" if lang == "cpp" else "student.c")
+        student.write_bytes(source)
+        args = {
+            "name": name, "lang": lang, "student": str(student), "sources": [], "glue": [], "module": False,
+            "box_sources": [str(course / "tw_box.c"), str(course / "tw_confine.c"),
+                            *(str(course / src.name) for src in box_sources)],
+            "keep": list(keep), "cc": os.environ.get("CC", "gcc"), "cxx": os.environ.get("CXX", "g++"),
+            "include_dirs": [str(include)], "flags": list(FLAGS), "cxx_flags": list(CXX_FLAGS), "student_flags": [],
+            "tmpdir": str(scratch), "confine": landlock.abi() >= 1,
+        }
+        if not args["confine"]:
+            _say_unconfined(warn)
+        proc = _run_untrusted([sys.executable, "-m", "twentyone.players.cbuild", json.dumps(args)], scratch,
+                              timeout)
+        if proc is None:
+            raise CompileError(f"{path}: compiling took longer than {timeout:g} s")
+        if proc.returncode != 0:
+            raise CompileError(f"{path} does not compile", _compiler_messages(proc, student, path))
+        box = scratch / BOX_PROGRAM
+        if not box.is_file():
+            raise CompileError(f"{path}: the compiler produced no program")
+        final_dir = scratch / "final"
+        final_dir.mkdir()
+        box.replace(final_dir / BOX_PROGRAM)
+        try:
+            final_dir.rename(out_dir)
+        except OSError:
+            if not out_dir.exists():
+                raise
+    return out_dir / BOX_PROGRAM
+
+
 def _scratch(scratch: Path, source: bytes, lang: str, name: str) -> dict[str, Any]:
     """Fill the build's scratch folder (the student's file, copies of the course's) and return the build's
     arguments, every path inside the folder."""
@@ -393,6 +459,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if problem:
             print(problem, file=sys.stderr)
         return 1
+    if not args.get("module", True):
+        return 0
     renames = []
     for old, new in ((".data", "tw_data"), (".data.rel.local", "tw_data_rel"), (".data.rel", "tw_data_rel"),
                      (".bss", "tw_bss")):
@@ -445,17 +513,19 @@ def _link_box(args: dict[str, Any], student: str, incs: list[str]) -> str | None
         return f"{args['student']}:1: error: an ifunc resolver runs before the sandbox holds; refused"
     keep = os.path.join(scratch, "keep.txt")
     with open(keep, "w", encoding="ascii") as f:
-        f.write("\n".join(COURSE_FUNCTIONS) + "\n")
+        f.write("\n".join(args.get("keep", COURSE_FUNCTIONS)) + "\n")
     if subprocess.run(["objcopy", *renames, f"--keep-global-symbols={keep}", student, boxed]).returncode:
         return ""
     objs = [boxed]
+    cpp = args["lang"] == "cpp"
     for i, src in enumerate(args["box_sources"] + args["glue"]):
         obj = os.path.join(scratch, f"box{i}.o")
-        if subprocess.run([args["cc"], "-c", "-O2", "-std=gnu99", *incs, src, "-o", obj],
-                          stdin=subprocess.DEVNULL).returncode:
+        is_cpp = src.endswith(".cpp")
+        cpp = cpp or is_cpp
+        compiler = [args["cxx"], "-std=gnu++17"] if is_cpp else [args["cc"], "-std=gnu99"]
+        if subprocess.run([*compiler, "-c", "-O2", *incs, src, "-o", obj], stdin=subprocess.DEVNULL).returncode:
             return ""
         objs.append(obj)
-    cpp = args["lang"] == "cpp"
     link = [args["cxx"] if cpp else args["cc"], "-o", os.path.join(scratch, BOX_PROGRAM), *objs, "-lm"]
     if subprocess.run(link, stdin=subprocess.DEVNULL).returncode:
         return ""
@@ -479,7 +549,7 @@ def _refused(args: dict[str, Any]) -> str:
     """Without Landlock: why the source may not be compiled ('' if it may).  The preprocessor lists every
     file it includes (so a macro cannot hide one); each must be the scratch folder's or the system's."""
     student = Path(args["student"])
-    name = "mycodes.c" if args["lang"] == "c" else "student.cpp"
+    name = student.name if args.get("module", True) is False else ("mycodes.c" if args["lang"] == "c" else "student.cpp")
     body = (student.parent / name).read_bytes()
     if _ASM.search(body):
         return f"{student.parent / name}:1: error: inline assembly is refused where the compiler cannot be confined"

@@ -23,14 +23,15 @@ import signal
 import sys
 import time
 from dataclasses import dataclass
+from typing import Literal
 from enum import IntFlag
 from pathlib import Path
 
 from twentyone.players.sandbox import landlock
-from twentyone.players.sandbox.wire import CONFIG
+from twentyone.players.sandbox.wire import CONFIG, MAX_TEXT, REPLY
 
-__all__ = ["Layers", "Box", "BoxSettings", "BoxStartError", "spawn", "landlock_cap", "userns_allowed",
-           "python_argv"]
+__all__ = ["Layers", "Box", "BoxSettings", "BoxStartError", "Start", "spawn", "await_ready", "landlock_cap",
+           "userns_allowed", "python_argv"]
 
 _MAGIC, _VERSION = 0x58425754, 1
 _F_USERNS = 0x01
@@ -191,6 +192,43 @@ class Box:
             status = self.reap(-1)
         return status if status is not None else 0
 
+    def frame(self, timeout: float, text_ok: bool = True) -> tuple[bytes, int, bytes] | None:
+        """Its next reply frame (tag, value, text), None at its end; TimeoutError after ``timeout`` s.
+
+        Reads at most one frame's worth: an ``E`` frame whose text is longer than ``wire.MAX_TEXT`` (or any
+        ``E`` frame when not ``text_ok``) comes back as tag ``?``; the caller treats it as malformed.
+        """
+        end = 0.0
+        while True:
+            buf = self.buf
+            if len(buf) >= 8:
+                tag, value = REPLY.unpack_from(buf)
+                if tag != b"E":
+                    self.buf = buf[8:]
+                    return tag, value, b""
+                if not text_ok or not 0 <= value <= MAX_TEXT:
+                    self.buf = b""
+                    return b"?", value, b""
+                if len(buf) >= 8 + value:
+                    self.buf = buf[8 + value:]
+                    return tag, value, buf[8:8 + value]
+            if end == 0.0:
+                end = time.monotonic() + timeout
+                left = timeout
+            else:
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+            if not select.select([self.rfd], [], [], max(left, 0.0))[0]:
+                raise TimeoutError
+            try:
+                chunk = os.read(self.rfd, 8 + MAX_TEXT - len(buf))
+            except OSError:
+                return None
+            if not chunk:
+                return None
+            self.buf = buf + chunk
+
     def cpu_seconds(self) -> float:
         """The CPU time it has used so far (from /proc while it runs)."""
         if self.status is not None:
@@ -218,16 +256,17 @@ class Box:
             self.pidfd = -1
 
 
-def spawn(argv: list[str], config: bytes, capture_fd: int) -> Box:
+def spawn(argv: list[str], config: bytes, capture_fd: int, stdout_fd: int = -1) -> Box:
     """Start a box running ``argv`` on its descriptors and write it ``config``; raise BoxStartError if the
-    system refuses to start it."""
+    system refuses to start it.  Its standard output and error go to ``capture_fd`` (standard output to
+    ``stdout_fd`` instead, when given)."""
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
-    sources = [_high(capture_fd), _high(req_r), _high(rep_w)]
+    sources = [_high(capture_fd), _high(req_r), _high(rep_w), _high(stdout_fd if stdout_fd >= 0 else capture_fd)]
     for fd in (req_r, rep_w):
         os.close(fd)
-    cap, rq, rp = sources
-    actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, cap, 1),
+    cap, rq, rp, out = sources
+    actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, out, 1),
                (os.POSIX_SPAWN_DUP2, cap, 2), (os.POSIX_SPAWN_DUP2, rq, 3), (os.POSIX_SPAWN_DUP2, rp, 4)]
     try:
         pid = os.posix_spawn(argv[0], argv, {}, file_actions=actions, setpgroup=0,
@@ -247,3 +286,54 @@ def spawn(argv: list[str], config: bytes, capture_fd: int) -> Box:
     except OSError:
         pass  # it died at once: its first frame, or its end, says why
     return box
+
+
+@dataclass(frozen=True)
+class Start:
+    """How a box's start went (``await_ready``).
+
+    ``how`` is ``ready`` (confined, the student's code loaded), ``refused`` (it could not confine itself:
+    ``text`` says why; nothing of the student's ran), ``weak`` (it holds less than the minimum), ``error``
+    (the student's code reported ``text`` while loading), ``ended`` (it ended while loading: ``status``),
+    ``timeout`` (it did not confine itself, or load, in time) or ``malformed`` (a frame not of the protocol).
+    """
+
+    how: Literal["ready", "refused", "weak", "error", "ended", "timeout", "malformed"]
+    layers: Layers = Layers(0)
+    abi: int = 0
+    text: str = ""
+    status: int = 0
+    loading: bool = False
+
+
+def await_ready(box: Box, load_timeout: float) -> Start:
+    """Wait for a new box's ``H`` (the layers, before anything of the student's runs) and ``P`` (loaded).
+
+    A box that is not ready is killed and reaped (its status in the result)."""
+    try:
+        first = box.frame(30.0)
+    except TimeoutError:
+        return Start("timeout", status=box.reap_or_kill(0.0))
+    if first is None or first[0] != b"H":
+        if first is not None and first[0] == b"E":
+            box.reap_or_kill(1.0)
+            return Start("refused", text=first[2].decode("utf-8", "replace"))
+        return Start("ended", status=box.reap_or_kill(1.0))
+    layers, abi = Layers.of(first[1])
+    if not layers.minimum:
+        box.reap_or_kill(0.0)
+        return Start("weak", layers, abi)
+    try:
+        second = box.frame(load_timeout)
+    except TimeoutError:
+        return Start("timeout", layers, abi, status=box.reap_or_kill(0.0), loading=True)
+    if second is not None and second[0] == b"P" and second[1] == 0:
+        box.ready = True
+        return Start("ready", layers, abi)
+    if second is None:
+        return Start("ended", layers, abi, status=box.reap_or_kill(2.0), loading=True)
+    if second[0] == b"E":
+        box.reap_or_kill(1.0)
+        return Start("error", layers, abi, text=second[2].decode("utf-8", "replace"), loading=True)
+    box.reap_or_kill(0.0)
+    return Start("malformed", layers, abi, loading=True)

@@ -30,7 +30,7 @@ from pathlib import Path
 from twentyone.errors import PlayerSpecError, strategy_text
 from twentyone.legality import Foul
 from twentyone.players.sandbox import wire
-from twentyone.players.sandbox.box import Box, BoxSettings, BoxStartError, Layers, python_argv, spawn
+from twentyone.players.sandbox.box import Box, BoxSettings, BoxStartError, Layers, await_ready, python_argv, spawn
 from twentyone.players.sandbox.cpus import away_cpus, engine_cpu
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.sandbox.seccomp import build_filter
@@ -206,80 +206,28 @@ class SandboxFunctionSet:
                 raise PlayerSpecError(detail if name in detail else f"{name}: {detail}")
         return box, path
 
-    def _frame(self, box: Box, timeout: float, text_ok: bool = True) -> tuple[bytes, int, bytes] | None:
-        """The box's next frame (tag, value, text), None at its end; TimeoutError after ``timeout`` s.
-
-        Reads at most one frame's worth: a text longer than ``wire.MAX_TEXT`` is cut off as malformed.
-        """
-        end = 0.0
-        while True:
-            buf = box.buf
-            if len(buf) >= 8:
-                tag, value = _unpack_reply(buf)
-                if tag != b"E":
-                    box.buf = buf[8:]
-                    return tag, value, b""
-                if not text_ok or not 0 <= value <= wire.MAX_TEXT:
-                    box.buf = b""
-                    return b"?", value, b""
-                if len(buf) >= 8 + value:
-                    box.buf = buf[8 + value:]
-                    return tag, value, buf[8:8 + value]
-            if end == 0.0:
-                end = time.monotonic() + timeout
-                left = timeout
-            else:
-                left = end - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError
-            if not select.select([box.rfd], [], [], left)[0]:
-                raise TimeoutError
-            try:
-                chunk = os.read(box.rfd, 8 + wire.MAX_TEXT - len(buf))
-            except OSError:
-                return None
-            if not chunk:
-                return None
-            box.buf = buf + chunk
-
     def _ready(self, box: Box) -> StrategyFault | None:
-        """Wait for a new box to confine itself (``H``) and load the student's code (``P``): None, or the
-        fault that kept it from it.  A box that cannot hold the minimum is refused here."""
-        try:
-            first = self._frame(box, 30.0)
-        except TimeoutError:
-            box.kill()
-            return StrategyFault(Foul.CRASH, "the sandbox's process did not start in time")
-        if first is None or first[0] != b"H":
-            if first is not None and first[0] == b"E":
-                box.reap_or_kill(1.0)
-                raise PlayerSpecError("this machine cannot confine unread code: "
-                                      + strategy_text(first[2].decode("utf-8", "replace"))
-                                      + "; run with --trusted only for code you have read")
-            status = box.reap_or_kill(1.0)
-            return StrategyFault(*describe_status(status))
-        layers, abi = Layers.of(first[1])
-        if not layers.minimum:
-            box.kill()
-            raise PlayerSpecError(f"this machine cannot confine unread code (only {layers.describe(abi)} hold); "
-                                  "run with --trusted only for code you have read")
-        if SandboxFunctionSet.layers is None:
-            SandboxFunctionSet.layers = (layers, abi)
-        try:
-            second = self._frame(box, 10.0 * max(1.0, self.limits.decision_timeout))
-        except TimeoutError:
-            box.kill()
-            return StrategyFault(Foul.TIMEOUT, "loading it took longer than its limit")
-        if second is not None and second[0] == b"P" and second[1] == 0:
+        """Wait for a new box to confine itself and load the student's code: None, or the fault that kept it
+        from it.  A box that cannot hold the minimum is refused here, in one line."""
+        start = await_ready(box, 10.0 * max(1.0, self.limits.decision_timeout))
+        if start.how == "ready":
+            if SandboxFunctionSet.layers is None:
+                SandboxFunctionSet.layers = (start.layers, start.abi)
             return None
-        if second is None:
-            status = box.reap_or_kill(2.0)
-            cause, detail = describe_status(status)
-            return StrategyFault(cause, f"while loading (its initialisers): {detail}")
-        if second[0] == b"E":
-            box.reap_or_kill(1.0)
-            return StrategyFault(Foul.ERROR, second[2].decode("utf-8", "replace"))
-        box.kill()
+        if start.how == "refused":
+            raise PlayerSpecError("this machine cannot confine unread code: " + strategy_text(start.text)
+                                  + "; run with --trusted only for code you have read")
+        if start.how == "weak":
+            raise PlayerSpecError(f"this machine cannot confine unread code (only {start.layers.describe(start.abi)} "
+                                  "hold); run with --trusted only for code you have read")
+        if start.how == "timeout":
+            what = "loading it" if start.loading else "the sandbox's process starting"
+            return StrategyFault(Foul.TIMEOUT if start.loading else Foul.CRASH, f"{what} took longer than its limit")
+        if start.how == "error":
+            return StrategyFault(Foul.ERROR, start.text)
+        if start.how == "ended":
+            cause, detail = describe_status(start.status)
+            return StrategyFault(cause, f"while loading (its initialisers): {detail}" if start.loading else detail)
         return StrategyFault(Foul.ERROR, "malformed reply while loading")
 
     def _gone(self, box: Box) -> StrategyFault:
@@ -340,7 +288,7 @@ class SandboxFunctionSet:
                 raise self._gone(box)
             box.buf = data
         try:
-            frame = self._frame(box, self._decision)
+            frame = box.frame(self._decision)
         except TimeoutError:
             raise self._wall_fault(box) from None
         if frame is None:
