@@ -134,6 +134,12 @@ def _build_parser() -> argparse.ArgumentParser:
                           ("match-timeout", "60")):
         sm.add_argument(f"--{name}", type=float, default=None, metavar="SECONDS", help=f"as for grade ({default})")
 
+    d = sub.add_parser("doctor", help="show what confines untrusted code on this host and probe it from inside",
+                       description="Print each layer of the sandbox on this host (system-call filter, Landlock "
+                                   "ABI, user namespace, uid drop, empty root, limits) and whether it holds, then "
+                                   "run hostile probes through the real sandbox. Exit 0 when every probe held, 1 "
+                                   "when one got out, 2 when this host cannot confine untrusted code at all.")
+    d.set_defaults(command="doctor")
     r = sub.add_parser("rules", help="print the rules document (RULES.md)")
     r.add_argument("--presets", action="store_true", help="list the rule presets instead")
     r.add_argument("--options", action="store_true", help="list every --rule KEY=VALUE option instead")
@@ -402,7 +408,15 @@ def _run_match(args: argparse.Namespace) -> int:
     decks = args.decks or rules.decks
     rules.check_table(decks, 1)  # before any player is built (a C file is compiled); seats are checked at the table
     out_dir = _output_dir(args)
-    seatings = _seatings(args.player, args.name, args.lang, _limits(args), out_dir)
+    limits = _limits(args)
+    if limits is not None:
+        from twentyone.players.spec import builtin_name
+
+        if any(builtin_name(p) is None and p != "human" for p in args.player):
+            from twentyone.players.sandbox.doctor import layers_line
+
+            print(f"twentyone: {layers_line()}", file=sys.stderr)
+    seatings = _seatings(args.player, args.name, args.lang, limits, out_dir)
     stream = open_log(args.log)
     try:
         log = RoundLog(stream) if stream is not None else None
@@ -497,6 +511,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_report(args)
         if args.command == "similar":
             return _run_similar(args)
+        if args.command == "doctor":
+            from twentyone.players.sandbox.doctor import main as doctor
+
+            return doctor()
         return _run_rules(args)
     except CompileError as e:
         _fail(str(e))

@@ -31,7 +31,8 @@ from twentyone.grading.store import EntryRow, Store, StoreError
 if TYPE_CHECKING:
     from twentyone.players.sandbox.limits import Limits
 
-__all__ = ["Execution", "grade", "tournament", "report", "summary_table", "tournament_entries", "FILES"]
+__all__ = ["Execution", "grade", "tournament", "report", "summary_table", "tournament_entries", "FILES",
+           "announce_sandbox"]
 
 #: The folder of ``--out`` that keeps what the matches need on disk: a zip's strategy file (and the headers
 #: and main.c beside it), or a copy of a file whose path is not UTF-8, in ``files/NAME/``.
@@ -48,6 +49,18 @@ class Execution:
     #: Show a progress bar (only on a terminal).
     progress: bool = True
     warn: Callable[[str], None] = lambda m: print(f"twentyone: warning: {m}", file=sys.stderr)
+    #: Where a line of information goes (the sandbox's layers).
+    info: Callable[[str], None] = lambda m: print(f"twentyone: {m}", file=sys.stderr)
+
+
+def announce_sandbox(isolation: Isolation, execution: Execution) -> None:
+    """Say, in one line, which layers confine the submissions' code here (nothing when it runs trusted);
+    raise PlayerSpecError (one line, what is missing) when this host cannot confine it."""
+    if isolation.trusted:
+        return
+    from twentyone.players.sandbox.doctor import layers_line
+
+    execution.info(layers_line())
 
 
 @contextmanager
@@ -169,10 +182,12 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
             config = stored_cfg
             entries = store.entries()
             _same_sources(entries, [str(p) for p in submissions])
+            announce_sandbox(config.isolation, execution)
         else:
             if not submissions:
                 raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
             config = config or GradingConfig()
+            announce_sandbox(config.isolation, execution)
             entries = prepare_entries(submissions, out / FILES, config, warn=None)
             entries += reference_entries(config, len(entries))
             store.set_meta("kind", "grade")
@@ -275,7 +290,9 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
             cfg: dict[str, Any] = store.meta("config", {})
             entries = store.entries()
             _same_sources(entries, specs)
+            announce_sandbox(Isolation(**cfg.get("isolation", {})), execution)
         else:
+            announce_sandbox(isolation, execution)
             entries = tournament_entries(specs, out / FILES, limits_of(isolation))
             cfg = {"format": fmt, "matches": matches, "seed": seed, "decks": decks, "rules": rules,
                    "isolation": asdict(isolation)}

@@ -239,9 +239,9 @@ class SandboxFunctionSet:
             if sig == signal.SIGPROF:
                 return StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of "
                                                    f"{self.limits.decision_timeout:g} s of CPU time (signal SIGPROF)")
-            if sig in (signal.SIGKILL, signal.SIGXCPU) and box.cpu >= self.limits.cpu_seconds:
+            if sig == signal.SIGXCPU or (sig == signal.SIGKILL and box.cpu >= self.limits.cpu_seconds - 0.05):
                 return StrategyFault(Foul.TIMEOUT, f"the match's CPU time limit of {self.limits.cpu_seconds} s "
-                                                   f"(it used {box.cpu:.1f} s)")
+                                                   f"(it used {box.cpu:.1f} s; signal {signal.Signals(sig).name})")
         return StrategyFault(*describe_status(status))
 
     def _drop(self) -> None:
@@ -348,12 +348,13 @@ class SandboxFunctionSet:
         box.retired = time.monotonic()
         self._retired.append(box)
 
-    def _reap_retired(self, wait: float = 0.0) -> None:
-        """Reap the boxes of finished matches; one still running ``wait`` s after its match is killed."""
+    def _reap_retired(self, kill: bool) -> None:
+        """Reap the boxes of finished matches; with ``kill``, one that has not ended yet is killed (it was told
+        to leave a whole match ago)."""
         keep = []
         for box in self._retired:
-            if box.reap(wait if wait > 0 else 0.0) is None:
-                if time.monotonic() - box.retired >= 1.0 or wait > 0:
+            if box.reap(0.0) is None:
+                if kill:
                     box.reap_or_kill(0.0)
                 else:
                     keep.append(box)
@@ -363,8 +364,8 @@ class SandboxFunctionSet:
     def reset(self, match: object) -> None:
         """End the previous match's box and start the new ``match`` in the spare one."""
         self._ahead = None
+        self._reap_retired(kill=True)
         self._retire()
-        self._reap_retired()
         self.match_no += 1
         spare, self._spare = self._spare, None
         self._setup_fault = None
@@ -392,6 +393,7 @@ class SandboxFunctionSet:
         self._poll.register(box.rfd, select.POLLIN)
         self._deadline = time.monotonic() + self.limits.match_timeout
         self._spare = self._start()  # started while this match plays
+        self._reap_retired(kill=False)  # the previous match's box has usually left by now
 
     def bet(self, N: int) -> int:
         ahead = self._ahead

@@ -1,0 +1,110 @@
+/* tw_probe.c - the hostile probe of `twentyone doctor`: a course mycodes.c that tries to get out of its box.
+ *
+ * The doctor (twentyone/players/sandbox/doctor.py) builds it like any student's file and plays no match with
+ * it: it starts a box for each attempt and sends one first_action1 whose tmpcards carry the attempt,
+ * "NAME:ARGUMENT".  The probe answers 'Y' when the attempt worked and 'N' when the system refused it; a box
+ * killed by the system-call filter held too.  The doctor believes none of it: it checks each attempt's effect
+ * itself (the file unchanged, the process alive, no connection made).
+ */
+#include "mycodes.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char **environ;
+static int counter = 0;
+
+int bet1(int N) { (void)N; counter++; return 10 * counter; }
+
+static char attempt(const char *name, const char *arg)
+{
+    int n = atoi(arg);
+    if (!strcmp(name, "read")) {
+        char buf[64];
+        int fd = open(arg, O_RDONLY);
+        return fd >= 0 && read(fd, buf, sizeof buf) > 0 ? 'Y' : 'N';
+    }
+    if (!strcmp(name, "stat")) {
+        struct stat st;
+        return stat(arg, &st) == 0 ? 'Y' : 'N';
+    }
+    if (!strcmp(name, "write")) {
+        int fd = open(arg, O_WRONLY | O_TRUNC);
+        return fd >= 0 && write(fd, "x", 1) == 1 ? 'Y' : 'N';
+    }
+    if (!strcmp(name, "create")) {
+        int fd = open(arg, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        return fd >= 0 ? 'Y' : 'N';
+    }
+    if (!strcmp(name, "kill")) return kill(n, SIGKILL) == 0 ? 'Y' : 'N';
+    if (!strcmp(name, "killall")) return kill(-1, SIGKILL) == 0 ? 'Y' : 'N';
+    if (!strcmp(name, "fork")) {
+        pid_t p = fork();
+        if (p == 0) _exit(0);
+        return p > 0 ? 'Y' : 'N';
+    }
+    if (!strcmp(name, "exec")) {
+        char *argv[] = { "true", NULL };
+        execve(arg, argv, environ);
+        return 'N';
+    }
+    if (!strcmp(name, "connect")) {
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a;
+        memset(&a, 0, sizeof a);
+        a.sin_family = AF_INET;
+        a.sin_port = htons((unsigned short)n);
+        a.sin_addr.s_addr = htonl(0x7F000001);
+        return s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) == 0 ? 'Y' : 'N';
+    }
+    if (!strcmp(name, "ptrace")) return ptrace(PTRACE_ATTACH, n, 0, 0) == 0 ? 'Y' : 'N';
+    if (!strcmp(name, "mem")) {
+        char path[64];
+        strcpy(path, "/proc/");
+        strcat(path, arg);
+        strcat(path, "/mem");
+        return open(path, O_RDONLY) >= 0 ? 'Y' : 'N';
+    }
+    if (!strcmp(name, "prlimit")) {
+        struct rlimit r = { 0, 0 };
+        return prlimit(n, RLIMIT_NOFILE, &r, NULL) == 0 ? 'Y' : 'N';
+    }
+    if (!strcmp(name, "shm")) return shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600) >= 0 ? 'Y' : 'N';
+    if (!strcmp(name, "env")) return environ && environ[0] ? 'Y' : 'N';
+    if (!strcmp(name, "fds")) {
+        for (int fd = 5; fd < 1024; fd++)
+            if (fcntl(fd, F_GETFD) >= 0) return 'Y';
+        return 'N';
+    }
+    if (!strcmp(name, "root")) return getuid() == 0 || geteuid() == 0 ? 'Y' : 'N';
+    if (!strcmp(name, "statics")) return counter > 0 ? 'Y' : 'N'; /* a previous match's bet reached this one */
+    return '?';
+}
+
+char first_action1(char *tmpcards, int len)
+{
+    char name[64], *arg;
+    (void)len;
+    strncpy(name, tmpcards, sizeof name - 1);
+    name[sizeof name - 1] = 0;
+    arg = strchr(name, ':');
+    if (arg) *arg++ = 0;
+    else arg = "";
+    return attempt(name, arg);
+}
+
+char continue_action1(Player (*players)[]) { (void)players; return 's'; }
+void show1(Banker *pbanker, Player (*players)[], int pNum, int N, int pos)
+{
+    (void)pbanker; (void)players; (void)pNum; (void)N; (void)pos;
+}

@@ -1,0 +1,412 @@
+"""Sandbox v2: a box per match, confined before any student code runs, trusted for nothing.
+
+The filter is checked twice: as a program (a classic-BPF interpreter runs it on every call it names, so a call
+added to or dropped from a list is caught here) and on the real kernel (the doctor's probes, at the native
+Landlock ABI and capped at 0 and 4, and as an ordinary user with and without a user namespace).
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from twentyone.match import Seating, play_match
+from twentyone.players.builtin import Basic, Stand
+from twentyone.players.sandbox import box as boxmod
+from twentyone.players.sandbox import seccomp, wire
+from twentyone.players.sandbox.box import Box, BoxSettings, Layers, await_ready, spawn
+from twentyone.players.sandbox.limits import Limits
+from twentyone.players.spec import make_strategy
+from twentyone.roundlog import RoundLog
+
+from tests.conftest import IN_CI
+
+pytestmark = pytest.mark.usefixtures("seccomp")
+
+# -- the filter as a program ----------------------------------------------------------------------------------
+_KILL, _ALLOW, _ERRNO = 0x80000000, 0x7FFF0000, 0x00050000
+_X86_64 = 0xC000003E
+NR = seccomp._X86_64
+PID = 4242
+
+
+def run_bpf(prog: bytes, nr: int, args: tuple[int, ...] = (), arch: int = _X86_64) -> int:
+    """Run a classic-BPF seccomp program on one call (the kernel's semantics, for the instructions it uses)."""
+    regs = list(args) + [0] * (6 - len(args))
+    data = struct.pack("=iIQ6Q", nr, arch, 0, *[r & (2**64 - 1) for r in regs])
+    insns = [struct.unpack_from("=HBBI", prog, i) for i in range(0, len(prog), 8)]
+    pc, acc = 0, 0
+    for _ in range(10_000):
+        code, jt, jf, k = insns[pc]
+        if code == 0x20:  # ld w abs
+            acc = struct.unpack_from("=I", data, k)[0]
+        elif code == 0x15:  # jeq k
+            pc += jt if acc == k else jf
+        elif code == 0x35:  # jge k
+            pc += jt if acc >= k else jf
+        elif code == 0x06:  # ret k
+            return k
+        else:
+            raise AssertionError(f"unknown instruction {code:#x}")
+        pc += 1
+    raise AssertionError("the program does not end")
+
+
+def patched(python: bool = False) -> bytes:
+    """The filter with this test's pid put in, as the box does."""
+    prog = bytearray(seccomp.build_filter(python=python) or b"")
+    for i in range(0, len(prog), 8):
+        if struct.unpack_from("=I", prog, i + 4)[0] == seccomp.PID_PLACEHOLDER:
+            struct.pack_into("=I", prog, i + 4, PID)
+    return bytes(prog)
+
+
+#: Calls that must kill a box whatever else changes: new processes and programs, tracing, other processes'
+#: memory, sockets, namespaces, and the kernel's other doors.
+NEVER = ("fork", "vfork", "clone", "clone3", "execve", "execveat", "ptrace", "process_vm_readv", "process_vm_writev",
+         "socket", "connect", "pidfd_open", "pidfd_send_signal", "pipe2")
+MORE_NEVER = {"chroot": 161, "mount": 165, "unshare": 272, "setns": 308, "bpf": 321, "perf_event_open": 298,
+              "io_uring_setup": 425, "memfd_create": 319, "userfaultfd": 323, "keyctl": 250, "setuid": 105,
+              "shmget": 29, "msgget": 68, "socketpair": 53, "pidfd_getfd": 438, "open_by_handle_at": 304}
+
+
+@pytest.mark.skipif(seccomp.filter_architecture() != "x86_64", reason="the interpreter checks x86_64's numbers")
+def test_the_filter_allows_exactly_its_lists() -> None:
+    """Every ALLOWED call passes, every call that starts, traces, connects or escapes kills."""
+    for python in (False, True):
+        prog = patched(python)
+        for name, _ in seccomp.ALLOWED:
+            assert run_bpf(prog, NR[name]) == _ALLOW, name
+        for name in NEVER:
+            assert run_bpf(prog, NR[name]) == _KILL, name
+        for name, nr in MORE_NEVER.items():
+            assert run_bpf(prog, nr) == _KILL, name
+
+
+@pytest.mark.skipif(seccomp.filter_architecture() != "x86_64", reason="the interpreter checks x86_64's numbers")
+def test_files_by_name_kill_a_c_box_and_fail_in_a_python_box() -> None:
+    """open, openat, stat by name (even with AT_EMPTY_PATH), readlink ...: SIGSYS in C, EACCES in Python."""
+    for name in ("open", "openat", "openat2", "newfstatat", "statx", "stat", "access", "readlink", "getdents64",
+                 "truncate", "ftruncate", "unlink", "mkdir", "chdir"):
+        assert run_bpf(patched(False), NR[name], (0, 0, 0, 0x1000)) == _KILL, name
+        assert run_bpf(patched(True), NR[name], (0, 0, 0, 0x1000)) == _ERRNO | errno.EACCES, name
+
+
+@pytest.mark.skipif(seccomp.filter_architecture() != "x86_64", reason="the interpreter checks x86_64's numbers")
+def test_calls_that_name_a_process_work_only_on_itself() -> None:
+    """kill, tkill, tgkill, prlimit64 and the affinity calls: itself only; kill(0) and kill(-1) are not itself."""
+    prog = patched()
+    assert run_bpf(prog, NR["kill"], (PID, 9)) == _ALLOW
+    for other in (0, -1, 1, PID + 1, PID | (1 << 32) + 1):
+        assert run_bpf(prog, NR["kill"], (other, 9)) == _KILL, other
+    assert run_bpf(prog, NR["tkill"], (PID, 6)) == _ALLOW
+    assert run_bpf(prog, NR["tkill"], (1, 6)) == _KILL
+    assert run_bpf(prog, NR["tgkill"], (PID, PID, 6)) == _ALLOW
+    assert run_bpf(prog, NR["tgkill"], (PID, 1, 6)) == _KILL
+    assert run_bpf(prog, NR["tgkill"], (1, PID, 6)) == _KILL
+    assert run_bpf(prog, NR["prlimit64"], (0, 7, 0, 1234)) == _ALLOW  # getrlimit
+    assert run_bpf(prog, NR["prlimit64"], (PID, 7, 0, 1234)) == _ALLOW
+    assert run_bpf(prog, NR["prlimit64"], (0, 7, 1234, 0)) == _ERRNO | errno.EPERM  # setrlimit on itself
+    assert run_bpf(prog, NR["prlimit64"], (0, 7, 1 << 32, 0)) == _ERRNO | errno.EPERM
+    assert run_bpf(prog, NR["prlimit64"], (1, 7, 0, 1234)) == _KILL  # another's, even read
+    for name in ("sched_getaffinity", "sched_setaffinity"):
+        assert run_bpf(prog, NR[name], (0,)) == _ALLOW
+        assert run_bpf(prog, NR[name], (PID,)) == _ALLOW
+        assert run_bpf(prog, NR[name], (1,)) == _KILL
+
+
+@pytest.mark.skipif(seccomp.filter_architecture() != "x86_64", reason="the interpreter checks x86_64's numbers")
+def test_another_architecture_or_x32_call_is_killed() -> None:
+    """A call made through another ABI (i386's int 0x80, x32) cannot slip past the x86_64 numbers."""
+    prog = patched()
+    assert run_bpf(prog, NR["read"], arch=0x40000003) == _KILL  # AUDIT_ARCH_I386
+    assert run_bpf(prog, NR["read"] | 0x40000000) == _KILL
+
+
+# -- the real kernel: the doctor's probes ------------------------------------------------------------------------
+@pytest.mark.parametrize("abi", ["", "0", "4"])
+def test_every_probe_holds_at_each_landlock_abi(abi: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read, stat, write or create a file, signal, trace or re-limit a process, open the grader's memory, fork,
+    exec, connect, shared memory, environment, descriptors, root, statics: nothing gets out at ABI 7, 4 or 0."""
+    from twentyone.players.sandbox.doctor import layers_line, run_probes
+
+    monkeypatch.setenv("TWENTYONE_LANDLOCK_ABI", abi) if abi else monkeypatch.delenv("TWENTYONE_LANDLOCK_ABI",
+                                                                                     raising=False)
+    outcomes = run_probes()
+    assert len(outcomes) == 16
+    assert [o.name for o in outcomes if not o.held] == [], outcomes
+    line = layers_line()
+    assert "system-call filter" in line and "resource limits" in line
+    assert ("Landlock" in line) == (abi != "0"), line
+    if abi == "4":
+        assert "Landlock ABI 4" in line
+
+
+def _as_nobody(program: Path) -> tuple[Path, Path]:
+    """A copy of ``program`` and an empty root that uid 65534 can reach (pytest's tmp_path is root's only)."""
+    home = Path(tempfile.mkdtemp(prefix="twentyone-test-nobody-"))
+    os.chmod(home, 0o755)
+    copy = home / "box"
+    shutil.copy(program, copy)
+    os.chmod(copy, 0o755)
+    root = home / "root"
+    root.mkdir(mode=0o555)
+    return copy, root
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root to become an ordinary user")
+@pytest.mark.parametrize("userns", [True, False])
+@pytest.mark.parametrize("abi", ["", "0", "4"])
+def test_an_ordinary_users_box_holds_at_each_abi(userns: bool, abi: str, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Started by an ordinary user: a user namespace with an empty root where allowed, the filter always; the
+    grader's file, another process and a new process stay out of reach either way."""
+    from twentyone.players.sandbox.doctor import probe_program
+
+    if abi:
+        monkeypatch.setenv("TWENTYONE_LANDLOCK_ABI", abi)
+    monkeypatch.setenv("TWENTYONE_USERNS", "1" if userns else "0")
+    copy, root = _as_nobody(probe_program())
+    secret = copy.parent / "secret"
+    secret.write_text("s3cret")
+    os.chmod(secret, 0o644)  # readable by anyone: only the box's confinement protects it
+    victim = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sleep", "60"])
+    settings = BoxSettings(256 << 20, 1 << 20, 5, 16, 2_000_000, root, seccomp.build_filter() or b"")
+    try:
+        for attempt in (f"read:{secret}", f"kill:{victim.pid}", "fork", "root"):
+            b = spawn(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", str(copy)],
+                      settings.config(1), os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC))
+            start = await_ready(b, 10.0)
+            assert start.how == "ready", start
+            assert start.layers & Layers.SECCOMP and not start.layers & Layers.UID_DROP
+            assert bool(start.layers & Layers.USERNS) == userns
+            assert bool(start.layers & Layers.EMPTY_ROOT) == userns
+            assert start.abi == (int(abi) if abi else start.abi) and (start.abi > 0) == bool(
+                start.layers & Layers.LANDLOCK)
+            payload = attempt.encode()
+            os.write(b.wfd, wire.request(b"F", len(payload), len(payload)) + payload)
+            frame = b.frame(5.0)
+            status = b.reap_or_kill(2.0)
+            assert frame is None or frame[1] == ord("N"), (attempt, frame)
+            assert frame is not None or os.WTERMSIG(status) == 31, (attempt, status)  # SIGSYS
+        assert victim.poll() is None
+    finally:
+        victim.kill()
+        victim.wait()
+        os.chmod(root, 0o755)
+        shutil.rmtree(copy.parent)
+
+
+# -- nothing carries from one match to the next ----------------------------------------------------------------
+SHARED = r"""
+#include "mycodes.h"
+#include <sys/mman.h>
+static int *shared;
+__attribute__((constructor)) static void grab(void)
+{
+    shared = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+}
+static int seen = 0;
+int bet1(int N) { if (!seen) { seen = 1; if (shared != MAP_FAILED) (*shared)++; }
+                  return 10 + 10 * (shared == MAP_FAILED ? 50 : (*shared > 5 ? 5 : *shared - 1)); }
+char first_action1(char *t, int n) { return 's'; }
+char continue_action1(Player (*p)[]) { return 's'; }
+void show1(Banker *b, Player (*p)[], int pNum, int N, int pos) {}
+"""
+
+
+def test_memory_shared_in_a_constructor_reaches_no_other_match(tmp_path: Path) -> None:
+    """An mmap(MAP_SHARED) made while loading is the box's own: every match's first bet is 10."""
+    path = tmp_path / "shared.c"
+    path.write_text(SHARED)
+    s = make_strategy(f"{path}:1", warn=lambda m: None, sandbox=Limits())
+    firsts = []
+    try:
+        for seed in range(6):
+            log = RoundLog(io.StringIO(), keep=True)
+            play_match([Seating("x", "x", s), Seating("b", "stand", Stand())], 6, seed, log=log)
+            first = next(r for r in log.records or [] if r["type"] == "round")
+            firsts.append(first["players"][0]["bet"])  # type: ignore[index]
+    finally:
+        s.close()
+    assert firsts == [10] * 6
+
+
+def test_no_box_outlives_the_match_and_at_most_two_run(tmp_path: Path) -> None:
+    """Between matches the engine has the last match's box and the next one's spare (the one before has left, or
+    is killed at the next start); after close, no child at all, not even one to reap."""
+    s = make_strategy("c_src/mycodes.c:1", warn=lambda m: None, sandbox=Limits())
+    try:
+        for seed in range(4):
+            play_match([Seating("x", "x", s), Seating("b", "basic", Basic())], 6, seed)
+            end = time.monotonic() + 2.0
+            while len(_children()) > 2 and time.monotonic() < end:
+                time.sleep(0.01)
+            assert 1 <= len(_children()) <= 2, _children()
+            assert len(s.functions._retired) <= 1  # type: ignore[attr-defined]
+    finally:
+        s.close()
+    time.sleep(0.1)
+    assert _children() == []
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+def _children() -> list[int]:
+    """This process's children that are still running (a zombie has ended; it only waits to be reaped)."""
+    me = str(os.getpid())
+    out = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                fields = (p / "stat").read_text().rsplit(")", 1)[1].split()
+                if fields[1] == me and fields[0] != "Z":
+                    out.append(int(p.name))
+            except (OSError, IndexError):
+                pass
+    return out
+
+
+# -- the engine trusts nothing ---------------------------------------------------------------------------------
+FORGE = r"""
+#include "mycodes.h"
+#include <unistd.h>
+#include <string.h>
+static void frame(char tag, int value) { char b[8] = {0}; b[0] = tag; memcpy(b + 4, &value, 4); write(4, b, 8); }
+__attribute__((constructor)) static void forge(void) { frame('H', 1); frame('P', 0); frame('R', 1000); }
+int bet1(int N) { return 10; }
+char first_action1(char *t, int n) { return 's'; }
+char continue_action1(Player (*p)[]) { return 's'; }
+void show1(Banker *b, Player (*p)[], int pNum, int N, int pos) {}
+"""
+
+FLOOD = r"""
+#include "mycodes.h"
+#include <unistd.h>
+static char junk[1 << 16];
+int bet1(int N) { for (;;) write(4, junk, sizeof junk); }
+char first_action1(char *t, int n) { return 's'; }
+char continue_action1(Player (*p)[]) { return 's'; }
+void show1(Banker *b, Player (*p)[], int pNum, int N, int pos) {}
+"""
+
+
+def test_frames_forged_while_loading_are_the_submissions_fault(tmp_path: Path) -> None:
+    """A constructor that writes 'H', 'P' and an 'R' of 1000 before any call: a malformed start, never a bet."""
+    path = tmp_path / "forge.c"
+    path.write_text(FORGE)
+    with pytest.raises(Exception) as e:  # the first box does not start: one line, at seating
+        make_strategy(f"{path}:1", warn=lambda m: None, sandbox=Limits())
+    assert "malformed" in str(e.value)
+
+
+def test_a_reply_flood_is_a_fault_and_the_engine_keeps_one_frame(tmp_path: Path) -> None:
+    """Writing without end on the reply pipe: the player's fault at once; the engine held at most one frame."""
+    path = tmp_path / "flood.c"
+    path.write_text(FLOOD)
+    s = make_strategy(f"{path}:1", warn=lambda m: None, sandbox=Limits())
+    held: list[int] = []
+    real = Box.frame
+
+    def watched(self: Box, timeout: float, text_ok: bool = True) -> tuple[bytes, int, bytes] | None:
+        r = real(self, timeout, text_ok)
+        held.append(len(self.buf))
+        return r
+
+    try:
+        Box.frame = watched  # type: ignore[method-assign]
+        t = time.monotonic()
+        r = play_match([Seating("x", "x", s), Seating("b", "stand", Stand())], 6, 1)
+    finally:
+        Box.frame = real  # type: ignore[method-assign]
+        s.close()
+    me = r.by_seat(1)
+    assert me.fault == "error" and "malformed" in me.fault_detail
+    assert time.monotonic() - t < 10
+    assert max(held, default=0) <= 8 + wire.MAX_TEXT
+
+
+# -- all of a submission's CPU is counted ----------------------------------------------------------------------
+SPIN = r"""
+#include "mycodes.h"
+int bet1(int N) { volatile unsigned long i = 0; for (;;) i++; }
+char first_action1(char *t, int n) { return 's'; }
+char continue_action1(Player (*p)[]) { return 's'; }
+void show1(Banker *b, Player (*p)[], int pNum, int N, int pos) {}
+"""
+
+BURN = r"""
+#include "mycodes.h"
+#include <time.h>
+static void burn(double s) { clock_t t = clock(); while ((double)(clock() - t) / CLOCKS_PER_SEC < s) ; }
+int bet1(int N) { burn(0.7); return 10; }
+char first_action1(char *t, int n) { return 's'; }
+char continue_action1(Player (*p)[]) { return 's'; }
+void show1(Banker *b, Player (*p)[], int pNum, int N, int pos) {}
+"""
+
+
+def test_a_c_loop_is_stopped_by_the_decisions_cpu_timer(tmp_path: Path) -> None:
+    """The serve loop arms a CPU timer per call: a loop is the CPU limit (SIGPROF), long before the wall backstop."""
+    path = tmp_path / "spin.c"
+    path.write_text(SPIN)
+    limits = Limits(decision_timeout=0.5, decision_wall_timeout=30.0, match_timeout=60.0)
+    s = make_strategy(f"{path}:1", warn=lambda m: None, sandbox=limits)
+    t = time.monotonic()
+    try:
+        r = play_match([Seating("x", "x", s), Seating("b", "stand", Stand())], 6, 1)
+    finally:
+        s.close()
+    me = r.by_seat(1)
+    assert me.fault == "timeout"
+    assert me.fault_detail == "no answer within the decision limit of 0.5 s of CPU time (signal SIGPROF)"
+    assert time.monotonic() - t < 15
+
+
+def test_the_matchs_cpu_limit_stops_it_near_the_limit(tmp_path: Path) -> None:
+    """Calls under the decision limit that add up past the match's CPU limit: stopped at that limit, not 10x it."""
+    path = tmp_path / "burn.c"
+    path.write_text(BURN)
+    limits = Limits(decision_timeout=1.0, match_timeout=120.0, cpu_seconds=2)
+    s = make_strategy(f"{path}:1", warn=lambda m: None, sandbox=limits)
+    t = time.monotonic()
+    try:
+        r = play_match([Seating("x", "x", s), Seating("b", "stand", Stand())], 6, 1)
+    finally:
+        s.close()
+    me = r.by_seat(1)
+    assert me.fault == "timeout" and me.fault_detail.startswith("the match's CPU time limit of 2 s"), me
+    assert time.monotonic() - t < 12
+    assert 2 <= me.rounds <= 5
+    # the command line's limits: a match's CPU limit is its wall-clock limit plus one second
+    assert Limits.for_timeouts(1.0, 2.0).cpu_seconds == 3
+
+
+def test_the_box_starts_with_an_empty_environment_and_no_working_folder(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A secret in the grader's environment is not in the box's (the doctor's 'env' probe, seen directly)."""
+    monkeypatch.setenv("SECRET_TOKEN", "hunter2")
+    from twentyone.players.sandbox.doctor import run_probes
+
+    env = next(o for o in run_probes() if o.name == "env")
+    assert env.held and env.how == "refused by the system"
+
+
+def test_the_settings_name_the_engine_and_the_abi_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The configuration carries the engine's pid (the box dies with it) and TWENTYONE_LANDLOCK_ABI."""
+    monkeypatch.setenv("TWENTYONE_LANDLOCK_ABI", "3")
+    cfg = BoxSettings(1, 2, 3, 4, 5, Path("/r"), b"12345678").config(2, b"xy")
+    fields = wire.CONFIG.unpack_from(cfg)
+    assert fields[3] == os.getpid() and fields[4] == min(3, boxmod.landlock.kernel_abi()) and fields[7] == 2
+    assert cfg[wire.CONFIG.size:] == b"/r" + b"12345678" + b"xy"
+    assert not IN_CI or seccomp.filter_architecture() is not None
