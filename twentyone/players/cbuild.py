@@ -26,6 +26,7 @@ refused before compiling.
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import json
 import os
@@ -44,7 +45,8 @@ from twentyone.players import cheaders
 from twentyone.players.sandbox import landlock
 from twentyone.strategy import FUNCTION_NAMES
 
-__all__ = ["C_SRC", "BRIDGE", "FLAGS", "CXX_FLAGS", "prepare_source", "compile_student", "compile_program", "module_name",
+__all__ = ["C_SRC", "BRIDGE", "FLAGS", "CXX_FLAGS", "prepare_source", "compile_student", "compile_program",
+           "module_name", "prune_cache", "max_module_bytes",
            "missing_functions", "cache_dir", "output_dir", "bridge_cdef", "main", "SOURCE_SUFFIXES"]
 
 C_SRC = cheaders.C_SRC
@@ -53,7 +55,26 @@ COMPILE_TIMEOUT = 120.0
 #: Limits of the compiler's processes (each): memory, CPU seconds, the largest file it may write.
 COMPILE_MEMORY = 1 << 30
 COMPILE_CPU = 60
-COMPILE_FILE_SIZE = 256 << 20
+#: The largest compiled module or box program kept (``TWENTYONE_MAX_MODULE_MIB``, 64 by default): a 240 MB
+#: initialised array is refused in one line instead of filling the cache and slowing every match.
+MAX_MODULE_MIB = 64
+#: The compiled-module cache's total size (``TWENTYONE_CACHE_MIB``, 1024 by default): the least recently used
+#: builds are removed past it.
+CACHE_MIB = 1024
+
+
+def _mib(name: str, default: int) -> int:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or not 1 <= int(text) <= 1 << 20:
+        raise PlayerSpecError(f"{name} must be a number of MiB, 1 .. 1048576, not {text!r}")
+    return int(text)
+
+
+def max_module_bytes() -> int:
+    """The cap on a compiled module's (and box program's) size, in bytes."""
+    return _mib("TWENTYONE_MAX_MODULE_MIB", MAX_MODULE_MIB) << 20
 FLAGS = ("-O1", "-std=gnu99", "-fvisibility=hidden", "-w", "-fno-diagnostics-show-caret")
 #: The student's file when it is C++ (the course's helpers and the glue stay C).
 CXX_FLAGS = ("-O1", "-std=gnu++17", "-fvisibility=hidden", "-w", "-fno-diagnostics-show-caret")
@@ -198,7 +219,9 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None,
     name = module_name(source, lang)
     out_dir = cache_dir() / name
     for built in out_dir.glob(f"{name}*.so"):
-        return built
+        if (out_dir / BOX_PROGRAM).is_file():
+            _touch(out_dir)
+            return built
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tw-build-", dir=out_dir.parent) as tmp:
         scratch = Path(tmp)
@@ -211,6 +234,7 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None,
             raise CompileError(f"{path}: compiling took longer than {timeout:g} s")
         student = scratch / ("student.cpp" if lang == "cpp" else "mycodes.c")
         if proc.returncode != 0:
+            _check_size(path, scratch, proc)
             raise CompileError(f"{path} does not compile", _compiler_messages(proc, student, path))
         product = next(scratch.glob(f"{name}*.so"), None)
         if product is None:
@@ -218,15 +242,12 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None,
         box = scratch / BOX_PROGRAM
         if not box.is_file():
             raise CompileError(f"{path}: the compiler produced no box program")
+        _check_size(path, scratch)
         final_dir = scratch / "final"
         final_dir.mkdir()
         product.replace(final_dir / product.name)
         box.replace(final_dir / BOX_PROGRAM)
-        try:
-            final_dir.rename(out_dir)
-        except OSError:
-            if not out_dir.exists():
-                raise
+        _finish(final_dir, out_dir)
     return next(out_dir.glob(f"{name}*.so"))
 
 
@@ -250,6 +271,7 @@ def compile_program(path: Path, source: bytes, *, lang: str, headers: Sequence[P
     name = "_tw_program_" + h.hexdigest()[:24]
     out_dir = cache_dir() / name
     if (out_dir / BOX_PROGRAM).is_file():
+        _touch(out_dir)
         return out_dir / BOX_PROGRAM
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tw-build-", dir=out_dir.parent) as tmp:
@@ -281,19 +303,85 @@ def compile_program(path: Path, source: bytes, *, lang: str, headers: Sequence[P
         if proc is None:
             raise CompileError(f"{path}: compiling took longer than {timeout:g} s")
         if proc.returncode != 0:
+            _check_size(path, scratch, proc)
             raise CompileError(f"{path} does not compile", _compiler_messages(proc, student, path))
         box = scratch / BOX_PROGRAM
         if not box.is_file():
             raise CompileError(f"{path}: the compiler produced no program")
+        _check_size(path, scratch)
         final_dir = scratch / "final"
         final_dir.mkdir()
         box.replace(final_dir / BOX_PROGRAM)
-        try:
-            final_dir.rename(out_dir)
-        except OSError:
-            if not out_dir.exists():
-                raise
+        _finish(final_dir, out_dir)
     return out_dir / BOX_PROGRAM
+
+
+def _check_size(path: Path, scratch: Path, proc: subprocess.CompletedProcess[bytes] | None = None) -> None:
+    """Refuse a build whose products passed the module cap, or whose tools were stopped writing past it."""
+    cap = max_module_bytes()
+    largest = max((f.stat().st_size for f in scratch.rglob("*") if f.is_file() and not f.is_symlink()), default=0)
+    stopped = proc is not None and b"File size limit exceeded" in proc.stderr
+    if largest > cap or stopped:
+        size = f"{largest >> 20} MiB" if largest > cap else f"more than {cap >> 20} MiB"
+        raise CompileError(f"{path}: the compiled module would be {size}, over the cap of {cap >> 20} MiB (a large "
+                           "initialised array?); TWENTYONE_MAX_MODULE_MIB sets the cap")
+
+
+def _touch(built: Path) -> None:
+    """Mark a cached build as used now (the cache keeps the most recently used)."""
+    try:
+        os.utime(built)
+    except OSError:
+        pass
+
+
+def _finish(final_dir: Path, out_dir: Path) -> None:
+    """Put a finished build in the cache (only finished builds are ever there), then keep the cache in size."""
+    try:
+        final_dir.rename(out_dir)
+    except OSError:
+        if not out_dir.exists():
+            raise
+    prune_cache(keep=out_dir)
+
+
+def prune_cache(keep: Path | None = None, now: float | None = None) -> list[Path]:
+    """Keep the build cache under ``TWENTYONE_CACHE_MIB``: remove the least recently used builds past it (never
+    ``keep``), and scratch folders of builds that were killed (over an hour old).  Returns what was removed."""
+    import time
+
+    root = cache_dir()
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    builds: list[tuple[float, int, Path]] = []
+    try:
+        entries = list(root.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        try:
+            st = entry.lstat()
+        except OSError:
+            continue
+        if entry.name.startswith("tw-build-"):
+            if now - st.st_mtime > 3600:
+                shutil.rmtree(entry, ignore_errors=True)
+                removed.append(entry)
+            continue
+        if entry.name.startswith(("_tw_student_", "_tw_program_")) and entry.is_dir() and not entry.is_symlink():
+            size = sum(f.stat().st_size for f in entry.iterdir() if f.is_file())
+            builds.append((st.st_mtime, size, entry))
+    total = sum(size for _, size, _ in builds)
+    cap = _mib("TWENTYONE_CACHE_MIB", CACHE_MIB) << 20
+    for _, size, entry in sorted(builds):
+        if total <= cap:
+            break
+        if keep is not None and entry == keep:
+            continue
+        shutil.rmtree(entry, ignore_errors=True)
+        removed.append(entry)
+        total -= size
+    return removed
 
 
 def _scratch(scratch: Path, source: bytes, lang: str, name: str) -> dict[str, Any]:
@@ -338,14 +426,14 @@ def _say_unconfined(warn: Callable[[str], None] | None) -> None:
              "includes and inline assembly are refused before compiling")
 
 
-def _untrusted_child() -> None:
+def _untrusted_child(file_size: int) -> None:
     """In the compiler's process, before it starts: die with the grader, and take the compile limits."""
     import resource
 
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG (die_with_parent's, fork-safe)
     resource.setrlimit(resource.RLIMIT_AS, (COMPILE_MEMORY, COMPILE_MEMORY))
     resource.setrlimit(resource.RLIMIT_CPU, (COMPILE_CPU, COMPILE_CPU + 1))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (COMPILE_FILE_SIZE, COMPILE_FILE_SIZE))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if os.geteuid() != 0:  # root is not bound by RLIMIT_NPROC; an ordinary user's count is all of theirs
         mine = sum(1 for p in Path("/proc").iterdir() if p.name.isdigit() and _owned(p))
@@ -363,8 +451,10 @@ def _run_untrusted(cmd: list[str], cwd: Path, timeout: float) -> subprocess.Comp
     """Run the compiler's ``cmd`` as untrusted code, in a process group of its own; None (and the whole
     group killed) after ``timeout``."""
     env = dict(os.environ, TMPDIR=str(cwd), LC_ALL="C")
+    # The tools may write a little more than the cap (the cap is checked on what they made), never much more.
+    limit = functools.partial(_untrusted_child, max_module_bytes() + (16 << 20))
     p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         start_new_session=True, env=env, preexec_fn=_untrusted_child)  # noqa: PLW1509
+                         start_new_session=True, env=env, preexec_fn=limit)  # noqa: PLW1509
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

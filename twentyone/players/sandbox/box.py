@@ -119,10 +119,13 @@ class BoxSettings:
 
 def python_argv(package_root: Path) -> list[str]:
     """The command of a Python box: isolated (``-I``: no environment, no user site, no working folder on the
-    path), moved to ``/`` before anything but the interpreter's own start-up has run."""
-    boot = ("import os, sys; os.chdir('/'); sys.path.insert(0, sys.argv[1]); "
+    path) and without ``site`` (``-S``: the path is the package's folder and the installation's site-packages,
+    given here), moved to ``/`` before anything but the interpreter's own start-up has run."""
+    import site
+
+    boot = ("import os, sys; os.chdir('/'); sys.path[:0] = sys.argv[1:]; "
             "from twentyone.players.sandbox import pybox; pybox.main()")
-    return [sys.executable, "-I", "-B", "-c", boot, str(package_root)]
+    return [sys.executable, "-I", "-S", "-B", "-c", boot, str(package_root), *site.getsitepackages()]
 
 
 def _high(fd: int) -> int:

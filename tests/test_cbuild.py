@@ -1,0 +1,174 @@
+"""Building a submission: its box program runs nothing of the student's before it is confined, its size is
+capped, and the build cache keeps only finished builds under its size."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from twentyone.errors import CompileError, PlayerSpecError
+from twentyone.match import Seating, play_match
+from twentyone.players.builtin import Stand
+from twentyone.players.cbuild import cache_dir, compile_student, prune_cache
+from twentyone.players.sandbox.limits import Limits
+from twentyone.players.spec import make_strategy
+
+pytestmark = pytest.mark.usefixtures("seccomp")
+
+TAIL = r"""
+char continue_action1(Player (*p)[]) { return 's'; }
+void show1(Banker *b, Player (*p)[], int pNum, int N, int pos) {}
+"""
+
+INIT_SECTION = r"""
+#include "mycodes.h"
+__asm__(".section .init\n\tnop\n\t.text\n");
+int bet1(int N) { return 10; }
+char first_action1(char *t, int n) { return 's'; }
+""" + TAIL
+
+IFUNC = r"""
+#include "mycodes.h"
+static int real(int N) { return 10; }
+static int (*pick(void))(int) { return real; }
+int chosen(int N) __attribute__((ifunc("pick")));
+int bet1(int N) { return chosen(N); }
+char first_action1(char *t, int n) { return 's'; }
+""" + TAIL
+
+#: Every function the box calls before it is confined, defined by the student to do nothing: if any stood in for
+#: the real one, the constructor below would run unconfined and read the file.
+IMPOSTOR = r"""
+#include "mycodes.h"
+#include <fcntl.h>
+extern long read(int fd, void *buf, unsigned long n);
+int prctl(int o, ...) { return 0; }
+int setrlimit(int r, const void *l) { return 0; }
+int chroot(const char *p) { return 0; }
+int setresuid(unsigned a, unsigned b, unsigned c) { return 0; }
+int setresgid(unsigned a, unsigned b, unsigned c) { return 0; }
+int setgroups(unsigned long n, const void *l) { return 0; }
+long syscall(long n, ...) { return 0; }
+int unshare(int f) { return 0; }
+int close_range(unsigned a, unsigned b, int f) { return 0; }
+static int got = 0;
+__attribute__((constructor)) static void peek(void)
+{
+    int fd = open("%s", O_RDONLY);
+    char c;
+    got = fd >= 0 && read(fd, &c, 1) == 1;
+}
+int bet1(int N) { return got ? 1000 : 10; }
+char first_action1(char *t, int n) { return 's'; }
+""" + TAIL
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_init_section_code_is_refused(tmp_path: Path) -> None:
+    """Code put in .init by hand would run before main, so before the box is confined: the build refuses it."""
+    with pytest.raises(CompileError) as e:
+        compile_student(_write(tmp_path, "init.c", INIT_SECTION))
+    assert "'.init' section runs code before the sandbox holds" in (e.value.messages or "")
+
+
+def test_an_ifunc_resolver_is_refused(tmp_path: Path) -> None:
+    """An ifunc resolver runs while the program is loaded, before main: the build refuses it."""
+    with pytest.raises(CompileError) as e:
+        compile_student(_write(tmp_path, "ifunc.c", IFUNC))
+    assert "ifunc resolver" in (e.value.messages or "")
+
+
+def test_the_students_functions_cannot_stand_in_for_the_boxs(tmp_path: Path) -> None:
+    """A file that defines prctl, setrlimit, chroot, setresuid, syscall ... as no-ops: the box still confines
+    itself (its calls reach the C library), and the constructor's open is a forbidden call while loading."""
+    secret = _write(tmp_path, "secret.txt", "secret")
+    path = _write(tmp_path, "impostor.c", IMPOSTOR % secret)
+    with pytest.raises(PlayerSpecError) as e:
+        make_strategy(f"{path}:1", warn=lambda m: None, sandbox=Limits())
+    assert "while loading (its initialisers): forbidden system call" in str(e.value)
+
+
+def test_a_module_over_the_cap_is_refused_in_one_line(tmp_path: Path) -> None:
+    """A 16 MB initialised array under a cap of 8 MiB: one line naming the cap, exit 2, nothing cached."""
+    path = _write(tmp_path, "big.c", '#include "mycodes.h"\nstatic int big[4000000] = {1};\n'
+                  "int bet1(int N) { return 10 + big[N]; }\nchar first_action1(char *t, int n) { return 's'; }\n"
+                  + TAIL)
+    env = dict(os.environ, TWENTYONE_MAX_MODULE_MIB="8")
+    r = subprocess.run([sys.executable, "-m", "twentyone", "match", "--sandbox", "-p", str(path), "-p", "stand"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 2
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("twentyone: error:")]
+    assert len(errors) == 1 and "over the cap of 8 MiB" in errors[0], r.stderr
+    assert "Traceback" not in r.stderr
+    assert not any(p.name.startswith("tw-build-") for p in cache_dir().iterdir())
+
+
+def _fake_build(name: str, size: int, age: float) -> Path:
+    d = cache_dir() / name
+    d.mkdir(parents=True)
+    (d / "box").write_bytes(b"\0" * size)
+    t = time.time() - age
+    os.utime(d, (t, t))
+    return d
+
+
+def test_the_cache_keeps_the_most_recently_used_builds_under_its_size(monkeypatch: pytest.MonkeyPatch,
+                                                                       tmp_path: Path) -> None:
+    """Past TWENTYONE_CACHE_MIB the least recently used builds go, never the one just made; a scratch folder of
+    a killed build goes after an hour, a running one's stays."""
+    monkeypatch.setenv("TWENTYONE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("TWENTYONE_CACHE_MIB", "3")
+    old = _fake_build("_tw_student_old", 1 << 20, 300)
+    mid = _fake_build("_tw_student_mid", 1 << 20, 200)
+    new = _fake_build("_tw_program_new", 1 << 20, 100)
+    just = _fake_build("_tw_student_just", 1 << 20, 400)  # made now, but its time says older: kept all the same
+    stale = cache_dir() / "tw-build-killed"
+    stale.mkdir()
+    os.utime(stale, (time.time() - 7200,) * 2)
+    running = cache_dir() / "tw-build-running"
+    running.mkdir()
+    removed = prune_cache(keep=just)
+    assert set(removed) == {old, stale}
+    assert mid.exists() and new.exists() and just.exists() and running.exists()
+    assert not old.exists() and not stale.exists()
+
+
+def test_a_cache_hit_counts_as_use(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Compiling a file that is cached marks its build as used now, so it is the last to be pruned."""
+    monkeypatch.setenv("TWENTYONE_CACHE", str(tmp_path / "cache"))
+    built = compile_student(Path("c_src/mycodes.c")).parent
+    os.utime(built, (time.time() - 1000,) * 2)
+    compile_student(Path("c_src/mycodes.c"))
+    assert time.time() - built.stat().st_mtime < 60
+
+
+def test_a_bad_cache_setting_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TWENTYONE_MAX_MODULE_MIB that is not a number is named in one line."""
+    from twentyone.players.cbuild import max_module_bytes
+
+    monkeypatch.setenv("TWENTYONE_MAX_MODULE_MIB", "lots")
+    with pytest.raises(PlayerSpecError, match="TWENTYONE_MAX_MODULE_MIB must be a number of MiB"):
+        max_module_bytes()
+
+
+def test_a_constructor_runs_after_confinement_and_before_the_first_call(tmp_path: Path) -> None:
+    """A C++-style global initialised by a constructor is ready for the first call of every match."""
+    path = _write(tmp_path, "ctor.c", '#include "mycodes.h"\nstatic int start;\n'
+                  "__attribute__((constructor)) static void init(void) { start = 30; }\n"
+                  "int bet1(int N) { return start; }\nchar first_action1(char *t, int n) { return 's'; }\n" + TAIL)
+    s = make_strategy(f"{path}:1", warn=lambda m: None, sandbox=Limits())
+    try:
+        r = play_match([Seating("x", "x", s), Seating("b", "stand", Stand())], 6, 3)
+    finally:
+        s.close()
+    assert r.by_seat(1).fault is None and r.by_seat(1).account != 1000
