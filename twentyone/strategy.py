@@ -70,13 +70,13 @@ class Strategy:
         """``show``, when this seat will be asked for its next bet unless this very call faults.
 
         The engine calls it instead of ``show`` when that is sure; the default is ``show``.  A strategy
-        in a worker process uses the hint to fetch that bet in the same round trip: it still sees
+        in a sandbox's box uses the hint to fetch that bet in the same round trip: it still sees
         ``show`` and then ``bet``, in that order.
         """
         self.show(view)
 
     def close(self) -> None:
-        """Release anything the strategy holds (worker processes, loaded libraries)."""
+        """Release anything the strategy holds (sandbox boxes, loaded libraries)."""
 
 
 class FunctionSet(Protocol):

@@ -144,9 +144,10 @@ int tw_confine(const tw_box_config *cfg, const char *root, const unsigned char *
             return -1; /* root that cannot stop being root is not confined */
         }
     } else if (cfg->flags & TW_BOX_F_USERNS) {
+        /* A namespace in which the chroot is refused (AppArmor's restriction of unprivileged user namespaces)
+         * adds nothing: it is not named as a layer. */
         if (unshare(CLONE_NEWUSER) == 0) {
-            layers |= TW_LAYER_USERNS;
-            if (root && root[0] && chroot(root) == 0 && chdir("/") == 0) layers |= TW_LAYER_ROOT;
+            if (root && root[0] && chroot(root) == 0 && chdir("/") == 0) layers |= TW_LAYER_USERNS | TW_LAYER_ROOT;
             tw_drop_caps();
         }
     }

@@ -33,7 +33,7 @@ __all__ = ["play_job", "play_batch", "run_jobs", "drive", "parse_cluster", "time
 
 #: Round records kept per seat and match for the report (the count of fouls is always whole).
 MAX_INCIDENTS_PER_SEAT = 5
-#: Seated strategies kept per process for later jobs (each sandboxed one holds a worker process).
+#: Seated strategies kept per process for later jobs (each sandboxed one holds the next match's box).
 CACHE_SIZE = 32
 
 
@@ -41,7 +41,7 @@ _CACHE: OrderedDict[tuple[str, int, Limits | None], Strategy] = OrderedDict()
 
 
 def _strategy(spec: str, nth: int, limits: Limits | None, capture_dir: str | None) -> Strategy:
-    """The ``nth`` strategy for ``spec`` in a match, kept for the next job of this process (zygotes are reused)."""
+    """The ``nth`` strategy for ``spec`` in a match, kept for the next job of this process (its spare box is reused)."""
     key = (spec, nth, limits)
     s = _CACHE.get(key)
     if s is not None:
@@ -63,7 +63,7 @@ def play_job(job: MatchJob) -> MatchOutcome:
     for i, spec in enumerate(job.specs):
         try:
             # Keyed by the SPEC's occurrence in this match, not its seat: a student who moves from
-            # seat to seat keeps one worker (and zygote); a SPEC seated twice gets two.
+            # seat to seat keeps one set of boxes; a SPEC seated twice gets two.
             nth = job.specs[:i].count(spec) + 1
             seatings.append(Seating(f"player{i + 1}", spec, _strategy(spec, nth, job.limits, job.capture_dir)))
         except TwentyOneError as e:

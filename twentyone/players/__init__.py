@@ -7,7 +7,7 @@
 - ``pyplayer``: Python function sets and ``STRATEGY`` files;
 - ``cbuild``: building a student's ``mycodes.c`` through cffi; ``cplayer``: loading and calling it;
 - ``terminal``: a person at the terminal (``human``);
-- ``sandbox``: running a file's strategy in a worker process of its own.
+- ``sandbox``: running a file's strategy in a box of its own, one per match.
 
 Nothing is imported here, so that importing one of them loads only what it needs.
 """

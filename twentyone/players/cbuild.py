@@ -1,11 +1,17 @@
-"""Build a student's unmodified ``mycodes.c`` into a Python extension module, through cffi.
+"""Build a student's unmodified ``mycodes.c`` into a Python extension module (cffi) and a box program.
 
 ``compile_student`` builds the file in cffi API mode against the project's headers
 (``c_src/twentyone.h``, ``c_src/mycodes.h`` and the POSIX stand-ins in ``c_src/compat``), with the
-project's glue from ``c_src/bridge`` (dispatch by function set, output capture, the sandbox's serve
-loop), into a module named by a hash of the source, the headers, the glue and the flags.  Builds run
-in a subprocess (``python -m twentyone.players.cbuild``, this module's ``main``) with a time limit,
-and are cached, so an unchanged file is never rebuilt.  Every symbol of the student's code is hidden
+project's glue from ``c_src/bridge`` (dispatch by function set, output capture), into a module named by a
+hash of the source, the headers, the glue and the flags: the module plays in process (``--trusted``).  The
+same objects are linked into the submission's **box program** (``BOX_PROGRAM`` beside the module, with
+``c_src/box`` and the serve loop ``c_src/bridge/tw_serve.c``), which plays each sandboxed match: nothing of
+the student's runs in it before it is confined (initialisers moved, ``.init`` code and ifunc resolvers
+refused) and only the course's 20 functions stay global (SANDBOX.md).  ``compile_program`` builds another
+game's submission (the judge's) into a box program the same way.  Builds run in a subprocess (``python -m
+twentyone.players.cbuild``, this module's ``main``) with a time limit, and are cached, so an unchanged file
+is never rebuilt; a product over ``TWENTYONE_MAX_MODULE_MIB`` is refused, and the cache stays under
+``TWENTYONE_CACHE_MIB`` (``prune_cache``).  Every symbol of the student's code is hidden
 (``-fvisibility=hidden``), so two students' ``bet1`` never meet.
 
 ``prepare_source`` takes care of real students' habits before compiling: ``#define PERSON`` is

@@ -8,8 +8,8 @@ function set K, default 1, or a file defining ``STRATEGY``, a ``Strategy`` subcl
 folder or zip holding one (``path/to/folder[:K]``, ``path/to/li.zip[:K]``): ``players.intake`` finds the
 strategy file in it, and a zip is unpacked into a temporary folder removed when the process ends.
 
-A file's strategy runs in this process (trusted) or, given sandbox ``Limits``, in a worker process of
-its own (``twentyone.players.sandbox``).  Built-in players always run in process.  The loaders below
+A file's strategy runs in this process (trusted) or, given sandbox ``Limits``, in a box of its own for
+every match (``twentyone.players.sandbox``).  Built-in players always run in process.  The loaders below
 take their label (which names output files) and their warning sink from here.
 """
 
@@ -84,7 +84,7 @@ def make_strategy(spec: str, warn: Warn = stderr_warn, *, sandbox: Limits | None
                   capture_dir: Path | None = None, lang: str = "en") -> Strategy:
     """Return a fresh strategy for ``spec``; raise PlayerSpecError with one clear line if it can't.
 
-    ``sandbox`` runs a file's strategy in a worker process under those limits; None runs it in this
+    ``sandbox`` runs a file's strategy in a box per match under those limits; None runs it in this
     process (trusted).  ``capture_dir`` receives what a file's strategy prints, one file per match.
     ``lang`` is the prompt language of a ``human`` seat.
     """
@@ -183,7 +183,7 @@ def _c_player(path: Path, kind: SourceKind, k: int, warn: Warn, sandbox: Limits 
         raise PlayerSpecError(f"{readable(path)} has no function set {k} (missing: {', '.join(missing)})")
     if sandbox is None and kind == SourceKind.CPP:
         # A C++ file's global objects own heap memory that a snapshot of its statics cannot restore: it
-        # always plays in a worker process, forked afresh from its loaded module for every match.
+        # always plays in a box, a new program for every match.
         sandbox = Limits()
     fs: FunctionSet
     if sandbox is not None:

@@ -147,7 +147,6 @@ class SandboxFunctionSet:
 
                 source = read_source(target, str(target))
             self._extra = os.fsencode(target) + b"\0" + source
-        self._config = self._settings.config(k, self._extra)
         #: The current match's box, its poll object, the spare for the next match, retired boxes not yet reaped.
         self._box: Box | None = None
         self._poll = select.poll()
@@ -183,7 +182,7 @@ class SandboxFunctionSet:
         cannot confine it."""
         fd, path = self._capture(self.match_no + 1)
         try:
-            box = spawn(self._argv, self._config, fd)
+            box = spawn(self._argv, self._settings.config(self.k, self._extra), fd)
         except BoxStartError as e:
             raise PlayerSpecError(str(e)) from None
         finally:
@@ -361,9 +360,27 @@ class SandboxFunctionSet:
         self._retired = keep
 
     # -- the FunctionSet protocol ----------------------------------------------------------------------------
+    def _adopt(self) -> None:
+        """In a forked copy of the engine (a process pool): the boxes are the original's children, not this
+        process's; leave them to it (closing only this copy's descriptors) and start afresh."""
+        for box in [*((self._box,) if self._box else ()), *((self._spare[0],) if self._spare else ()),
+                    *self._retired]:
+            box.close_pipes()
+            if box.pidfd >= 0:
+                os.close(box.pidfd)
+                box.pidfd = -1
+        self._poll = select.poll()
+        self._box = None
+        self._spare = None
+        self._retired = []
+        self._owner = os.getpid()
+        self._cpu = engine_cpu() if self._pin else -1
+
     def reset(self, match: object) -> None:
         """End the previous match's box and start the new ``match`` in the spare one."""
         self._ahead = None
+        if os.getpid() != self._owner:
+            self._adopt()
         self._reap_retired(kill=True)
         self._retire()
         self.match_no += 1

@@ -1,8 +1,8 @@
 """Where the engine and its sandboxed workers run: the engine pinned to one CPU, the rest elsewhere.
 
 A request to a strategy's child then costs one context switch on the engine's CPU (about 10 us here)
-instead of a cross-CPU wake-up (about 50 us on this VM); zygotes, spare children and finished children
-use the other CPUs.
+instead of a cross-CPU wake-up (about 50 us on this VM); spare boxes (starting for the next match) and
+finished ones use the other CPUs.
 """
 
 from __future__ import annotations

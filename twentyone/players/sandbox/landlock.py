@@ -4,8 +4,7 @@
 programs outside ``execute``, and, where the kernel has them, TCP connections and binds (ABI 4) and
 signals and abstract unix sockets towards processes outside the confined domain (ABI 6).  Rules are
 inherited by children and cannot be lifted.  The sandbox uses it for the compiler (which may read only
-the toolchain and its scratch folder) and for the worker processes (which may read only their module
-and the Python and system libraries, and write nothing).  ``abi()`` is 0 where Landlock is missing.
+the toolchain and its scratch folder); a box sets its own Landlock domain from C (c_src/box/tw_confine.c).  ``abi()`` is 0 where Landlock is missing.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ WALL_FACTOR = 10.0
 def die_with_parent(parent: int) -> None:
     """Be killed when the parent process ``parent`` ends (and leave at once if it already has).
 
-    Every process the tool starts calls this (pool workers, zygotes, their children, the compiler), so a
+    Every process the tool starts does this (pool workers, the compiler; a box does it in C), so a
     ``kill -9`` of the command leaves nothing running.
     """
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
