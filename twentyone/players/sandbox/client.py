@@ -176,10 +176,10 @@ class SandboxFunctionSet:
             raise PlayerSpecError(f"cannot write the output file in {str(self.capture_dir)!r}: "
                                   f"{e.strerror or e}") from None
 
-    def _start(self, check: bool = False) -> tuple[Box, Path | None] | None:
-        """Start the box of the next match, away from the engine's CPU.  With ``check``, wait until it is
-        ready and raise PlayerSpecError (one line) if it cannot be: the file does not load, or this machine
-        cannot confine it."""
+    def _start(self, check: bool = False, away: bool = True) -> tuple[Box, Path | None] | None:
+        """Start the box of the next match, away from the engine's CPU (``away``: it starts while a match plays).
+        With ``check``, wait until it is ready and raise PlayerSpecError (one line) if it cannot be: the file
+        does not load, or this machine cannot confine it."""
         fd, path = self._capture(self.match_no + 1)
         try:
             box = spawn(self._argv, self._settings.config(self.k, self._extra), fd)
@@ -187,10 +187,10 @@ class SandboxFunctionSet:
             raise PlayerSpecError(str(e)) from None
         finally:
             os.close(fd)
-        away = away_cpus() if self._pin else set()
-        if away:
+        cpus = away_cpus() if self._pin and away else set()
+        if cpus:
             try:
-                os.sched_setaffinity(box.pid, away)
+                os.sched_setaffinity(box.pid, cpus)
             except OSError:
                 pass
         if check:
@@ -388,7 +388,7 @@ class SandboxFunctionSet:
         self._setup_fault = None
         if spare is None:
             try:
-                spare = self._start()
+                spare = self._start(away=False)
             except PlayerSpecError as e:
                 self._setup_fault = StrategyFault(Foul.CRASH, str(e))
                 return
