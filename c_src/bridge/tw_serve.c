@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -90,6 +91,11 @@ void tw_box_prepare(const tw_box_config *cfg)
     signal(SIGPROF, SIG_DFL);
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
+    /* stdio's own streams (C++'s cout and cerr write through them) get buffers now: stdio would otherwise ask
+     * fstat() for a size at their first use, a call the filter refuses. */
+    static char out_buffer[4096], err_buffer[256];
+    setvbuf(stdout, out_buffer, _IOLBF, sizeof out_buffer);
+    setvbuf(stderr, err_buffer, _IONBF, sizeof err_buffer);
     tw_capture_fd(1, 4 * (long)cfg->output_bytes);
 }
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.commands import FILES, Execution, _progress, entry_error_line
+from twentyone.grading.commands import FILES, Execution, _progress, announce_sandbox, entry_error_line
 from twentyone.grading.config import GradingConfig
 from twentyone.grading.grader import limits_of, prepare_entries
 from twentyone.grading.outcome import MatchOutcome
