@@ -227,6 +227,8 @@ class BjGame:
         self.dealer_shown: list[str] = []
         self.hole_shown = False
         self.round_no = 0
+        #: Cards dealt since the last shuffle.
+        self.pos = 52 - deck.left()
         self.action = 0
         self.shoe_no = 1
         self.drawn: list[str] = []
@@ -235,11 +237,6 @@ class BjGame:
         self.dealer_faces: list[str] = []
 
     # -- TableState ---------------------------------------------------------------------------------------
-    @property
-    def pos(self) -> int:
-        """Cards dealt since the last shuffle."""
-        return 52 - self.deck.left()
-
     @property
     def standing(self) -> int:
         """Money won (+) or lost (-) so far (between hands; during one, its stakes are out)."""
@@ -279,6 +276,7 @@ class BjGame:
             self.log.write({"type": "shuffle", "shoe": self.shoe_no + 1, "left": self.deck.left(),
                             "mid_round": mid_round, "action": self.action, "standing": self.settled()})
         self.deck.refill()
+        self.pos = 52 - self.deck.left()
         self.shoe_no += 1
 
     def card(self, to: Hand | None) -> str:
@@ -286,6 +284,7 @@ class BjGame:
         if not self.deck.left():
             self.shuffle(mid_round=True)
         face = self.deck.draw()
+        self.pos += 1
         self.drawn.append(face)
         if to is None:
             self.dealer_faces.append(face)

@@ -21,7 +21,7 @@ from twentyone.strategy import Strategy
 if TYPE_CHECKING:
     from twentyone.analysis import Chart
 
-__all__ = ["Stand", "Basic", "HiLo", "BUILTINS", "basic_chart"]
+__all__ = ["Stand", "Basic", "HiLo", "Mimic", "BUILTINS", "basic_chart"]
 
 UP: Final = "23456789TA"
 _COL: Final = {c: UP.index("T" if c in "JQK" else c) for c in "A23456789TJQK"}
@@ -290,6 +290,26 @@ class HiLo(Basic):
         tc = self.true_count(view.pos)
         cd, cs = two and view.can_double, two and view.can_surrender
         return self._index(cards, up, tc, cd, cs) or self.decide(cards, up, cd, cs, two and view.can_split)
+
+
+class Mimic(Strategy):
+    """The Monte Carlo report's player: bets the minimum and draws as the dealer does, below 17 (and on a
+    soft 17 where the dealer hits one); as the dealer it stands from 17 (the default)."""
+
+    name = "mimic"
+
+    def bet(self, view: SeatView) -> int:
+        return view.rules.min_bet
+
+    def _decide(self, view: SeatView) -> str:
+        t = view.total
+        return "h" if t < 17 or (t == 17 and view.soft and view.rules.dealer_hits_soft_17) else "s"
+
+    def first_action(self, view: SeatView) -> str:
+        return self._decide(view)
+
+    def continue_action(self, view: SeatView) -> str:
+        return self._decide(view)
 
 
 BUILTINS: dict[str, type[Strategy]] = {"stand": Stand, "basic": Basic, "hilo": HiLo, "champion": Champion}
