@@ -61,6 +61,9 @@ class MonteCarloTable(Table):
     """A ``Table`` playing the report's game: one card each in turn, the player first; the dealer draws only
     when the player stands, and shows nothing after the player busts; the report's scoring."""
 
+    #: The report's score of each seat's game this round.
+    scores: dict[int, int] = {}
+
     def first_deal(self, active: list[Seat]) -> None:
         """Me, dealer, me, dealer (**montecarlo_deal**): the dealer's first card is face up."""
         up = ""
@@ -95,9 +98,11 @@ class MonteCarloTable(Table):
     def judge(self, active: list[Seat], dealer_bj: bool) -> None:
         """Settle by the report's scores on the bet of 2: a win returns 2B (5 with a natural: +3), a tie B."""
         dealer = self.dealer_cards()
+        self.scores = {}
         for s in active:
             score = report_score("".join(s.cards), dealer, s.bj, s.foul is not None)
-            s.account += s.bet + s.bet * score // 2  # the score of a bet of 2, scaled to the bet
+            self.scores[s.seat] = score
+            s.account += s.bet + s.bet * score // 2  # the score is a bet of 2's: scaled to the bet
 
     def round_record(self, active: list[Seat], shoe: int, first_card: int, dealer_bj: bool) -> dict[str, Any]:
         """The engine's record with every dealer card in ``dealer``, ``dealer_shown`` false after a bust, and
@@ -105,8 +110,7 @@ class MonteCarloTable(Table):
         record = super().round_record(active, shoe, first_card, dealer_bj)
         record["dealer"] = self.dealer_cards()
         record["dealer_shown"] = self.hole_shown
-        s = active[0]
-        record["score"] = s.account - s.account_before
+        record["score"] = self.scores.get(active[0].seat, 0)
         return record
 
 

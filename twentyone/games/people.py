@@ -79,6 +79,13 @@ class TablePerson(Human):
         super().__init__(lang, ask=ask, say=say)
         self.text = DEALER_TEXT[lang if lang in DEALER_TEXT else "en"]
 
+    def bet(self, view: SeatView) -> int:
+        """The bet, asked only when the rules leave a choice (the Monte Carlo report's is always 2)."""
+        rules = view.rules
+        if rules.max_bet is not None and rules.max_bet == rules.min_bet:
+            return rules.min_bet
+        return super().bet(view)
+
     def dealer_action(self, view: SeatView) -> str:
         t = self.text
         for seat in range(1, view.seats + 1):
