@@ -197,6 +197,24 @@ def test_lianzhong_unattended_logs_replay_under_the_rules_checker(tmp_path: Path
             p.get("hands") for r in rounds for p in r["players"])
 
 
+def test_lianzhong_python_strategy_file_deals_through_dealer_action(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A .py file defining a Strategy sits at the table through --player and decides as the dealer (it hits every
+    soft total it may choose on); the log shows its hits and replays under the checker."""
+    player = tmp_path / "dealer.py"
+    player.write_text("from twentyone.strategy import Strategy\n\n\nclass Hitter(Strategy):\n"
+                      "    def dealer_action(self, view):\n        return 'h'\n\n\nSTRATEGY = Hitter\n",
+                      encoding="utf-8")
+    log_file = tmp_path / "lz.jsonl"
+    assert main(["lianzhong", "-p", str(player), "-p", "basic", "--seed", "1", "--rounds", "400", "--log",
+                 str(log_file), "--json"]) == 0
+    records = read(log_file)
+    check_lianzhong(records)
+    mine = [r for r in records if r["type"] == "round" and r["dealer_seat"] == 1]
+    assert any("h" in r["dealer_actions"] for r in mine) and all("s" not in r["dealer_actions"] for r in mine)
+    assert json.loads(capsys.readouterr().out)["rounds"] == 400
+
+
 def test_lianzhong_json_ranks_by_money_and_scores_sum_to_zero(capsys: pytest.CaptureFixture[str]) -> None:
     """--json ranks the players by money; the scores (money won or lost) add up to zero."""
     assert main(["lianzhong", "-p", "basic", "-p", "amateur", "-p", "intermediate", "--seed", "3", "--json"]) == 0
