@@ -276,7 +276,7 @@ def test_ruling_lianzhong_settlement() -> None:
     # the dealer's A-K: seat 2's A-Q pushes, seat 3's doubled 11 loses 20 (no peek).
     (r,) = rounds(lz("AQ" "65" "AK" "9", [Dealer(), Scripted(), Scripted("d")]))
     assert r["dealer_bj"] and money(r) == {2: 0, 3: -20, 1: 20}
-    # seat 2's Black Jack beats the dealer's three-card 21; seat 3's three-card 21 pushes it; seat 4's 19 ties 19?
+    # seat 2's Black Jack beats the dealer's three-card 21; seat 3's three-card 21 pushes it; seat 4's 19 loses.
     (r,) = rounds(lz("AJ" "T5" "T9" "T4" "6" "7", [Dealer(), Scripted(), Scripted("h"), Scripted("s")]))
     assert r["dealer"] == "T47" and money(r) == {2: 10, 3: 0, 4: -10, 1: 0}
 

@@ -74,7 +74,7 @@ def run_bj(args: argparse.Namespace) -> int:
     strategy = None if person else make_strategy(args.player)
     stream = open_log(args.log)
     try:
-        answers: PersonAnswers | StrategyAnswers = PersonAnswers() if person else StrategyAnswers(strategy)  # type: ignore[arg-type]
+        answers: PersonAnswers | StrategyAnswers = PersonAnswers() if strategy is None else StrategyAnswers(strategy)
         game = BjGame(answers, RandomDeck(Generator(seed)), name="you" if person else "player", spec=args.player,
                       strategy=strategy, log=RoundLog(stream) if stream else None)
         result = game.play(rounds, seed)
