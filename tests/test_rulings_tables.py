@@ -24,7 +24,8 @@ from twentyone.match import Seating
 from twentyone.players.builtin import Mimic
 from twentyone.records import SeatView
 from twentyone.roundlog import RoundLog
-from twentyone.rules import PRESETS, Rules
+from twentyone.errors import RulesError
+from twentyone.rules import PRESETS, Rules, get_rules
 from twentyone.strategy import Strategy
 
 FILL = "9C" * 60  # bj: cards after the chosen ones
@@ -228,6 +229,9 @@ def test_ruling_unix_bj_engine() -> None:
             u.double_after_split, u.split_hands, u.split_aces_one_card, u.surrender, u.dealer_peeks) == (
         1, 15, None, 2, 2, 1.5, "10-11", True, 2, True, False, True)
     assert double_problem(u, 2, "p", 100, 2, 11, False) is None  # a split hand's 11 doubles
+    assert get_rules("course,reshuffle_at=15").reshuffle_threshold(6) == 15
+    with pytest.raises(RulesError, match="a number of cards 1 .. 1000000"):
+        get_rules("course,reshuffle_at=0")
     from twentyone.match import play_match
 
     log = RoundLog(keep=True)

@@ -136,7 +136,7 @@ def test_bj_c_player_answers_and_never_splits(capsys: pytest.CaptureFixture[str]
 # -- Lianzhong ------------------------------------------------------------------------------------------------
 def test_lianzhong_person_bets_plays_times_out_and_ends_on_end_of_input() -> None:
     """A person in Chinese: bets, plays, leaves a question unanswered (托管 plays it), Ctrl-D ends with the standings."""
-    t = Terminal("lianzhong", "-p", "human", "-p", "basic", "-p", "hilo", "--seed", "2", "--timeout", "1")
+    t = Terminal("lianzhong", "-p", "human", "-p", "basic", "-p", "hilo", "--seed", "2", "--timeout", "3")
     try:
         t.expect(r"请下注（10 \.\. 1000）\[10\]：")
         t.type("50")
@@ -160,9 +160,13 @@ def test_lianzhong_person_deals_and_chooses_on_a_soft_total() -> None:
         if gen.below(2) != 0:
             continue
         shoe = gen.shoe(1).decode()
-        dealer = shoe[2:4]
-        if "A" in dealer and 6 <= sum(1 if c == "A" else 10 if c in "TJQK" else int(c) for c in dealer) - 1 <= 9:
+        player, dealer = shoe[:2], shoe[2:4]
+        natural = "A" in player and any(c in "TJQK" for c in player)
+        if "A" in dealer and 6 <= sum(1 if c == "A" else 10 if c in "TJQK" else int(c) for c in dealer) - 1 <= 9 \
+                and not natural:
             break
+    else:
+        pytest.fail("no seed below 200 gives seat 1 a soft 17 to 20 as the first dealer")
     t = Terminal("lianzhong", "-p", "human", "-p", "stand", "--seed", str(seed), "--lang", "en")
     try:
         t.expect(r"you deal: \w+ = \d+ \(soft\)\n  h hit, s stand: ")
