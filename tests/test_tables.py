@@ -256,6 +256,18 @@ def test_montecarlo_person_hits_and_stands_at_a_terminal() -> None:
         t.kill()
 
 
+def test_montecarlo_person_ends_on_end_of_input() -> None:
+    """Ctrl-D at a decision ends the report after the last whole game, with the total so far and status 130."""
+    t = Terminal("montecarlo", "--player", "human", "--seed", "4")
+    try:
+        t.expect(r"h 拿牌，s 停牌：")
+        t.ctrl("d")
+        t.expect(r"总成绩：\+0 （中断）\n")
+        assert t.wait() == 130 and "Traceback" not in t.screen
+    finally:
+        t.kill()
+
+
 def test_montecarlo_logs_of_any_player_replay(tmp_path: Path) -> None:
     """Random players (fouls included) and basic over many games: the checker replays every log."""
     for seed, strategy in ((1, Anything(1, "hhsss")), (2, Anything(2, "hsdu")), (3, Basic()), (4, HiLo())):
