@@ -219,6 +219,24 @@ def test_lianzhong_python_strategy_file_deals_through_dealer_action(tmp_path: Pa
     assert json.loads(capsys.readouterr().out)["rounds"] == 400
 
 
+def test_basic_deals_by_the_stakes_on_the_table() -> None:
+    """basic as the dealer hits a soft 17 against an 18 (standing loses for sure) and stands on a soft 18
+    against a 17 (standing wins for sure); it stands on a soft 17 against a lone 16."""
+    from tests.scripted import Scripted
+    from twentyone.core import StackedGenerator
+
+    def dealer_plays(cards: str) -> str:
+        log = RoundLog(keep=True)
+        play_lianzhong([Seating("d", "basic", Basic()), Seating("p", "s", Scripted("s"))], 0, 1, log=log,
+                       generator=StackedGenerator([cards + "9" * (52 - len(cards))]), first_dealer=1)
+        (r,) = [r for r in log.records or [] if r["type"] == "round"]
+        return str(r["dealer_actions"])
+
+    assert dealer_plays("T8" "A6") == "h"
+    assert dealer_plays("T7" "A7") == "s"
+    assert dealer_plays("T6" "A6") == "s"
+
+
 def test_lianzhong_json_ranks_by_money_and_scores_sum_to_zero(capsys: pytest.CaptureFixture[str]) -> None:
     """--json ranks the players by money; the scores (money won or lost) add up to zero."""
     assert main(["lianzhong", "-p", "basic", "-p", "amateur", "-p", "intermediate", "--seed", "3", "--json"]) == 0

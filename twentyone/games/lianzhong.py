@@ -22,7 +22,7 @@ from typing import Any, Final
 from twentyone.cards import hand_total
 from twentyone.core import Generator, StackedGenerator
 from twentyone.errors import strategy_text
-from twentyone.legality import Foul
+from twentyone.legality import Foul, dealer_may_choose
 from twentyone.match import Seating
 from twentyone.roundlog import RoundLog
 from twentyone.rules import PRESETS, Rules
@@ -47,12 +47,6 @@ def auto_player_action(total: int) -> str:
 def auto_dealer_action(total: int) -> str:
     """托管 for the dealer (庄家): hit below 17, stand from 17."""
     return "h" if total < 17 else "s"
-
-
-def dealer_may_choose(total: int, soft: bool, cards: int) -> bool:
-    """True where the dealer chooses (RULES.md, **lianzhong_dealer_choice**): a soft 17, or a soft 18 to 20
-    on his first two cards; a hit that takes him over 17 stands at once (自动停牌)."""
-    return soft and (total == 17 or (cards == 2 and 17 <= total <= 20))
 
 
 def next_dealer(seats: Sequence[int], dealer: int, n: int) -> int:
@@ -93,6 +87,19 @@ class DealerView(TableSeatView):
     @property
     def hands(self) -> tuple[str, ...]:
         return (self.my_cards,)
+
+    @property
+    def standing_hands(self) -> tuple[tuple[str, int], ...]:
+        """Every player hand the dealer's total will settle: (cards, stake), in dealing order; bust, fouled and
+        Black Jack hands are settled already."""
+        out: list[tuple[str, int]] = []
+        for s in self._t.seats:
+            if not s.in_round or s.foul is not None or s.bj:
+                continue
+            for h in s.hands or [s]:
+                if h.total() <= 21:
+                    out.append(("".join(h.cards), h.bet))
+        return tuple(out)
 
     @property
     def hand(self) -> int:
