@@ -52,7 +52,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="2 to 5 players, one of whom deals: the first dealer is drawn at random, then the seat passes "
                     "clockwise every round. Each other player plays the dealer alone; one deck, a new one every "
                     "round, split once, double on the first two cards. A person who does not answer within "
-                    "--timeout is played automatically (托管).")
+                    "--timeout is played automatically (托管); a course C player has no dealer function and "
+                    "deals automatically (hit below 17, stand from 17).")
     z.add_argument("--player", "-p", action="append", default=[], metavar="SPEC",
                    help="a seat, 2 to 5 times, clockwise: human (a person) or any player SPEC")
     z.add_argument("--rounds", type=int, default=None, metavar="N",
