@@ -20,7 +20,7 @@ from twentyone.cards import VALUE
 from twentyone.rules import Rules
 
 __all__ = ["Foul", "FAULTS", "insurance_problem", "double_problem", "double_amount", "surrender_problem",
-           "split_problem", "change_problem", "is_pair"]
+           "split_problem", "change_problem", "is_pair", "dealer_may_choose"]
 
 
 class Foul(StrEnum):
@@ -118,3 +118,10 @@ def change_problem(rules: Rules, cards: Sequence[str], state: str, course_interf
     if not rules.changer or course_interface or not is_pair(cards) or state not in _TWO_CARD_STATES:
         return Foul.ILLEGAL_ACTION
     return None
+
+
+def dealer_may_choose(total: int, soft: bool, cards: int) -> bool:
+    """True where a dealer who is a player chooses to hit or stand (the Lianzhong table; RULES.md,
+    **lianzhong_dealer_choice**): a soft 17, or a soft 18 to 20 of his first two cards; a hit that takes him
+    over 17 stands at once."""
+    return soft and (total == 17 or (cards == 2 and 17 <= total <= 20))

@@ -32,8 +32,11 @@ MAX_SEED = 2**64 - 1
 #: Which two-card hands may double: any, or a hard total of 9, 10 or 11, or of 10 or 11, or none.
 DOUBLE_ON: Final = ("any", "9-11", "10-11", "none")
 #: When the shoe is reshuffled after a round: fewer than a quarter or a half of its cards left,
-#: fewer than one deck (52 cards) left, or after every round.
+#: fewer than one deck (52 cards) left, or after every round; or a whole number N: fewer than N cards left
+#: (``unix-bj``: 15, as bj(6) shuffled before a hand with fewer than 15 cards left).
 RESHUFFLE_AT: Final = ("quarter", "half", "deck", "round")
+#: Most cards a ``reshuffle_at=N`` may name.
+_MAX_RESHUFFLE_CARDS: Final = 10**6
 
 #: Every option a ``--rule KEY=VALUE`` may set: name -> (kind, detail, what it means).  Kinds: ``bool``;
 #: ``int`` with (lo, hi); ``int?`` the same or ``none`` (no limit); ``payout`` a fraction such as 3/2;
@@ -50,7 +53,7 @@ OPTIONS: Final[dict[str, tuple[str, Any, str]]] = {
     "rounds_per_seat": ("int?", (1, 10**6), "the match ends after this many rounds per seat; none: no limit"),
     "target_money": ("int?", (1, 10**15), "the match ends when a player's money exceeds this; none: never"),
     "reshuffle_at": ("choice", RESHUFFLE_AT, "penetration: reshuffle after a round with fewer than a quarter, "
-                     "a half or one deck of the shoe left, or after every round"),
+                     "a half or one deck of the shoe left, or after every round; or N: fewer than N cards left"),
     "dealer_hits_soft_17": ("bool", None, "the dealer hits a soft 17"),
     "hole_card": ("bool", None, "the dealer takes his second card face down at the deal (false: European, "
                   "after the players)"),
@@ -151,6 +154,8 @@ class Rules:
             return n // 2
         if at == "deck":
             return 52
+        if at.isdigit():
+            return int(at)
         return n + 1  # "round": always
 
     def blackjack_return(self, bet: int) -> int:
@@ -239,8 +244,13 @@ def _parse_value(key: str, text: str) -> Any:
             raise RulesError(f"bad value for {key}: {text!r} (a whole number {lo} .. {hi}{extra})")
         return int(low)
     if kind == "choice":
+        if key == "reshuffle_at" and low.isdigit() and low.isascii():
+            if not 1 <= int(low) <= _MAX_RESHUFFLE_CARDS:
+                raise RulesError(f"bad value for {key}: {text!r} (a number of cards 1 .. {_MAX_RESHUFFLE_CARDS})")
+            return str(int(low))
         if low not in detail:
-            raise RulesError(f"bad value for {key}: {text!r} ({', '.join(detail)})")
+            extra = ", or a number of cards" if key == "reshuffle_at" else ""
+            raise RulesError(f"bad value for {key}: {text!r} ({', '.join(detail)}{extra})")
         return low
     try:
         value = Fraction(low.replace(":", "/"))
@@ -259,7 +269,8 @@ def _check_value(key: str, value: Any) -> None:
         ok = (value is None and kind == "int?") or (
             isinstance(value, int) and not isinstance(value, bool) and detail[0] <= value <= detail[1])
     elif kind == "choice":
-        ok = value in detail
+        ok = value in detail or (key == "reshuffle_at" and isinstance(value, str) and value.isascii()
+                                 and value.isdigit() and 1 <= int(value) <= _MAX_RESHUFFLE_CARDS)
     else:
         ok = isinstance(value, Fraction) and 0 < value <= 100
     if not ok:
@@ -277,9 +288,9 @@ PRESETS: dict[str, Rules] = {
     "french": replace(COURSE, name="french", max_seats=4, min_bet=1, dealer_peeks=False,
                       blackjack_pays=Fraction(3, 2), insurance=False, surrender=False, split=True, split_hands=2,
                       double_after_split=False, changer=True),
-    "unix-bj": replace(COURSE, name="unix-bj", decks=1, max_seats=1, min_bet=2, max_bet=2,
-                       blackjack_pays=Fraction(3, 2), surrender=False, double_on="10-11", split=True, split_hands=2,
-                       double_after_split=False),
+    "unix-bj": replace(COURSE, name="unix-bj", decks=1, max_seats=1, min_bet=2, max_bet=2, max_shoes=None,
+                       reshuffle_at="15", blackjack_pays=Fraction(3, 2), surrender=False, double_on="10-11",
+                       split=True, split_hands=2, double_after_split=True),
     "lianzhong": replace(COURSE, name="lianzhong", decks=1, max_seats=4, max_shoes=None, reshuffle_at="round",
                          dealer_peeks=False, blackjack_pays=Fraction(1), insurance=False, surrender=False,
                          split=True, split_hands=2, split_aces_one_card=False, double_after_split=False),

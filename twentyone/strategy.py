@@ -1,7 +1,8 @@
 """Strategies: the Pythonic ``Strategy`` class, the course's function sets, and adapters both ways.
 
 The engine talks to every player through ``Strategy``: ``bet``, ``first_action``,
-``continue_action`` and ``show``, each given the seat's ``SeatView``.  A course-style function
+``continue_action`` and ``show``, each given the seat's ``SeatView``; where a player deals (the
+Lianzhong table) also ``dealer_action``.  A course-style function
 set (``betK``, ``first_actionK``, ``continue_actionK``, ``showK`` from a Python module or a
 compiled ``mycodes.c``) is seated through ``FunctionSetStrategy``, which builds the course's
 ``tmpcards`` and Player/Banker copies, re-indexed for set K as RULES.md says.
@@ -65,6 +66,16 @@ class Strategy:
 
     def show(self, view: SeatView) -> None:
         """See every card of the finished round."""
+
+    def dealer_action(self, view: SeatView) -> str:
+        """As the dealer, where a player deals (the Lianzhong table, ``twentyone lianzhong``): return ``h`` to
+        hit or ``s`` to stand on a soft total the dealer may choose on (RULES.md, **lianzhong_dealer_choice**).
+
+        ``view.my_cards``, ``total`` and ``soft`` are the dealer's hand; ``seat_cards(n)`` each player's cards
+        and ``players()`` their stakes.  The default stands, as the automatic play does: hit below 17, stand
+        from 17.  A course function set (``course_interface``) is never asked: it has no dealer function.
+        """
+        return "s"
 
     def show_before_bet(self, view: SeatView) -> None:
         """``show``, when this seat will be asked for its next bet unless this very call faults.

@@ -84,6 +84,9 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     e.add_argument("--every", type=int, default=3, metavar="N", help="the poorest is eliminated every N rounds (3)")
     _rule_options(e)
     e.set_defaults(game_run=run_elimination)
+    from twentyone.games.tables import add_parsers as add_table_parsers  # bj, lianzhong, montecarlo
+
+    add_table_parsers(subparsers)
 
 
 def _rules(args: argparse.Namespace) -> tuple[Rules, int, int]:

@@ -1,9 +1,11 @@
-"""The built-in players: ``stand`` (the rubric's baseline), ``basic`` and ``hilo``.
+"""The built-in players: ``stand`` (the rubric's baseline), ``basic``, ``hilo`` and ``mimic``.
 
 Each is a ``twentyone.strategy.Strategy`` and can sit at any seat.  ``basic`` (and ``hilo``, which
 builds on it) plays the best total-dependent chart of the rules and decks it is seated under, derived
 by the exact analyser (``twentyone.analysis.derived_basic_chart``, cached per rule set); it learns
-the rules and decks from its view (``SeatView.rules``, ``SeatView.decks``).
+the rules and decks from its view (``SeatView.rules``, ``SeatView.decks``).  Where a player deals (the
+Lianzhong table), ``basic`` and ``hilo`` choose as the dealer by the stakes on the table
+(``dealer_decision``).  ``mimic`` is the Monte Carlo report's player, who draws as the dealer does.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
-from twentyone.cards import VALUE, hand_value
+from twentyone.cards import VALUE, hand_total, hand_value
+from twentyone.legality import dealer_may_choose
 from twentyone.players.champion import Champion
 from twentyone.records import SeatView
 from twentyone.rules import COURSE, Rules
@@ -21,7 +24,7 @@ from twentyone.strategy import Strategy
 if TYPE_CHECKING:
     from twentyone.analysis import Chart
 
-__all__ = ["Stand", "Basic", "HiLo", "BUILTINS", "basic_chart"]
+__all__ = ["Stand", "Basic", "HiLo", "Mimic", "BUILTINS", "basic_chart", "dealer_decision"]
 
 UP: Final = "23456789TA"
 _COL: Final = {c: UP.index("T" if c in "JQK" else c) for c in "A23456789TJQK"}
@@ -193,6 +196,62 @@ class Basic(Strategy):
             return self.decide(cards, view.up_card, False, False)
         return self._play(view, cards)
 
+    def dealer_action(self, view: SeatView) -> str:
+        """As a dealer who chooses: ``dealer_decision``."""
+        return dealer_decision(view)
+
+
+def dealer_decision(view: SeatView) -> str:
+    """As a dealer who chooses (the Lianzhong table): hit or stand, whichever wins more of the stakes still on
+    the table (``view.standing_hands``: (cards, stake) of every hand his total settles).
+
+    The cards to come are drawn from the shoe's composition less every card face up (``round_cards``),
+    without removal as the dealer draws: a close estimate, quick enough for every decision.  After a hit the
+    dealer goes on as he must, and chooses the same way where he may choose again.  Without the hands (a
+    view that does not tell them) he stands, as the automatic play does.
+    """
+    hands: tuple[tuple[str, int], ...] = getattr(view, "standing_hands", ())
+    if not hands:
+        return "s"
+    left = {c: 4 * view.decks for c in "A23456789"}
+    left["T"] = 16 * view.decks
+    for c in view.round_cards():
+        k = "T" if c in "TJQK" else c
+        left[k] = max(left[k] - 1, 0)
+    n = sum(left.values()) or 1
+    draws = [(VALUE[c], left[c] / n) for c in left if left[c]]
+    players = [(hand_value(cards)[0], stake) for cards, stake in hands]
+
+    def stand(total: int) -> float:
+        if total > 21:
+            return -float(sum(stake for _, stake in players))
+        return float(sum(stake if total > t else -stake if total < t else 0 for t, stake in players))
+
+    memo: dict[tuple[int, bool, bool], float] = {}
+
+    def value(hard: int, ace: bool, two: bool) -> float:
+        key = (hard, ace, two)
+        if key in memo:
+            return memo[key]
+        t = hand_total(hard, ace)
+        if t > 21:
+            v = stand(t)
+        elif t < 17:
+            v = hit(hard, ace)
+        elif dealer_may_choose(t, t != hard, 2 if two else 3):
+            v = max(stand(t), hit(hard, ace))
+        else:
+            v = stand(t)
+        memo[key] = v
+        return v
+
+    def hit(hard: int, ace: bool) -> float:
+        return sum(p * value(hard + v, ace or v == 1, False) for v, p in draws)
+
+    cards = view.my_cards
+    hard = sum(VALUE[c] for c in cards)
+    return "h" if hit(hard, "A" in cards) > stand(hand_total(hard, "A" in cards)) else "s"
+
 
 _HILO = {c: (1 if c in "23456" else -1 if c in "ATJQK" else 0) for c in "A23456789TJQK"}
 
@@ -290,6 +349,26 @@ class HiLo(Basic):
         tc = self.true_count(view.pos)
         cd, cs = two and view.can_double, two and view.can_surrender
         return self._index(cards, up, tc, cd, cs) or self.decide(cards, up, cd, cs, two and view.can_split)
+
+
+class Mimic(Strategy):
+    """The Monte Carlo report's player: bets the minimum and draws as the dealer does, below 17 (and on a
+    soft 17 where the dealer hits one); as the dealer it stands from 17 (the default)."""
+
+    name = "mimic"
+
+    def bet(self, view: SeatView) -> int:
+        return view.rules.min_bet
+
+    def _decide(self, view: SeatView) -> str:
+        t = view.total
+        return "h" if t < 17 or (t == 17 and view.soft and view.rules.dealer_hits_soft_17) else "s"
+
+    def first_action(self, view: SeatView) -> str:
+        return self._decide(view)
+
+    def continue_action(self, view: SeatView) -> str:
+        return self._decide(view)
 
 
 BUILTINS: dict[str, type[Strategy]] = {"stand": Stand, "basic": Basic, "hilo": HiLo, "champion": Champion}

@@ -1,7 +1,8 @@
 """Turn a ``--player`` SPEC into a seated strategy: the one factory that decides where a strategy runs.
 
 SPEC is one of the built-in names (``stand``, ``basic``, ``hilo``, ``champion``, the French game's AI levels
-``amateur``, ``intermediate``, ``expert``, and ``optimal``), ``human``, ``chart:path.csv`` (a strategy
+``amateur``, ``intermediate``, ``expert``, ``optimal``, and ``mimic``, the Monte Carlo report's player),
+``human``, ``chart:path.csv`` (a strategy
 chart, ``chart:french-expert`` for the shipped one), ``path/to/file.py[:K]`` (a course-style Python
 function set K, default 1, or a file defining ``STRATEGY``, a ``Strategy`` subclass or instance),
 ``path/to/mycodes.c[:K]`` or ``mycodes.cpp[:K]`` (a student's C or C++ file, compiled through cffi), or a
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from twentyone.errors import PlayerSpecError
-from twentyone.players.builtin import BUILTINS
+from twentyone.players.builtin import BUILTINS, Mimic
 from twentyone.players.cbuild import compile_student, missing_functions
 from twentyone.players.chartplayer import FRENCH_EXPERT, ChartStrategy, load_chart
 from twentyone.players.cplayer import CFunctionSet, load_student
@@ -37,8 +38,9 @@ from twentyone.strategy import FunctionSet, FunctionSetStrategy, Strategy
 __all__ = ["parse_spec", "make_strategy", "build_c", "check_file", "stderr_warn", "builtin_name", "BUILTIN_NAMES",
            "Warn"]
 
-#: Built-in players beyond the course's: the French game's AI levels and the analyser's optimal play.
-MORE_BUILTINS: dict[str, type[Strategy]] = {**LEVELS, "optimal": Optimal}
+#: Built-in players beyond the course's: the French game's AI levels, the analyser's optimal play and the Monte
+#: Carlo report's player, who draws as the dealer does.
+MORE_BUILTINS: dict[str, type[Strategy]] = {**LEVELS, "optimal": Optimal, "mimic": Mimic}
 BUILTIN_NAMES = (*BUILTINS, *MORE_BUILTINS, "human")
 
 #: Where a loader's warnings go: one line of text each.

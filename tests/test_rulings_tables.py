@@ -1,0 +1,444 @@
+"""One test per ruling of RULES.md's "bj(6)", "The Lianzhong table" and "The Monte Carlo report" sections
+(``test_ruling_<name>``), each played on chosen cards; expected money is written out from RULES.md."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.scripted import Scripted
+from twentyone.core import Generator, StackedGenerator
+from twentyone.games.bj import BjGame, PersonAnswers, RandomDeck, StackedDeck, StrategyAnswers
+from twentyone.games.lianzhong import dealer_may_choose, dealing_order, next_dealer, play_lianzhong
+from twentyone.games.mccommand import TEXT as MC_TEXT
+from twentyone.games.mccommand import _game_line
+from twentyone.games.montecarlo import GameScore, play_report, report_score, summarise
+from twentyone.games.people import NoAnswer, TimedInput, Trustee
+from twentyone.legality import Foul, double_problem
+from twentyone.match import Seating
+from twentyone.players.builtin import Mimic
+from twentyone.records import SeatView
+from twentyone.roundlog import RoundLog
+from twentyone.errors import RulesError
+from twentyone.rules import PRESETS, Rules, get_rules
+from twentyone.strategy import Strategy
+
+FILL = "9C" * 60  # bj: cards after the chosen ones
+
+
+# -- helpers -------------------------------------------------------------------------------------------------
+class Session:
+    """bj for a person typing ``answers`` (or a strategy), on chosen decks; keeps every line and record."""
+
+    def __init__(self, decks: Sequence[str], answers: Sequence[str] = (), strategy: Strategy | None = None) -> None:
+        self.lines: list[str] = []
+        self.answers = list(answers)
+        self.log = RoundLog(keep=True)
+        if strategy is None:
+            who: Any = PersonAnswers(ask=self._ask, say=self.lines.append)
+        else:
+            who = StrategyAnswers(strategy, say=self.lines.append)
+        self.game = BjGame(who, StackedDeck(list(decks)), strategy=strategy, say=self.lines.append, log=self.log)
+
+    def _ask(self, prompt: str) -> str:
+        self.lines.append(prompt)
+        if not self.answers:
+            raise KeyboardInterrupt
+        return self.answers.pop(0)
+
+    def play(self, hands: int) -> list[dict[str, Any]]:
+        """Play ``hands`` hands; the round records."""
+        self.game.play(hands)
+        return [r for r in self.log.records or [] if r["type"] == "round"]
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def bj(deck: str, answers: Sequence[str] = (), strategy: Strategy | None = None) -> tuple[Session, dict[str, Any]]:
+    """One bj hand on ``deck`` (then nines); the session and the player's record."""
+    s = Session([deck + FILL], answers, strategy)
+    (r,) = s.play(1)
+    return s, r
+
+
+def lz(cards: str, strategies: Sequence[Strategy], dealer: int = 1, rounds: int = 1, rules: Rules | None = None,
+       more: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Lianzhong rounds on chosen decks (each round a new one: ``cards``, then ``more``); the log records."""
+    log = RoundLog(keep=True)
+    seats = [Seating(f"p{i + 1}", "scripted", s) for i, s in enumerate(strategies)]
+    decks = [d + "9" * (52 - len(d)) for d in (cards, *more)]
+    play_lianzhong(seats, 0, rounds, rules or PRESETS["lianzhong"], log=log, generator=StackedGenerator(decks),
+                   first_dealer=dealer)
+    return log.records or []
+
+
+def rounds(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in records if r["type"] == "round"]
+
+
+def money(r: dict[str, Any]) -> dict[int, int]:
+    """Each player's money won or lost in a round record, the dealer's under his seat."""
+    out = {p["seat"]: p["account_after"] - p["account_before"] for p in r["players"]}
+    out[r["dealer_seat"]] = r["dealer_after"] - r["dealer_before"]
+    return out
+
+
+class Dealer(Scripted):
+    """A scripted player whose dealer decisions come from ``dealer`` (and who stands as a player)."""
+
+    def __init__(self, dealer: str = "", actions: str = "", default: str = "s") -> None:
+        super().__init__(actions, default=default)
+        self.dealer = list(dealer)
+        self.asked: list[str] = []
+
+    def dealer_action(self, view: SeatView) -> str:
+        self.asked.append(view.my_cards)
+        return self.dealer.pop(0) if self.dealer else "s"
+
+
+def mc(cards: str, strategy: Strategy | None = None) -> GameScore:
+    """One game of the report on chosen cards (then tens)."""
+    (g,) = play_report(Seating("me", "x", strategy or Mimic()), 0, games=1,
+                       generator=StackedGenerator([cards + "T" * (104 - len(cards))]))
+    return g
+
+
+# -- bj(6) ---------------------------------------------------------------------------------------------------
+def test_ruling_bj_deck() -> None:
+    """bj_deck: 'drawn at random from those left; Shuffle before a hand with fewer than 15 left; a deck that runs
+    out mid-hand is refilled with all 52'."""
+    deck = RandomDeck(Generator(3))
+    cards = [deck.draw() for _ in range(52)]
+    assert len(set(cards)) == 52 and deck.left() == 0
+    deck.refill()
+    assert deck.left() == 52
+    # 18 cards: a hand of four leaves 14, so the next hand is preceded by a shuffle.
+    s = Session(["TH9S" "9D8H" + "2C" * 14, "5H6STD7C2H3D", "4C" * 30], ["", "", "y", "y", "y", ""])
+    s.play(2)
+    shuffles = [r for r in s.log.records or [] if r["type"] == "shuffle"]
+    assert [(x["left"], x["mid_round"]) for x in shuffles] == [(14, False), (0, True)]
+    assert s.text().count("Shuffle") == 2 and "Shuffle\nAction $2\nStanding $2\nnew game" in s.text()
+    assert "5H+6S+2H+3D\nHit? \nShuffle\nAction $4\nStanding $2\n5H+6S+2H+3D+4C" in s.text()  # a new deck
+
+
+def test_ruling_bj_deal() -> None:
+    """bj_deal: 'new game; the player's two cards, then the dealer's up card and hole card; KD up, then TH+4S'."""
+    s, r = bj("TH4S" "KD7C", [""])
+    assert s.lines[:4] == ["new game", "KD up", "TH+4S", "Hit? "]
+    assert r["drawn"].startswith("TH4SKD7C") and r["players"][0]["cards"][:2] == "T4"
+
+
+def test_ruling_bj_questions() -> None:
+    """bj_questions: 'Insurance? before the natural is checked; after a dealer natural no more questions; Split
+    pair?, Double down?, Hit?; y is yes, return no, anything else asks again'."""
+    s, _ = bj("AHKS" "AD7C", [""])  # a natural against an ace: insurance first, then the natural
+    assert s.lines[3:5] == ["Insurance? ", "You have black jack!"]
+    s, _ = bj("8H8S" "KDAC", [])  # a ten up and a dealer natural: nothing is asked
+    assert not any(line.endswith("? ") for line in s.lines) and "Dealer has KD+AC = blackjack" in s.lines
+    s, _ = bj("5H5S" "6D7C" "TH", ["maybe", "", "y", "", ""])  # 5-5: split, then double down
+    assert s.lines[3:7] == ["Split pair? ", "answer y for yes, or just press return for no", "Split pair? ",
+                            "Double down? "]
+    assert s.lines[7:9] == ["5H+5S+TH", "You have 20"]
+
+
+def test_ruling_bj_money() -> None:
+    """bj_money: '$2 a hand; insurance $1 pays $2; natural $3, a push against a dealer natural; a dealer natural
+    takes only the bet; the result line is the net of the hand, insurance included'."""
+    s, r = bj("9H7S" "AD" "KC", ["y"])  # insured against a dealer natural: -2 - 1 + 3 = 0
+    assert s.lines[-1] == "You break even" and (r["action"], r["standing"]) == (3, 0)
+    s, r = bj("AHKS" "9D7C", [])
+    assert s.lines[-1] == "You win $3" and r["standing"] == 3
+    s, r = bj("AHKS" "ADKC", ["y"])  # insured natural against a natural: push and +2
+    assert s.lines[-1] == "You win $2" and r["standing"] == 2
+    s, r = bj("5H6S" "KDAC", [])  # an 11 against a dealer natural: only the $2 bet
+    assert s.lines[-1] == "You lose $2" and (r["action"], r["standing"]) == (2, -2)
+
+
+def test_ruling_bj_split_double() -> None:
+    """bj_split_double: 'any two tens split once; split aces one card each; a hard 10 or 11 doubles, also on a
+    split hand'."""
+    s, r = bj("THKS" "7D9C" "5H" "6S" "4D" "8C", ["y", "y", "", ""])  # T-5 hits a 4 (19), K-6 stands
+    p = r["players"][0]
+    assert "Split pair? " in s.lines and [h["cards"] for h in p["hands"]] == ["T54", "K6"]
+    assert "Double down? " not in s.lines
+    s, r = bj("AHAS" "7D9C" "5H" "6S", ["y"])
+    p = r["players"][0]
+    assert [h["cards"] for h in p["hands"]] == ["A5", "A6"] and s.lines.count("Hit? ") == 0
+    s, r = bj("5H5S" "7D9C" "6H" "4D" "TC" "2S", ["y", "y", "", "", ""])  # 5-6: double; 5-4: no double on 9
+    hands = r["players"][0]["hands"]
+    assert hands[0]["doubled"] and hands[0]["cards"] == "56T" and not hands[1]["doubled"]
+    assert double_problem(PRESETS["unix-bj"], 2, "", 100, 2, 10, True) is not None  # a soft 10 (A-9 is 20)
+
+
+def test_ruling_bj_dealer() -> None:
+    """bj_dealer: 'the dealer stands on soft 17, draws only when a hand stands; the player's natural is paid
+    without him'."""
+    s, r = bj("TH9S" "AC6D", ["", ""])  # the dealer's A-6 is a soft 17: he stands
+    assert "Dealer has AC+6D = 17" in s.lines and r["dealer"] == "A6"
+    s, r = bj("TH5S" "5C6D" "9H", ["y"])  # the player busts: the dealer does not draw
+    assert "You bust" in s.lines and r["dealer"] == "56" and "Dealer has 5C+6D = 11" in s.lines
+    s, r = bj("AHKS" "5C6D", [])
+    assert not any(line.startswith("Dealer has") for line in s.lines)
+
+
+def test_ruling_bj_interrupt() -> None:
+    """bj_interrupt: 'Ctrl-C or the end of input prints the action and the standing; a hand cut short never
+    happened'."""
+    s = Session(["THKS" "9D8H" "5H6S" "7D7C" + FILL], ["", ""])  # the second hand is cut at its question
+    result = s.game.play(None)
+    assert result.reason == "interrupted" and result.hands == 1 and (result.action, result.standing) == (2, 2)
+    assert s.lines[-2:] == ["Action $2", "Standing $2"]
+
+    class EndOfInput(PersonAnswers):
+        def answer(self, game: BjGame, question: str, letter: str) -> bool:
+            raise EOFError
+
+    game = BjGame(EndOfInput(), StackedDeck(["5H6S7D7C" + FILL]), say=lambda line: None)
+    assert game.play(None).reason == "interrupted" and game.action == 0
+
+
+def test_ruling_bj_strategy_answers() -> None:
+    """bj_strategy_answers: 'i p d h are yes to their questions, s no, each echoed; a decision bj cannot take is a
+    foul; a course function set is never asked to split'."""
+    s, r = bj("5H6S" "7D9C" "TH", strategy=Scripted("d"))
+    assert s.lines[3:6] == ["Double down? y", "5H+6S+TH", "You have 21"] and r["standing"] == 4
+    s, r = bj("AH7S" "7D9C", strategy=Scripted("d"))  # a soft 18 cannot double down
+    assert r["players"][0]["foul"] == Foul.ILLEGAL_ACTION and r["standing"] == -2
+    assert any("gave an illegal answer" in line for line in s.lines)
+    s, r = bj("9H7S" "AD" "KC", strategy=Scripted("i"))
+    assert s.lines[3] == "Insurance? y" and r["standing"] == 0
+
+    class CourseSet(Scripted):
+        course_interface = True
+
+    s, r = bj("8H8S" "7D9C" "TH", strategy=CourseSet("hs"))
+    assert "Split pair?" not in s.text() and s.lines[3:5] == ["Hit? y", "8H+8S+TH"]
+
+
+def test_ruling_unix_bj_engine() -> None:
+    """unix_bj_engine: '--rules unix-bj: 15 cards, no shoe limit, $2, insurance 2:1, 3:2, double hard 10-11 also
+    after a split, one split, aces one card'."""
+    u = PRESETS["unix-bj"]
+    assert (u.decks, u.reshuffle_threshold(1), u.max_shoes, u.min_bet, u.max_bet, u.blackjack_pays, u.double_on,
+            u.double_after_split, u.split_hands, u.split_aces_one_card, u.surrender, u.dealer_peeks) == (
+        1, 15, None, 2, 2, 1.5, "10-11", True, 2, True, False, True)
+    assert double_problem(u, 2, "p", 100, 2, 11, False) is None  # a split hand's 11 doubles
+    assert get_rules("course,reshuffle_at=15").reshuffle_threshold(6) == 15
+    with pytest.raises(RulesError, match="a number of cards 1 .. 1000000"):
+        get_rules("course,reshuffle_at=0")
+    from twentyone.match import play_match
+
+    log = RoundLog(keep=True)
+    play_match([Seating("p", "s", Scripted("s", bet=2))], 1, 4, u, log=log)
+    recs = log.records or []
+    shoe_first = {r["shoe"]: r["first_card"] for r in reversed(recs) if r["type"] == "round"}
+    last = {}
+    for r in recs:
+        if r["type"] == "round":
+            last[r["shoe"]] = r["first_card"] + len(r["players"][0]["cards"]) + len(r["dealer"])
+    assert all(52 - last[k] < 15 for k in last if k + 1 in shoe_first)  # each shoe was played down below 15
+    assert all(52 - r["first_card"] >= 15 for r in recs if r["type"] == "round")
+
+
+# -- the Lianzhong table ---------------------------------------------------------------------------------------
+def test_ruling_lianzhong_dealer_seat() -> None:
+    """lianzhong_dealer_seat: 'first dealer at random from the seed; then the next seat clockwise still in the
+    game; dealing from the seat after the dealer'."""
+    assert next_dealer([1, 2, 3, 4], 4, 4) == 1 and next_dealer([1, 3, 4], 1, 4) == 3
+    assert dealing_order([1, 2, 3, 4, 5], 3, 5) == [4, 5, 1, 2] and dealing_order([1, 2, 4], 4, 4) == [1, 2]
+    recs = lz("T9" "T8" "T7" "T6", [Scripted() for _ in range(3)], dealer=3, rounds=4,
+              more=["T9T8T7T6"] * 3)
+    assert [r["dealer_seat"] for r in rounds(recs)] == [3, 1, 2, 3]
+    assert [[p["seat"] for p in r["players"]] for r in rounds(recs)][:2] == [[1, 2], [2, 3]]
+    log = RoundLog(keep=True)
+    play_lianzhong([Seating(f"p{i}", "s", Scripted()) for i in range(4)], 77, 1, log=log)
+    assert (log.records or [])[0]["first_dealer"] == 1 + Generator(77).below(4)
+
+
+def test_ruling_lianzhong_shuffle() -> None:
+    """lianzhong_shuffle: 'a new shuffled deck for every round'."""
+    log = RoundLog(keep=True)
+    play_lianzhong([Seating(f"p{i}", "s", Scripted()) for i in range(3)], 5, 6, log=log)
+    recs = log.records or []
+    shuffles = [r for r in recs if r["type"] == "shuffle"]
+    assert len(shuffles) == 6 and all(r["first_card"] == 0 for r in rounds(recs))
+    assert [r["shoe"] for r in rounds(recs)] == [s["shoe"] for s in shuffles] == [1, 2, 3, 4, 5, 6]
+
+
+def test_ruling_lianzhong_settlement() -> None:
+    """lianzhong_settlement: 'a bust loses even if the dealer busts; Black Jack 1:1 and above 21; ties push; the
+    dealer's Black Jack takes every stake but a Black Jack's; the dealer pays minus the players' sum'."""
+    # dealer seat 1 (T6, then T: bust); seat 2 AK (Black Jack), seat 3 T9 stands, seat 4 T5 hits a T (bust).
+    (r,) = rounds(lz("AK" "T9" "T5" "T6" "T" "T", [Dealer(), Scripted(), Scripted("s"), Scripted("h")]))
+    assert money(r) == {2: 10, 3: 10, 4: -10, 1: -10}
+    # the dealer's A-K: seat 2's A-Q pushes, seat 3's doubled 11 loses 20 (no peek).
+    (r,) = rounds(lz("AQ" "65" "AK" "9", [Dealer(), Scripted(), Scripted("d")]))
+    assert r["dealer_bj"] and money(r) == {2: 0, 3: -20, 1: 20}
+    # seat 2's Black Jack beats the dealer's three-card 21; seat 3's three-card 21 pushes it; seat 4's 19 loses.
+    (r,) = rounds(lz("AJ" "T5" "T9" "T4" "6" "7", [Dealer(), Scripted(), Scripted("h"), Scripted("s")]))
+    assert r["dealer"] == "T47" and money(r) == {2: 10, 3: 0, 4: -10, 1: 0}
+
+
+def test_ruling_lianzhong_actions() -> None:
+    """lianzhong_actions: 'one split, each hand plays on (aces too); double only on the first two cards; no
+    insurance, no surrender'."""
+    # seat 2 splits A-A: A-5 hits a 2 (18), A-9 stands (20), against the dealer's T-8.
+    (r,) = rounds(lz("AA" "T8" "5" "9" "2", [Dealer(), Scripted("phss")]))
+    p = r["players"][0]
+    assert [h["cards"] for h in p["hands"]] == ["A52", "A9"] and money(r) == {2: 10, 1: -10}
+    (r,) = rounds(lz("88" "T8" "3" "2", [Dealer(), Scripted("pd")]))  # no double after a split
+    assert r["players"][0]["foul"] == Foul.ILLEGAL_ACTION
+    (r,) = rounds(lz("73" "T8" "2", [Dealer(), Scripted("hd")]))  # no double after a hit
+    assert r["players"][0]["foul"] == Foul.ILLEGAL_ACTION
+    recs = lz("T6" "T5" "A8", [Dealer(), Scripted("u"), Scripted("i")])
+    assert [p["foul"] for p in rounds(recs)[0]["players"]] == [Foul.ILLEGAL_ACTION, Foul.ILLEGAL_INSURANCE]
+
+
+def test_ruling_lianzhong_dealer_choice() -> None:
+    """lianzhong_dealer_choice: 'hit below 17; choose on a soft 17 and on a two-card soft 18-20; a hit over 17
+    stands; with no hand to play against only the hole card is turned'."""
+    assert [dealer_may_choose(t, True, 2) for t in (16, 17, 18, 20, 21)] == [False, True, True, True, False]
+    assert [dealer_may_choose(t, True, 3) for t in (17, 18)] == [True, False]
+    assert not dealer_may_choose(17, False, 2)
+    d = Dealer("h")
+    (r,) = rounds(lz("T8" "A6" "A" "9", [d, Scripted()]))  # A-6: hits; A-6-A is a soft 18 of three cards: stands
+    assert d.asked == ["A6"] and r["dealer"] == "A6A" and r["dealer_actions"] == "h" and money(r) == {2: 0, 1: 0}
+    d = Dealer("s")
+    (r,) = rounds(lz("T9" "A8", [d, Scripted()]))  # a two-card soft 19: he may stand
+    assert d.asked == ["A8"] and money(r) == {2: 0, 1: 0}
+    d = Dealer("h")
+    (r,) = rounds(lz("T6" "25" "T", [d, Scripted("h")]))  # everyone bust: the dealer only turns his card
+    assert r["dealer"] == "25" and d.asked == []
+
+
+def test_ruling_lianzhong_dealer_foul() -> None:
+    """lianzhong_dealer_foul: 'a dealer decision other than h or s: his hand counts as bust; one that raises is a
+    fault: played automatically, the seat leaves'."""
+    (r,) = rounds(lz("T9" "T5" "A6" "T", [Dealer("x"), Scripted("s"), Scripted("h")]))
+    assert r["dealer_foul"] and money(r) == {2: 10, 3: -10, 1: 0}
+
+    class Broken(Dealer):
+        def dealer_action(self, view: SeatView) -> str:
+            raise ValueError("no idea")
+
+    recs = lz("T9" "T8" "A6", [Broken(), Scripted(), Scripted()], rounds=2, more=["T9A6"])
+    r1, r2 = rounds(recs)
+    assert r1["faults"][0]["seat"] == 1 and r1["dealer"] == "A6" and money(r1) == {2: 10, 3: 10, 1: -20}
+    assert r2["dealer_seat"] == 2 and [p["seat"] for p in r2["players"]] == [3]
+
+
+def test_ruling_lianzhong_trusteeship() -> None:
+    """lianzhong_trusteeship: 'a person out of time: the minimum bet, a player hits at 11 or less, the dealer
+    below 17; a course function set deals automatically'."""
+
+    class Silent(Strategy):
+        def bet(self, view: SeatView) -> int:
+            raise NoAnswer
+
+        def first_action(self, view: SeatView) -> str:
+            raise NoAnswer
+
+        def continue_action(self, view: SeatView) -> str:
+            raise NoAnswer
+
+        def dealer_action(self, view: SeatView) -> str:
+            raise NoAnswer
+
+    told: list[tuple[int, str]] = []
+    (r,) = rounds(lz("56" "T8" "5" "4", [Dealer(), Trustee(Silent(), lambda s, w: told.append((s, w)))]))
+    p = r["players"][0]
+    assert (p["bet"], p["actions"], p["cards"]) == (10, "hs", "565") and told == [(2, "bet"), (2, "h"), (2, "s")]
+    told.clear()
+    (r,) = rounds(lz("T9" "A6", [Trustee(Silent(), lambda s, w: told.append((s, w))), Scripted()]))
+    assert r["dealer"] == "A6" and told == [(1, "dealer s")]
+
+    class CourseSet(Dealer):
+        course_interface = True
+
+    d = CourseSet("h")
+    (r,) = rounds(lz("T9" "A6", [d, Scripted()]))
+    assert d.asked == [] and r["dealer_auto"] and r["dealer_actions"] == "s"
+    read, write = os.pipe()
+    with os.fdopen(read, "r") as stream, open(os.devnull, "w") as out:
+        ask = TimedInput(0.05, stream, out)
+        with pytest.raises(NoAnswer):
+            ask("? ")
+        os.write(write, b"s\nh\n")
+        assert (ask("? "), ask("? ")) == ("s", "h")
+        os.close(write)
+        with pytest.raises(EOFError):
+            ask("? ")
+
+
+def test_ruling_lianzhong_money() -> None:
+    """lianzhong_money: 'below the minimum at a round's start: out for good, skipped as dealer; the dealer covers
+    every bet, even below zero'."""
+    rules = PRESETS["lianzhong"].with_assignments(["start_money=15"])
+    recs = lz("T9" "T8" "T6" "T", [Dealer(), Scripted(), Scripted()], rounds=2, rules=rules, more=["T9T8"])
+    r1, r2 = rounds(recs)
+    assert r1["dealer_after"] == 15 - 20 and money(r1) == {2: 10, 3: 10, 1: -20}
+    assert r2["dealer_seat"] == 2 and [p["seat"] for p in r2["players"]] == [3]
+    assert (recs[-1]["reason"], {e["seat"]: e["score"] for e in recs[-1]["ranking"]}[1]) == ("rounds", -20)
+
+
+# -- the Monte Carlo report ----------------------------------------------------------------------------------
+def test_ruling_montecarlo_deal() -> None:
+    """montecarlo_deal: 'one card at a time, me first; I finish my hand before the dealer draws'."""
+    log = RoundLog(keep=True)
+    play_report(Seating("me", "mimic", Mimic()), 0, games=1, log=log,
+                generator=StackedGenerator(["5T2673" "5" + "9" * 97]))
+    (r,) = rounds(log.records or [])
+    assert (r["players"][0]["cards"], r["dealer"], r["score"]) == ("5273", "T65", -2)
+
+
+def test_ruling_montecarlo_player() -> None:
+    """montecarlo_player: 'the report's player draws below 17 as the dealer does; only hit and stand'."""
+    assert mc("A" "T" "6" "7").player == "A6"  # a soft 17 stands
+    assert mc("9" "T" "6" "7" "2").player == "962"
+    g = mc("5" "T" "6" "7", Scripted("d"))
+    assert g.foul == Foul.ILLEGAL_ACTION and g.score == -2
+
+
+def test_ruling_montecarlo_bust_hides() -> None:
+    """montecarlo_bust_hides: 'a bust scores -2 at once; the dealer neither draws nor shows his cards'."""
+    g = mc("T" "5" "6" "6" "T" "2")
+    assert (g.player, g.dealer, g.dealer_shown, g.score) == ("T6T", "56", False, -2)
+    assert _game_line(g, MC_TEXT["zh"]) == "第 1 局：我 10+6+10=26（爆牌），庄家 5+?（不亮牌），得分 -2"
+
+
+def test_ruling_montecarlo_natural() -> None:
+    """montecarlo_natural: 'a natural is my own first two cards; +3 whenever it wins, a dealer's bust included'."""
+    g = mc("A" "T" "K" "6" "T")  # my A-K against T-6-T (26)
+    assert (g.player, g.dealer, g.natural, g.score) == ("AK", "T6T", True, 3)
+    assert mc("A" "T" "K" "T").score == 3  # against a 20
+    assert report_score("A55", "T7", natural=False) == 2  # a three-card 21 is no natural
+
+
+def test_ruling_montecarlo_ties() -> None:
+    """montecarlo_ties: 'equal totals tie, a 21 against a 21 whatever the cards; lower loses'."""
+    assert mc("A" "7" "K" "7" "7").score == 0  # my natural against the dealer's 7-7-7
+    assert mc("7" "A" "7" "K" "7").score == 0  # my 7-7-7 against the dealer's natural
+    assert [report_score("T8", d, False) for d in ("T8", "T9", "T7", "T6T")] == [0, -2, 2, 2]
+
+
+def test_ruling_montecarlo_exact() -> None:
+    """montecarlo_exact: 'the mean per game +/- 1.96 standard errors; the exact value, -0.1171 per game, is the
+    analyser's mimic EV corrected for the 21s, times 2' (RULES.md prints the value the code computes)."""
+    from twentyone.analysis.montecarlo import report_value
+
+    s = summarise([2, -2, 0, 3], [2, 1])
+    assert s.mean == 0.75 and s.se == pytest.approx((sum((x - 0.75) ** 2 for x in (2, -2, 0, 3)) / 3 / 4) ** 0.5)
+    assert (s.low, s.high) == pytest.approx((0.75 - 1.959964 * s.se, 0.75 + 1.959964 * s.se))
+    v = report_value()
+    rules_text = (Path(__file__).resolve().parent.parent / "twentyone" / "RULES.md").read_text(encoding="utf-8")
+    m = re.search(r"\*\*montecarlo_exact\*\*.*?(-0\.\d{4}) per game \((-\d\.\d{4})% of the bet; the analyser's own "
+                  r"value is (-\d\.\d{4})%\)", rules_text, re.S)
+    assert m is not None
+    assert (f"{v.score:.4f}", f"{100 * v.ev:.4f}", f"{100 * v.analyser_ev:.4f}") == m.groups()
+    assert v.cases.natural_against_21 == v.cases.twenty_one_against_natural > 0  # the same rule on both sides

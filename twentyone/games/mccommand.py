@@ -1,0 +1,225 @@
+"""``twentyone montecarlo``: the Monte Carlo course report (seed 003), then past it.
+
+Without ``--runs`` it plays the report's twelve games for ``--player`` (``mimic``, the report's player, by
+default; ``human`` for a person) and prints each game's cards and score and the total, as the report does.
+With ``--runs N`` it repeats the twelve games N times and prints the mean score per game with its 95%
+interval beside the exact value of the same game (``twentyone.analysis.montecarlo``), and with
+``--png FILE`` a histogram of the twelve-game totals.  ``--lang zh|en``; ``--log`` and ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any, Final
+
+from twentyone.errors import TwentyOneError
+from twentyone.rules import get_rules
+
+__all__ = ["add_parser", "run_montecarlo", "TEXT", "card_values", "write_histogram"]
+
+TEXT: Final[dict[str, dict[str, str]]] = {
+    "zh": {"game": "第 {game} 局：我 {me}，庄家 {dealer}，得分 {score:+d}", "hidden": "（不亮牌）",
+           "bust": "（爆牌）", "bj": "（黑杰克）", "foul": "（犯规：{foul}）", "total": "总成绩：{total:+d}",
+           "title": "蒙特卡洛模拟，种子 {seed}：{runs} 次，每次 {games} 局（{player}）",
+           "mean": "每局平均得分 {mean:+.4f}，95% 置信区间 {low:+.4f} .. {high:+.4f}（共 {n} 局）",
+           "exact": "精确值（分析器，按报告的计分）：每局 {score:+.4f}（下注的 {pct:+.4f}%）：{where}",
+           "inside": "在区间内", "outside": "不在区间内",
+           "other": "精确值是报告中玩家（mimic）的：每局 {score:+.4f}；这里的玩家是 {player}",
+           "totals": "12 局总成绩：平均 {mean:+.2f}，最低 {lo:+d}，最高 {hi:+d}", "png": "直方图：{path}",
+           "interrupted": "（中断）", "hist_title": "{runs} 次模拟的 {games} 局总成绩", "hist_x": "总成绩",
+           "hist_y": "次数"},
+    "en": {"game": "game {game}: me {me}, dealer {dealer}, score {score:+d}", "hidden": " (not shown)",
+           "bust": " (bust)", "bj": " (Black Jack)", "foul": " (foul: {foul})", "total": "total: {total:+d}",
+           "title": "Monte Carlo, seed {seed}: {runs} runs of {games} games ({player})",
+           "mean": "mean score per game {mean:+.4f}, 95% interval {low:+.4f} .. {high:+.4f} ({n} games)",
+           "exact": "exact value (the analyser, the report's scoring): {score:+.4f} per game ({pct:+.4f}% of the "
+                    "bet): {where}",
+           "inside": "inside the interval", "outside": "outside the interval",
+           "other": "the exact value is the report's player's (mimic): {score:+.4f} per game; this player is "
+                    "{player}",
+           "totals": "twelve-game totals: mean {mean:+.2f}, lowest {lo:+d}, highest {hi:+d}",
+           "png": "histogram: {path}", "interrupted": "(interrupted)",
+           "hist_title": "{games}-game totals of {runs} runs", "hist_x": "total score", "hist_y": "runs"},
+}
+
+
+def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add ``twentyone montecarlo``."""
+    m = subparsers.add_parser(
+        "montecarlo", help="the Monte Carlo report: twelve games scored -2/0/+2/+3, or --runs N of them (seed 003)",
+        description="The course report's simulation: two decks shuffled for every game, one player against the "
+                    "dealer, both drawing below 17; each game scores -2 (loss), 0 (tie), +2 (win) or +3 (win with "
+                    "a two-card 21). --runs N repeats the twelve games and compares the mean with the exact value.")
+    m.add_argument("--player", "-p", default="mimic", metavar="SPEC",
+                   help="who plays: mimic (the report's player, default), human, or any player SPEC")
+    m.add_argument("--runs", type=int, default=None, metavar="N",
+                   help="repeat the twelve games N times: mean score per game, 95%% interval, exact value")
+    m.add_argument("--png", type=Path, default=None, metavar="FILE.png",
+                   help="with --runs: write a histogram of the twelve-game totals here")
+    m.add_argument("--games", type=int, default=12, metavar="N", help="games in one report (12)")
+    m.add_argument("--seed", "-s", type=int, default=None, help="seed (random if not given)")
+    m.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of the results (zh)")
+    m.add_argument("--rules", default="montecarlo", metavar="NAME", help="rule set (montecarlo)")
+    m.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="override one rule option")
+    m.add_argument("--log", type=Path, metavar="FILE.jsonl", help="without --runs: write the round log here")
+    m.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    m.set_defaults(game_run=run_montecarlo)
+
+
+def card_values(cards: str) -> str:
+    """Cards as the report writes them: values joined by ``+`` (``3+5+4+10``; an ace is ``A``)."""
+    return "+".join("A" if c == "A" else "10" if c in "TJQK" else c for c in cards)
+
+
+def run_montecarlo(args: argparse.Namespace) -> int:
+    """``twentyone montecarlo``: 0, or 130 after Ctrl-C or the end of a person's input."""
+    from twentyone.games.montecarlo import play_report, play_runs
+    from twentyone.games.people import TablePerson
+    from twentyone.games.tables import seed_of
+    from twentyone.match import Seating
+    from twentyone.players.spec import make_strategy
+    from twentyone.roundlog import RoundLog, open_log
+
+    rules = get_rules(args.rules).with_assignments(args.rule)
+    rules.check_table(rules.decks, 1)
+    if not 1 <= args.games <= 10**6:
+        raise TwentyOneError(f"games out of range: {args.games} (1 .. 1000000)")
+    if args.runs is not None and not 1 <= args.runs <= 10**7:
+        raise TwentyOneError(f"runs out of range: {args.runs} (1 .. 10000000)")
+    if args.runs is not None and args.player == "human":
+        raise TwentyOneError("--runs plays unattended: give --player SPEC (mimic, the report's player, by default)")
+    if args.png is not None and args.runs is None:
+        raise TwentyOneError("--png draws the totals of --runs N: give --runs")
+    if args.runs is not None and args.log is not None:
+        raise TwentyOneError("--log records the twelve games of one report: leave out --runs")
+    seed = seed_of(args)
+    text = TEXT[args.lang]
+    person = args.player == "human"
+    strategy = TablePerson(args.lang) if person else make_strategy(args.player, lang=args.lang)
+    seating = Seating("me", args.player, strategy)
+    try:
+        if args.runs is not None:
+            return _runs(args, seating, seed, rules, text)
+        stream = open_log(args.log)
+        played: list[Any] = []
+        code = 0
+
+        def show(g: Any) -> None:
+            played.append(g)
+            if not args.json:
+                print(_game_line(g, text), flush=True)
+
+        try:
+            play_report(seating, seed, rules, args.games, RoundLog(stream) if stream else None, on_game=show)
+        except KeyboardInterrupt:
+            print()
+            code = 130
+        finally:
+            if stream is not None:
+                stream.close()
+    finally:
+        strategy.close()
+    total = sum(g.score for g in played)
+    if args.json:
+        print(json.dumps({"seed": seed, "rules": rules.name, "player": args.player, "games": [
+            {"game": g.game, "me": g.player, "dealer": g.dealer, "dealer_shown": g.dealer_shown, "score": g.score}
+            for g in played], "total": total, "interrupted": code != 0}, ensure_ascii=False))
+    else:
+        print(text["total"].format(total=total) + (" " + text["interrupted"] if code else ""))
+    return code
+
+
+def _game_line(g: Any, text: dict[str, str]) -> str:
+    me = f"{card_values(g.player)}={_total(g.player)}"
+    if g.foul:
+        me += text["foul"].format(foul=g.foul)
+    elif _total(g.player) > 21:
+        me += text["bust"]
+    elif g.natural:
+        me += text["bj"]
+    if g.dealer_shown:
+        d = g.dealer
+        dealer = f"{card_values(d)}={_total(d)}" + (text["bust"] if _total(d) > 21 else "")
+    else:
+        dealer = card_values(g.dealer[0]) + "+?" + text["hidden"]
+    return text["game"].format(game=g.game, me=me, dealer=dealer, score=g.score)
+
+
+def _total(cards: str) -> int:
+    from twentyone.cards import calculate
+
+    return calculate(cards)
+
+
+def _runs(args: argparse.Namespace, seating: Any, seed: int, rules: Any, text: dict[str, str]) -> int:
+    from twentyone.analysis.montecarlo import report_value
+    from twentyone.games.montecarlo import play_runs
+
+    summary = play_runs(seating, seed, args.runs, rules, args.games)
+    exact = report_value(rules)
+    inside = summary.low <= exact.score <= summary.high
+    totals = summary.totals
+    if args.png is not None:
+        write_histogram(args.png, totals, args.runs, args.games, text,
+                        args.games * exact.score if args.player == "mimic" else None)
+    if args.json:
+        print(json.dumps({"seed": seed, "rules": rules.name, "player": args.player, "runs": len(totals),
+                          "games": summary.games, "mean": summary.mean, "se": summary.se, "low": summary.low,
+                          "high": summary.high, "exact": exact.score if args.player == "mimic" else None,
+                          "exact_mimic": exact.score, "inside": inside if args.player == "mimic" else None,
+                          "totals": dict(sorted(Counter(totals).items())),
+                          "png": str(args.png) if args.png is not None else None}))
+        return 0
+    print(text["title"].format(seed=seed, runs=len(totals), games=args.games, player=args.player))
+    print(text["mean"].format(mean=summary.mean, low=summary.low, high=summary.high, n=summary.games))
+    if args.player == "mimic":
+        print(text["exact"].format(score=exact.score, pct=100 * exact.ev,
+                                   where=text["inside"] if inside else text["outside"]))
+    else:
+        print(text["other"].format(score=exact.score, player=args.player))
+    print(text["totals"].format(mean=sum(totals) / len(totals), lo=min(totals), hi=max(totals)))
+    if args.png is not None:
+        print(text["png"].format(path=args.png))
+    return 0
+
+
+def write_histogram(path: Path, totals: tuple[int, ...], runs: int, games: int, text: dict[str, str],
+                    expected: float | None = None) -> None:
+    """A PNG histogram of the twelve-game totals, one bar per total, with the exact expected total as a line."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise TwentyOneError("--png needs matplotlib: pip install -e '.[reports]'") from None
+    from matplotlib import font_manager
+
+    counts = Counter(totals)
+    xs = sorted(counts)
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    ax.bar(xs, [counts[x] for x in xs], width=0.9, color="#4C72B0")
+    if expected is not None:
+        ax.axvline(expected, color="#C44E52", linewidth=1.5, label=f"exact {expected:+.2f}")
+        ax.legend()
+    if any(ord(ch) > 127 for ch in text["hist_x"]):
+        names = {f.name for f in font_manager.fontManager.ttflist}
+        cjk = next((n for n in ("Noto Sans CJK SC", "Noto Sans CJK JP", "WenQuanYi Zen Hei", "SimHei") if n in names),
+                   None)
+        if cjk is None:
+            text = TEXT["en"]  # no font to draw Chinese with: the picture's words in English
+        else:
+            plt.rcParams["font.family"] = cjk
+    ax.set_title(text["hist_title"].format(runs=runs, games=games))
+    ax.set_xlabel(text["hist_x"])
+    ax.set_ylabel(text["hist_y"])
+    fig.tight_layout()
+    try:
+        fig.savefig(path, format="png")
+    except OSError as e:
+        raise TwentyOneError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
+    finally:
+        plt.close(fig)
