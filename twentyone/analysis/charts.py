@@ -28,7 +28,7 @@ from typing import Final
 from twentyone.analysis.errors import AnalysisError, ChartError
 from twentyone.analysis.shoe import RANKS, rank_index
 
-__all__ = ["UPS", "Kind", "Row", "Chart", "ChartDifference", "compare_charts", "check_cell"]
+__all__ = ["UPS", "Kind", "Row", "Chart", "ChartDifference", "compare_charts", "check_cell", "chart_text"]
 
 #: Column order: the dealer's up card.
 UPS: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "A")
@@ -266,12 +266,13 @@ class Chart:
 
     @classmethod
     def read(cls, path: Path) -> Chart:
-        """Read a chart from a CSV file."""
+        """Read a chart from a CSV file in UTF-8, UTF-8 with a BOM (Excel's "CSV UTF-8") or GBK (Excel's CSV
+        on a Chinese Windows); anything else is refused in one line."""
         try:
-            text = path.read_text(encoding="utf-8")
+            raw = path.read_bytes()
         except OSError as e:
             raise ChartError(f"cannot read chart {str(path)!r}: {e.strerror or e}") from None
-        return cls.from_csv(text, title=path.stem)
+        return cls.from_csv(chart_text(raw, str(path)), title=path.stem)
 
     # -- PNG -----------------------------------------------------------------------------------------
 
@@ -305,6 +306,33 @@ class Chart:
             raise ChartError(f"cannot write chart {str(path)!r}: {e.strerror or e}") from None
         finally:
             plt.close(fig)
+
+
+#: The start of files that are surely not a chart's CSV, and what they are.
+_NOT_TEXT: Final = ((b"\x89PNG", "a PNG image"), (b"%PDF", "a PDF document"), (b"PK\x03\x04", "a zip archive (an .xlsx?)"),
+                    (b"\xd0\xcf\x11\xe0", "an Office document (an .xls?)"), (b"\xff\xd8\xff", "a JPEG image"),
+                    (b"\xff\xfe", "UTF-16 text"), (b"\xfe\xff", "UTF-16 text"))
+_CONTROL: Final = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def chart_text(raw: bytes, where: str) -> str:
+    """A chart file's bytes as text: UTF-8 (a BOM is dropped), else GBK; ChartError in one line for anything
+    else (an image, a spreadsheet, UTF-16, binary data), naming ``where``."""
+    what = next((name for magic, name in _NOT_TEXT if raw.startswith(magic)), None)
+    text = None
+    if what is None:
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        for encoding in ("utf-8", "gbk"):
+            try:
+                text = raw.decode(encoding)
+                break
+            except UnicodeDecodeError:
+                continue
+    if text is None or _CONTROL.search(text):
+        raise ChartError(f"cannot read chart {where!r}: it is {what or 'not text'}, not a chart CSV in UTF-8, "
+                         "UTF-8 with BOM or GBK (save it from Excel as CSV; see 'twentyone chart --csv')")
+    return text
 
 
 def compare_charts(a: Chart, b: Chart) -> list[ChartDifference]:
