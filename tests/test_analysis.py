@@ -570,6 +570,16 @@ def test_cli_ev_prints_each_decision(capsys: pytest.CaptureFixture[str]) -> None
     assert "stand     -0.293627" in out and "best" in out.splitlines()[2] and "hit       -0.470104" in out
 
 
+def test_cli_ev_takes_several_hands_quoted_or_not(capsys: pytest.CaptureFixture[str]) -> None:
+    """``ev`` takes several HAND vs UP, as its usage line says: separate words, quoted, or without 'vs'."""
+    one = {w: cli(["ev", *w.split()], capsys)[1] for w in ("T6 vs 2", "A7 vs 9")}
+    for words in (["T6", "vs", "2", "A7", "vs", "9"], ["T6 vs 2", "A7 vs 9"], ["T6", "2", "A7 v 9"]):
+        code, out, err = cli(["ev", *words], capsys)
+        assert code == 0, err
+        assert out == one["T6 vs 2"] + one["A7 vs 9"].split("\n", 1)[1], words
+    assert "[HAND vs UP ...]" in cli(["ev", "--help"], capsys)[1]
+
+
 def test_cli_shoe_option_analyses_a_depleted_shoe(capsys: pytest.CaptureFixture[str]) -> None:
     """``--shoe`` works on every command: a ten-rich shoe favours the player and is echoed."""
     rich = "A:24,2:14,3:14,4:14,5:14,6:14,7:24,8:24,9:24,T:96"
@@ -638,6 +648,8 @@ def test_the_judge_rules_with_a_nearly_exhausted_shoe(capsys: pytest.CaptureFixt
 
 @pytest.mark.parametrize("args,message", [
     (["ev", "T6", "vs"], "expected HAND vs UP"),
+    (["ev", "T6", "vs", "2", "A7"], "expected HAND vs UP"),
+    (["ev", "T6 vs 2", "vs", "9"], "expected HAND vs UP"),
     (["ev", "TX", "vs", "2"], "bad card code: 'X'"),
     (["ev", "T6", "vs", "2", "--rule", "colour=red"], "unknown rule: 'colour'"),
     (["edge", "--shoe", "A:3,Z:4"], "bad card code: 'Z'"),
