@@ -628,6 +628,8 @@ def test_the_judge_rules_with_a_nearly_exhausted_shoe(capsys: pytest.CaptureFixt
     assert code == 0, err
     again = cli(["ev", "T6", "vs", "2", "--rules", "judge", "--decks", "1", "--shoe", rest], capsys)[1]
     assert "shoe: 17 cards" in out and again.splitlines()[1:] == out.splitlines()[1:]
+    assert out.startswith("rules: judge: S17, peek, ") and "decks" not in out.splitlines()[0], out  # no '8 decks'
+    assert again.splitlines()[0] == out.splitlines()[0]
 
     def bust(total: int, soft: bool, left: tuple[int, ...]) -> Fraction:
         """The dealer's chance to bust from ``total`` off the cards ``left`` (values 1..10), standing on 17."""

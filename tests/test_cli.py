@@ -123,8 +123,9 @@ def test_same_seed_same_log_file(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 BAD = [
     ("unknown_player", ["-p", "nosuchplayer"], "unknown player 'nosuchplayer'"),
-    ("decks_0", ["-p", "stand", "--decks", "0"], "decks out of range: 0"),
-    ("decks_9", ["-p", "stand", "--decks", "9"], "decks out of range: 9"),
+    ("decks_0", ["-p", "stand", "--decks", "0"], "decks out of range: 0 (1 .. 8)"),
+    ("decks_9", ["-p", "stand", "--decks", "9"], "decks out of range: 9 (1 .. 8)"),
+    ("decks_0_judge", ["-p", "stand", "--decks", "0", "--rules", "judge"], "decks out of range: 0 (1 .. 5000)"),
     ("six_players", ["-p", "stand"] * 6, "too many players: 6"),
     ("missing_py", ["-p", "{tmp}/missing.py"], "cannot read player file"),
     ("py_without_functions", ["-p", "{tmp}/nothing.py"], "has no function set 1"),
@@ -158,6 +159,25 @@ def test_rules_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "**bj_payout**" in out
     code, out, _ = in_process(["rules", "--presets"], capsys)
     assert code == 0 and "course-h17" in out
+
+
+def test_one_description_per_rule_set(capsys: pytest.CaptureFixture[str]) -> None:
+    """rules --presets describes each preset's game as the analysis commands head their output, then its
+    money, bets and seats (unix-bj, montecarlo and judge take one seat)."""
+    from twentyone.rules import PRESETS
+
+    code, out, _ = in_process(["rules", "--presets"], capsys)
+    lines = dict(line.split(": ", 1) for line in out.splitlines())
+    assert code == 0 and list(lines) == list(PRESETS)
+    for name in ("unix-bj", "montecarlo", "judge"):
+        assert lines[name].endswith(", 1 seat"), lines[name]
+    assert lines["course"].endswith(", 1 to 5 seats") and lines["french"].endswith(", 1 to 4 seats")
+    for name in ("french", "course", "lianzhong"):
+        code, edge, err = in_process(["ev", "T6", "vs", "2", "--rules", name], capsys)
+        header = edge.splitlines()[0]
+        assert code == 0 and header.startswith(f"rules: {name}: "), err
+        assert lines[name].startswith(header[len(f"rules: {name}: "):] + ", money "), (header, lines[name])
+    assert "hole card, no peek" in lines["french"] and "Changer" in lines["french"]
 
 
 def test_play_at_the_terminal() -> None:

@@ -51,6 +51,15 @@ def _int_range(lo: int, hi: int, what: str) -> Any:
     return parse
 
 
+def _whole_decks(text: str) -> int:
+    """``--decks`` of match and play: a whole number; its range is the rules' (``Rules.check_table`` says it
+    in one line, ``decks out of range: 9 (1 .. 8)``, the same for 0 and 9, 1 .. 5000 under the judge's)."""
+    try:
+        return int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"decks must be a whole number, not {text!r}") from None
+
+
 def _build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="twentyone", description="The 21 (blackjack) course game: matches, play, grading.")
     p.add_argument("--version", action="version", version="twentyone 0.1.0")
@@ -59,7 +68,7 @@ def _build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("match", help="play one match between players and print the ranking",
                        description="Play one match between 1 to 5 players and print the final ranking.")
     m.add_argument("--player", "-p", action="append", default=[], metavar="SPEC", help=PLAYER_HELP)
-    m.add_argument("--decks", "-n", type=_int_range(1, 5000, "decks"), default=None,
+    m.add_argument("--decks", "-n", type=_whole_decks, default=None,
                    help="decks in the shoe, 1 to 8 in the course (the rules': 6)")
     m.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED, "seed"), default=1, help="match seed (1)")
     add_rule_options(m)
@@ -72,7 +81,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     pl = sub.add_parser("play", help="play at the terminal against the dealer",
                         description="Sit at seat 1 and play against the dealer; Ctrl-C ends with the standings.")
-    pl.add_argument("--decks", "-n", type=_int_range(1, 5000, "decks"), default=None, help="decks (the rules': 6)")
+    pl.add_argument("--decks", "-n", type=_whole_decks, default=None, help="decks (the rules': 6)")
     pl.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED, "seed"), default=None,
                     help="match seed (random if not given)")
     pl.add_argument("--with", dest="others", action="append", default=[], metavar="SPEC",
@@ -399,7 +408,7 @@ def _run_match(args: argparse.Namespace) -> int:
     from twentyone.roundlog import RoundLog, open_log
 
     rules = rules_of(args)
-    decks = args.decks or rules.decks
+    decks = args.decks if args.decks is not None else rules.decks
     rules.check_table(decks, 1)  # before any player is built (a C file is compiled); seats are checked at the table
     out_dir = _output_dir(args)
     seatings = _seatings(args.player, args.name, args.lang, _limits(args), out_dir)
@@ -438,7 +447,7 @@ def _run_play(args: argparse.Namespace) -> int:
     if len(args.others) > 4:
         raise TwentyOneError(f"too many other players: {len(args.others)} (at most 4 with you)")
     rules = rules_of(args)
-    decks = args.decks or rules.decks
+    decks = args.decks if args.decks is not None else rules.decks
     rules.check_table(decks, 1 + len(args.others))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(MAX_SEED)
     others = _seatings(args.others, [], args.lang, None, output_dir()) if args.others else []
@@ -462,7 +471,7 @@ def _run_play(args: argparse.Namespace) -> int:
 def _run_rules(args: argparse.Namespace) -> int:
     if args.presets:
         for name, r in PRESETS.items():
-            print(f"{name}: {r.describe()}")
+            print(f"{name}: {r.describe()}")  # the game as the analysis commands' headers say it, then money and seats
         return 0
     if args.options:
         for key, (kind, detail, text) in OPTIONS.items():

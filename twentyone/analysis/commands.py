@@ -94,11 +94,17 @@ def _setup(args: argparse.Namespace) -> tuple[AnalysisRules, Shoe | None]:
 
 
 def _header(opts: AnalysisRules, shoe: Shoe | None) -> str:
+    """The rules line (the game as ``rules --presets`` describes it), the shoe when it is not a full one, and
+    what of the rules the analysis leaves out."""
     from twentyone.analysis.exact import describe
 
     if shoe is not None and shoe != Shoe.decks(opts.decks) and not shoe.is_full_decks():
-        return f"rules: {opts.name}: {opts.describe()}\nshoe: {shoe.total} cards ({shoe})"
-    return f"rules: {describe(opts, shoe)}"
+        text = f"rules: {opts.name}: {opts.describe(-1)}\nshoe: {shoe.total} cards ({shoe})"
+    else:
+        text = f"rules: {describe(opts, shoe)}"
+    if opts.changer:
+        text += "\nnot analysed: the Changer (these figures play without it)"
+    return text
 
 
 def run_edge(args: argparse.Namespace) -> int:
