@@ -598,6 +598,29 @@ def test_cli_png_is_written_as_png_whatever_its_name(tmp_path: Path, capsys: pyt
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_chart_png_has_a_legend_plain_labels_and_no_empty_band(tmp_path: Path) -> None:
+    """chart --png: row labels need no French document, the cell letters have a legend (its P swatch shows
+    in a chart without a split), and no band of empty space runs across the picture (the top one was ~1 inch)."""
+    import numpy as np
+    from matplotlib import image
+
+    from twentyone.analysis.charts import plain_label
+
+    h, s, p = Kind.HARD, Kind.SOFT, Kind.PAIR
+    assert plain_label([Row(h, t) for t in range(5, 9)]) == "hard 5-8"
+    assert plain_label([Row(s, t) for t in range(19, 22)]) == "soft 19-21 (A-8 to A-10)"
+    assert plain_label([Row(h, t) for t in range(17, 22)]) == "hard 17+"
+    assert plain_label([Row(s, 18, True)]) == "soft 18 (A-7), 3+ cards"
+    assert plain_label([Row(p, 0), Row(p, 7)]) == "pair A-A, 8-8"
+    path = tmp_path / "chart.png"
+    derived_basic_chart(COURSE, 6).write_png(path)
+    pixels = (image.imread(str(path))[:, :, :3] * 255).round().astype(int)
+    blank = (pixels >= 250).all(axis=(1, 2))
+    longest = max(len(run) for run in "".join("1" if b else "0" for b in blank).split("0"))
+    assert longest < 0.3 * 130, f"{longest} empty pixel rows (0.3 inch at 130 dpi)"
+    assert (np.abs(pixels - [0x6f, 0xa8, 0xdc]).sum(axis=2) < 6).any(), "no P swatch: no legend"
+
+
 def test_the_judge_rules_are_analysed_off_their_own_5000_decks(capsys: pytest.CaptureFixture[str]) -> None:
     """``--rules judge`` (5000 decks, more than the options' 8) works on every command and in the API: the
     full shoe is analysed as a composition and named by its decks; more decks are worth less to the player,
