@@ -298,6 +298,7 @@ class Chart:
             matplotlib.use("Agg")
             import matplotlib.pyplot as plt
             from matplotlib.patches import Patch
+            from matplotlib.transforms import Bbox
         except ImportError:
             raise AnalysisError("--png needs matplotlib: pip install -e '.[reports]'") from None
         lines = self._display()
@@ -314,7 +315,7 @@ class Chart:
         ax.axis("off")
         table = ax.table(cellText=grid, rowLabels=labels, colLabels=["10" if u == "T" else u for u in UPS],
                          cellColours=[[_COLOURS[c[0]] for c in r] for r in grid], cellLoc="center",
-                         bbox=(0.0, 0.0, 1.0, 1.0))
+                         bbox=Bbox.from_bounds(0.0, 0.0, 1.0, 1.0))
         table.auto_set_font_size(False)
         table.set_fontsize(8)
         fig.text(0.5, 1.0 - 0.04 / height, title, ha="center", va="top", fontsize=8)
