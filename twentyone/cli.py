@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from twentyone.clihelp import add_examples, complete, shell_code
 from twentyone.errors import CompileError, TwentyOneError
-from twentyone.players.isolation import add_isolation_options
+from twentyone.isolation import add_isolation_options
 from twentyone.rules import MAX_SEED, OPTIONS, PRESETS, Rules, format_value, get_rules
 
 if TYPE_CHECKING:
@@ -494,7 +494,7 @@ def _shared_statics_notes(specs: Sequence[str], sandboxed: bool) -> list[str]:
 
 def _run_match(args: argparse.Namespace) -> int:
     from twentyone.match import MatchInterrupted, play_match
-    from twentyone.players.isolation import limits_of
+    from twentyone.isolation import limits_of
     from twentyone.roundlog import RoundLog, open_log
 
     rules = rules_of(args)
@@ -536,7 +536,7 @@ def _run_play(args: argparse.Namespace) -> int:
     import random
 
     from twentyone.match import MatchInterrupted, Seating, play_match
-    from twentyone.players.isolation import limits_of
+    from twentyone.isolation import limits_of
     from twentyone.players.terminal import Human
     from twentyone.roundlog import RoundLog, open_log
 

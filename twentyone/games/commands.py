@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any, Final
 
 from twentyone.errors import TwentyOneError
-from twentyone.players.isolation import add_isolation_options, limits_of
+from twentyone.isolation import add_isolation_options, limits_of
 from twentyone.rules import MAX_SEED, Rules, get_rules
 
 if TYPE_CHECKING:

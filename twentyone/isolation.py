@@ -9,22 +9,25 @@ process.
 
 ``add_isolation_options`` adds the options to a command's parser; ``limits_of`` reads them back as the
 ``Limits`` that ``players.spec.make_strategy(spec, sandbox=...)`` takes, or None for ``--trusted``.
+Building a parser loads nothing of the players (``twentyone report`` must not).
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from twentyone.errors import TwentyOneError
-from twentyone.players.sandbox.limits import MAX_SECONDS, Limits
 
-__all__ = ["add_isolation_options", "limits_of", "MATCH_TIMEOUT", "PERSON_MATCH_TIMEOUT"]
+if TYPE_CHECKING:
+    from twentyone.players.sandbox.limits import Limits
 
-#: The wall-clock limit of a match in the sandbox, by default.
+__all__ = ["add_isolation_options", "limits_of", "MATCH_TIMEOUT"]
+
+#: The wall-clock limit of a match in the sandbox, by default (with a person at the table: the sandbox's
+#: longest, ``players.sandbox.limits.MAX_SECONDS``, an hour, since their thinking counts).
 MATCH_TIMEOUT = 60.0
-#: ... and when a person plays at the table (their thinking counts): the longest limit the sandbox takes.
-PERSON_MATCH_TIMEOUT = MAX_SECONDS
 
 
 def add_isolation_options(p: argparse.ArgumentParser, output: bool = True) -> None:
@@ -40,8 +43,8 @@ def add_isolation_options(p: argparse.ArgumentParser, output: bool = True) -> No
     g.add_argument("--decision-wall-timeout", type=float, default=0.0, metavar="SECONDS",
                    help="wall-clock backstop per decision, against sleeping (default 10x --decision-timeout)")
     g.add_argument("--match-timeout", type=float, default=None, metavar="SECONDS",
-                   help=f"wall-clock limit per match in the sandbox ({MATCH_TIMEOUT:g}; {PERSON_MATCH_TIMEOUT:g} "
-                        "when a person plays)")
+                   help=f"wall-clock limit per match in the sandbox ({MATCH_TIMEOUT:g}; an hour when a person "
+                        "plays)")
     if output:
         g.add_argument("--output-dir", type=Path, default=None, metavar="DIR",
                        help="where what each file's strategy prints goes: a folder for each run, one file per "
@@ -58,6 +61,7 @@ def limits_of(args: argparse.Namespace, person: bool = False) -> Limits | None:
         if args.sandbox:
             raise TwentyOneError("--sandbox and --trusted contradict each other (the sandbox is the default)")
         return None
-    match = args.match_timeout if args.match_timeout is not None else (
-        PERSON_MATCH_TIMEOUT if person else MATCH_TIMEOUT)
+    from twentyone.players.sandbox.limits import MAX_SECONDS, Limits
+
+    match = args.match_timeout if args.match_timeout is not None else (MAX_SECONDS if person else MATCH_TIMEOUT)
     return Limits.for_timeouts(args.decision_timeout, match, args.decision_wall_timeout)
