@@ -161,6 +161,16 @@ def test_bad_input_is_one_line(how: str, case: str, args: list[str], message: st
         assert not (tmp_path / "no").exists()
 
 
+@pytest.mark.parametrize("command", ["match -p stand", "play", "tournament basic stand"])
+def test_decks_out_of_range_says_the_rules_range(command: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """--decks 0 and --decks 9 get the same message, the rules' range (0 said 1 .. 5000, or was taken as 6)."""
+    out = ["--out", str(tmp_path)] if command.startswith("tournament") else []
+    for decks in ("0", "9"):
+        code, _, err = in_process([*command.split(), "--decks", decks, *out], capsys)
+        assert code == 2 and err == f"twentyone: error: decks out of range: {decks} (1 .. 8)\n", err
+
+
 def test_rules_command(capsys: pytest.CaptureFixture[str]) -> None:
     """twentyone rules prints RULES.md; --presets lists the rule sets."""
     code, out, _ = in_process(["rules"], capsys)

@@ -126,7 +126,7 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED - 200000, "seed"), default=1, help="base seed (1)")
     t.add_argument("--format", choices=("pairs", "table5"), default="pairs",
                    help="pairs: 2-seat round robin; table5: tables of up to 5, reseated every match (pairs)")
-    t.add_argument("--decks", "-n", type=_int_range(1, 5000, "decks"), default=None, help="decks (the rules': 6)")
+    t.add_argument("--decks", "-n", type=_whole_decks, default=None, help="decks (the rules': 6)")
     add_rule_options(t)
     t.add_argument("--out", type=Path, default=Path("tournament-results"), metavar="DIR",
                    help="run folder (tournament-results)")
@@ -263,7 +263,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
     from twentyone.grading.config import Isolation
 
     rules = rules_of(args)
-    decks = args.decks or rules.decks
+    decks = args.decks if args.decks is not None else rules.decks
     rules.check_table(decks, 2)
     rep = tournament(args.players, args.matches, args.seed, args.format, decks, rules.name, args.out,
                      args.resume, _isolation(args, Isolation()), _execution(args))
