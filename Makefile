@@ -46,14 +46,15 @@ c-program: twentyone-c
 CPROG  := build/c-program
 CPROG_CFLAGS := -O2 -std=gnu99 -Ic_src -Ic_src/compat
 # The venv is order-only: the build step needs it to exist, not to be newer than setup.py.
-twentyone-c: c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/twentyone.h c_src/mycodes.h $(MYCODES) | $(STAMP)
+twentyone-c: c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/tw_person.c c_src/twentyone.h c_src/mycodes.h \
+             c_src/tw_person.h $(MYCODES) | $(STAMP)
 	@mkdir -p $(CPROG)
 	$(PY) -m twentyone.players.cprogram '$(MYCODES)' $(CPROG)
 	$(CC) $(CPROG_CFLAGS) -c $(CPROG)/manual.c -o $(CPROG)/manual.o
 	$(CC) $(CPROG_CFLAGS) -c $(CPROG)/auto.c -o $(CPROG)/auto.o
 	nm -g --defined-only $(CPROG)/auto.o | awk 'NF == 3 { print $$3, "tw_auto_" $$3 }' > $(CPROG)/auto.syms
 	objcopy --redefine-syms=$(CPROG)/auto.syms $(CPROG)/auto.o
-	$(CC) $(CPROG_CFLAGS) $$(cat $(CPROG)/main.flags) c_src/main.c c_src/twentyone.c c_src/tw_rng.c \
+	$(CC) $(CPROG_CFLAGS) $$(cat $(CPROG)/main.flags) c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/tw_person.c \
 	      $(CPROG)/manual.o $(CPROG)/auto.o -o $@
 
 typecheck: install

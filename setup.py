@@ -1,10 +1,15 @@
 """Build and install twentyone: the 21点 course engine, its strategies and the C bridge."""
 
+import re
+
 from setuptools import find_packages, setup
+
+# One version: twentyone.__version__, which `twentyone --version` prints.
+VERSION = re.search(r'^__version__ = "([^"]+)"', open("twentyone/__init__.py", encoding="utf-8").read(), re.M)[1]
 
 setup(
     name="twentyone",
-    version="0.1.0",
+    version=VERSION,
     description="Tournament and grading engine for the 21 (blackjack) course project",
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
@@ -14,8 +19,9 @@ setup(
     setup_requires=["cffi>=1.16"],
     cffi_modules=["twentyone/_core_build.py:ffi"],
     # tree-sitter and its C and C++ grammars: the similarity page parses every submission (grading.fingerprints)
+    # argcomplete: Tab completion in bash and zsh (twentyone completion bash|zsh)
     install_requires=["cffi>=1.16", "rich>=13", "numpy>=1.24", "tree-sitter>=0.23", "tree-sitter-c>=0.23",
-                      "tree-sitter-cpp>=0.23"],
+                      "tree-sitter-cpp>=0.23", "argcomplete>=3.1"],
     extras_require={
         "test": ["pytest>=8", "pytest-timeout>=2.2", "hypothesis>=6", "import-linter>=2.1"],
         "reports": ["matplotlib>=3.8", "pypinyin>=0.50"],

@@ -8,7 +8,8 @@
  * the up card is an A, and each player finishes the hand before the next one is asked (RULES.md).
  *
  * Without arguments it plays like the course: it asks for the number of people, their names and
- * the decks, then plays; under PERSON (in mycodes.c) the student's functions ask at the keyboard.
+ * the decks, then plays; under PERSON (in mycodes.c) the student's functions ask at the keyboard, and
+ * the table is shown before each of their questions, in the course's words (Chinese, tw_person.c).
  * Built by make c-program, the automatic runs below play a second copy of the file with PERSON
  * switched off, as the Python engine does (TW_AUTO_OBJECT), and say so when it was on.
  * For automation:
@@ -28,6 +29,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "mycodes.h"
+#ifdef TW_PERSON_SWITCHED_OFF
+#include "tw_person.h"
+#endif
 
 /* A mycodes.c may fill in only some function sets: a missing one is a null pointer here. */
 #pragma weak bet1
@@ -116,6 +120,9 @@ static int next_ready;
 /* -- options ---------------------------------------------------------------------------------- */
 static FILE* logf;
 static int quiet;
+/* The manual game of a file with #define PERSON (make c-program): the table is shown before each question
+ * the student's functions ask, in the course's words (tw_person.c). */
+static int person;
 static const char* output_path;  /* --output FILE: where --quiet puts what the players print */
 static unsigned long long seed;
 static const char* source = "mycodes.c";
@@ -234,10 +241,31 @@ static void views(Player* ps)
     }
 }
 
+#ifdef TW_PERSON_SWITCHED_OFF
+/* What the round record holds of each seat, for the person's screen. */
+static void seat_info(tw_zh_seat* info)
+{
+    for (int j = 0; j < pNum - 1; j++) {
+        info[j].in_round = IN_ROUND(j);
+        info[j].bet = bet0[j];
+        info[j].account_before = account_before[j];
+        info[j].surrendered = surrendered[j];
+        info[j].foul = foul_cause[j];
+    }
+}
+#endif
+
 static char ask_first(int i)
 {
     char t[sizeof tmpcards];
     memcpy(t, tmpcards, sizeof t);
+#ifdef TW_PERSON_SWITCHED_OFF
+    if (person) {
+        tw_zh_seat info[MAXS];
+        seat_info(info);
+        tw_zh_first(i, &banker, &players, pNum - 1, info);
+    }
+#endif
     return first_action_arr[i](t, 2 + 2 * (pNum - 1));
 }
 
@@ -247,6 +275,10 @@ static char ask_continue(int i)
     Player ps[MAXS];
     views(ps);
     view(i, &ps[0]);
+#ifdef TW_PERSON_SWITCHED_OFF
+    if (person)  /* right after insurance the hand still has its two-card choices */
+        tw_zh_continue(i, &players[i], players[i].count == 2 && nacts[i] == 1 && acts[i][0] == 'i');
+#endif
     return continue_action_arr[i](&ps);
 }
 
@@ -414,6 +446,12 @@ static void write_end(const char* reason)
                             players[i].account, players[i].rounds);
         fputs("]}\n", logf);
     }
+#ifdef TW_PERSON_SWITCHED_OFF
+    if (person) {
+        tw_zh_end(reason, total_rounds, turns, &players, pNum);
+        return;
+    }
+#endif
     printf("match ended (%s) after %d rounds, %d shoes\n", reason, total_rounds, turns);
     show_result(&players, pNum);
 }
@@ -435,6 +473,9 @@ static const char* play_match(void)
     new_shoe(0);  /* init_cards, shuffle_cards */
     do {
         round_init(&banker, &players, pNum);
+#ifdef TW_PERSON_SWITCHED_OFF
+        if (person) tw_zh_round(total_rounds + 1);
+#endif
 
         /* bets: every player still in the game; below MIN_BET a player is out for good */
         for (i = 0; i < pNum - 1; i++) {
@@ -443,6 +484,9 @@ static const char* play_match(void)
             foul_cause[i] = NULL;
             if (players[i].account < MIN_BET) continue;
             players[i].rounds++;
+#ifdef TW_PERSON_SWITCHED_OFF
+            if (person) tw_zh_bet(i, &players[i]);  /* the student's scanf reads the bet */
+#endif
             int mybet = bet_arr[i](N);
             if (mybet < MIN_BET) mybet = MIN_BET;
             if (mybet > players[i].account) mybet = players[i].account;
@@ -507,6 +551,13 @@ static const char* play_match(void)
 
         show_all();
         if (logf) write_round(shoe, first, dealer_bj);
+#ifdef TW_PERSON_SWITCHED_OFF
+        if (person) {
+            tw_zh_seat info[MAXS];
+            seat_info(info);
+            tw_zh_result(&banker, &players, pNum - 1, info);
+        } else
+#endif
         if (!quiet) print_round();
 
         /* the end of the match, or a new shoe once fewer than a quarter of the cards remain */
@@ -515,7 +566,12 @@ static const char* play_match(void)
         else if (turns > SHUFFLE_TIMES) reason = "shuffles";  /* a mid-round refill was the 6th shuffle */
         else if (pos > threshold) {
             if (turns >= SHUFFLE_TIMES) reason = "shuffles";
-            else new_shoe(0);
+            else {
+                new_shoe(0);
+#ifdef TW_PERSON_SWITCHED_OFF
+                if (person) tw_zh_shuffle(turns);
+#endif
+            }
         }
     } while (!reason);
     return reason;
@@ -659,28 +715,28 @@ static int interactive(void)
     char line[64];
     long v;
     for (;;) {
-        printf("number of players (1-5): ");
+        printf("%s", person ? "请输入玩家人数（1-5）：" : "number of players (1-5): ");
         fflush(stdout);
         read_line(line, sizeof line);
         if (feof(stdin) && !line[0]) return 1;
         if (parse_int(line, 1, 5, &v)) break;
-        printf("please type a number from 1 to 5\n");
+        printf("%s", person ? "请输入 1 到 5 之间的整数\n" : "please type a number from 1 to 5\n");
     }
     pNum = (int)v + 1;
     for (int i = 0; i < pNum - 1; i++) {
-        printf("name of player %d: ", i + 1);
+        printf(person ? "请输入玩家%d的名字：" : "name of player %d: ", i + 1);
         fflush(stdout);
         read_line(line, sizeof line);
         if (!line[0]) snprintf(line, sizeof line, "player%d", i + 1);
         snprintf(players[i].name, sizeof players[i].name, "%s", line);
     }
     for (;;) {
-        printf("number of decks (1-8): ");
+        printf("%s", person ? "请输入牌的副数（1-8）：" : "number of decks (1-8): ");
         fflush(stdout);
         read_line(line, sizeof line);
         if (feof(stdin) && !line[0]) return 1;
         if (parse_int(line, 1, 8, &v)) break;
-        printf("please type a number from 1 to 8\n");
+        printf("%s", person ? "请输入 1 到 8 之间的整数\n" : "please type a number from 1 to 8\n");
     }
     N = (int)v;
     seed = (unsigned long long)time(NULL);
@@ -741,6 +797,9 @@ int main(int argc, char** argv)
         i++;
     }
     if (argc == 1) {
+#ifdef TW_PERSON_SWITCHED_OFF
+        person = 1;  /* the manual game plays the file as it is, PERSON on: show the table in the course's words */
+#endif
         if (interactive()) return 1;
     } else if (!(have_seed && have_decks && have_seats)) {
         return usage("--seed, --decks and --seats go together");

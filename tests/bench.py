@@ -445,9 +445,44 @@ def bench_variants(runs: int, seconds: float) -> None:
               f"{100 * ratio:.0f}% (target >= 70%)")
 
 
+def bench_student_runs(runs: int, seconds: float) -> None:
+    """Issue 23: files play in the sandbox by default; what that costs a student's quick runs.  A 100-match run
+    of a C file (the basic.c fixture) against ``basic``, sandboxed and in process (``--trusted``), each the median
+    of ``runs``; and one ``twentyone match`` of it from the shell, start-up included (median of 3)."""
+    from twentyone.players.sandbox.limits import Limits
+    from twentyone.players.spec import make_strategy
+
+    basic_c = str(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
+
+    def hundred(limits: Limits | None) -> float:
+        c = make_strategy(basic_c, sandbox=limits)
+        try:
+            start = time.perf_counter()
+            for seed in range(100):
+                play_match([Seating("c", "basic.c", c), Seating("b", "basic", Basic())], 6, seed)
+            return time.perf_counter() - start
+        finally:
+            c.close()
+
+    boxed = median_of(runs, lambda: hundred(Limits()))
+    trusted = median_of(runs, lambda: hundred(None))
+    print(f"100 matches of a C file against basic (a student's run): sandboxed {boxed:.2f} s, --trusted "
+          f"{trusted:.2f} s ({boxed / trusted:.1f}x)")
+
+    def shell(*extra: str) -> float:
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "twentyone", "match", "-p", basic_c, "-p", "basic", *extra],
+                       check=True, capture_output=True, cwd=ROOT)
+        return time.perf_counter() - t
+
+    print(f"one 'twentyone match' of a C file against basic, from the shell: sandboxed "
+          f"{median_of(3, shell):.2f} s, --trusted {median_of(3, lambda: shell('--trusted')):.2f} s")
+
+
 #: Further benchmarks register here.
 _EXTRA: list[Callable[[int, float], None]] = [bench_analysis, bench_variants, bench_champion, bench_c_players,
-                                              bench_c_program, bench_sandbox, bench_grading, bench_similarity]
+                                              bench_c_program, bench_sandbox, bench_student_runs, bench_grading,
+                                              bench_similarity]
 
 
 if __name__ == "__main__":

@@ -570,6 +570,16 @@ def test_cli_ev_prints_each_decision(capsys: pytest.CaptureFixture[str]) -> None
     assert "stand     -0.293627" in out and "best" in out.splitlines()[2] and "hit       -0.470104" in out
 
 
+def test_cli_ev_takes_several_hands_quoted_or_not(capsys: pytest.CaptureFixture[str]) -> None:
+    """``ev`` takes several HAND vs UP, as its usage line says: separate words, quoted, or without 'vs'."""
+    one = {w: cli(["ev", *w.split()], capsys)[1] for w in ("T6 vs 2", "A7 vs 9")}
+    for words in (["T6", "vs", "2", "A7", "vs", "9"], ["T6 vs 2", "A7 vs 9"], ["T6", "2", "A7 v 9"]):
+        code, out, err = cli(["ev", *words], capsys)
+        assert code == 0, err
+        assert out == one["T6 vs 2"] + one["A7 vs 9"].split("\n", 1)[1], words
+    assert "[HAND vs UP ...]" in cli(["ev", "--help"], capsys)[1]
+
+
 def test_cli_shoe_option_analyses_a_depleted_shoe(capsys: pytest.CaptureFixture[str]) -> None:
     """``--shoe`` works on every command: a ten-rich shoe favours the player and is echoed."""
     rich = "A:24,2:14,3:14,4:14,5:14,6:14,7:24,8:24,9:24,T:96"
@@ -586,6 +596,29 @@ def test_cli_png_is_written_as_png_whatever_its_name(tmp_path: Path, capsys: pyt
     code, _, err = cli(["chart", "--png", str(out)], capsys)
     assert code == 0, err
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_chart_png_has_a_legend_plain_labels_and_no_empty_band(tmp_path: Path) -> None:
+    """chart --png: row labels need no French document, the cell letters have a legend (its P swatch shows
+    in a chart without a split), and no band of empty space runs across the picture (the top one was ~1 inch)."""
+    import numpy as np
+    from matplotlib import image
+
+    from twentyone.analysis.charts import plain_label
+
+    h, s, p = Kind.HARD, Kind.SOFT, Kind.PAIR
+    assert plain_label([Row(h, t) for t in range(5, 9)]) == "hard 5-8"
+    assert plain_label([Row(s, t) for t in range(19, 22)]) == "soft 19-21 (A-8 to A-10)"
+    assert plain_label([Row(h, t) for t in range(17, 22)]) == "hard 17+"
+    assert plain_label([Row(s, 18, True)]) == "soft 18 (A-7), 3+ cards"
+    assert plain_label([Row(p, 0), Row(p, 7)]) == "pair A-A, 8-8"
+    path = tmp_path / "chart.png"
+    derived_basic_chart(COURSE, 6).write_png(path)
+    pixels = (image.imread(str(path))[:, :, :3] * 255).round().astype(int)
+    blank = (pixels >= 250).all(axis=(1, 2))
+    longest = max(len(run) for run in "".join("1" if b else "0" for b in blank).split("0"))
+    assert longest < 0.3 * 130, f"{longest} empty pixel rows (0.3 inch at 130 dpi)"
+    assert (np.abs(pixels - [0x6f, 0xa8, 0xdc]).sum(axis=2) < 6).any(), "no P swatch: no legend"
 
 
 def test_the_judge_rules_are_analysed_off_their_own_5000_decks(capsys: pytest.CaptureFixture[str]) -> None:
@@ -618,6 +651,8 @@ def test_the_judge_rules_with_a_nearly_exhausted_shoe(capsys: pytest.CaptureFixt
     assert code == 0, err
     again = cli(["ev", "T6", "vs", "2", "--rules", "judge", "--decks", "1", "--shoe", rest], capsys)[1]
     assert "shoe: 17 cards" in out and again.splitlines()[1:] == out.splitlines()[1:]
+    assert out.startswith("rules: judge: S17, peek, ") and "decks" not in out.splitlines()[0], out  # no '8 decks'
+    assert again.splitlines()[0] == out.splitlines()[0]
 
     def bust(total: int, soft: bool, left: tuple[int, ...]) -> Fraction:
         """The dealer's chance to bust from ``total`` off the cards ``left`` (values 1..10), standing on 17."""
@@ -638,6 +673,8 @@ def test_the_judge_rules_with_a_nearly_exhausted_shoe(capsys: pytest.CaptureFixt
 
 @pytest.mark.parametrize("args,message", [
     (["ev", "T6", "vs"], "expected HAND vs UP"),
+    (["ev", "T6", "vs", "2", "A7"], "expected HAND vs UP"),
+    (["ev", "T6 vs 2", "vs", "9"], "expected HAND vs UP"),
     (["ev", "TX", "vs", "2"], "bad card code: 'X'"),
     (["ev", "T6", "vs", "2", "--rule", "colour=red"], "unknown rule: 'colour'"),
     (["edge", "--shoe", "A:3,Z:4"], "bad card code: 'Z'"),

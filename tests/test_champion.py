@@ -260,3 +260,69 @@ def test_beats_stand_at_the_reported_rate() -> None:
     rate, low, _ = wilson(wins, n)
     assert abs(rate - p_reported) < 4 * se, (rate, p_reported)
     assert low > 0.90  # the rubric's line, from this sample alone
+
+
+# -- 6. behaviours a mutation audit found unchecked --------------------------------------------------
+def test_hilo_counts_seven_eight_nine_as_neutral() -> None:
+    """The running count is Hi-Lo's: 2-6 count +1, T and A -1, and 7, 8, 9 nothing."""
+    # seat 1 stands on 7-7, champion stands on 8-9 (17); the dealer's 9-7 draws a 7 (23): only 7s, 8s and 9s
+    _, champion = last_round("77" "89" "97" "7", [1000, 1000], round_no=10)
+    assert champion.running == 0
+    # the same with a 2 and a 6 for seat 1 (8) and a T and an A for the dealer (soft 21): +2 - 2
+    _, champion = last_round("26" "89" "TA", [1000, 1000], round_no=10)
+    assert champion.running == 0
+    _, champion = last_round("27" "89" "97" "7", [1000, 1000], round_no=10)
+    assert champion.running == 1
+
+
+def _two_rounds_value(d: int, n: int) -> float:
+    """V_n(d) by direct recursion over J's cells and every bet the money allows (money 1000 + d, the rival
+    betting 10), memoised by (d, n): an independent check of ``value_tables`` (money in units of 1)."""
+    import functools
+
+    j = joint_table(0, "basic")
+    cells = [(HALF[i], HALF[k], j[i][k]) for i in range(6) for k in range(6) if j[i][k]]
+    from twentyone.players.champion import BET_UNITS
+
+    @functools.lru_cache(maxsize=None)
+    def v(d: int, n: int) -> float:
+        if n == 0:
+            return 1.0 if d > 0 else 0.5 if d == 0 else 0.0
+        money = COURSE.start_money + d
+        if money < COURSE.min_bet:
+            return 0.0
+        return max(sum(p * v(d + 5 * (m * hx - hy), n - 1) for hx, hy, p in cells)
+                   for m in BET_UNITS if money >= COURSE.min_bet * m)
+
+    return v(d, n)
+
+
+def test_value_tables_reach_every_deficit_a_match_reaches() -> None:
+    """Behind by 400 to 950 (a seat left with 50 .. 600), the tables give the chances a direct recursion
+    gives: the money grid is wide enough that no reachable deficit is cut off."""
+    t = tables_for("basic")
+    t.upto(3)
+    for n in (2, 3):
+        for d in (-950, -800, -600, -400, 0, 400):
+            i = d // 5 - D_LO
+            assert 0 <= i < len(t.lists[n]), (d, "outside the grid")
+            assert math.isclose(t.lists[n][i], _two_rounds_value(d, n), abs_tol=1e-9), (n, d)
+
+
+def test_last_round_it_covers_a_big_rival_bet() -> None:
+    """Up 150 on the last round: against a rival's 10 it bets the minimum; against a rival's 300 (placed
+    before its own bet) it bets enough to stay ahead when both win, at most what a loss can afford."""
+    def champion_bet(rival_bet: int) -> int:
+        champion = Bets()
+        table = Table([("p1", "scripted", Scripted("", rival_bet, "s")), ("p2", "champion", champion)], 6,
+                      StackedGenerator(["TT" "T9" "T7" + "9" * 40]), COURSE)
+        for i, s in enumerate((table.seats[0].strategy, champion)):
+            s.new_match(6, 2, i + 1)
+        table.seats[0].account, table.seats[1].account = 1000, 1150
+        table.shuffle_cards()
+        table.round_no = 99
+        table.play_round(table.round_init())
+        return champion.bets[100]
+
+    assert champion_bet(10) == 10
+    assert 150 < champion_bet(300) <= 450

@@ -55,3 +55,35 @@ def test_decisions_are_remembered_across_players() -> None:
     a, b = ChartStrategy(chart), ChartStrategy(chart)
     one_round("T6" "7T" "5" + "9" * 40, [a], 6, PRESETS["french"])
     assert a._memo is b._memo and a._memo
+
+
+def test_chart_files_as_students_save_them(tmp_path: Path) -> None:
+    """A chart saved as UTF-8 with a BOM or as GBK (Excel on a Chinese Windows) reads as the UTF-8 one."""
+    text = "# title: 我的表\n# 注释：8-8 分牌\n" + CSV.split("\n", 1)[1]
+    plain = load_chart(_write(tmp_path / "plain.csv", text.encode("utf-8")))
+    for name, raw in (("bom.csv", b"\xef\xbb\xbf" + text.encode("utf-8")), ("gbk.csv", text.encode("gbk")),
+                      ("crlf.csv", text.replace("\n", "\r\n").encode("gbk"))):
+        chart = load_chart(_write(tmp_path / name, raw))
+        assert chart.rows == plain.rows and chart.title == "我的表", name
+
+
+@pytest.mark.parametrize("raw, what", [(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "a PNG image"),
+                                       ("hand,2\n".encode("utf-16"), "UTF-16 text"),
+                                       (b"hand,2,3\n\x00\x01\x02binary", "not text")],
+                         ids=["png", "utf16", "binary"])
+def test_a_file_that_is_not_a_chart_csv_is_one_line(tmp_path: Path, raw: bytes, what: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """match -p chart:basic.png and chart --compare basic.png: one error line naming the file, no traceback."""
+    from twentyone.cli import main
+
+    path = _write(tmp_path / "basic.png", raw)
+    for args in (["match", "-p", f"chart:{path}"], ["chart", "--compare", str(path)]):
+        assert main(args) == 2
+        out, err = capsys.readouterr()
+        assert err.count("\n") == 1 and err.startswith("twentyone: error: ") and "Traceback" not in err, err
+        assert str(path) in err and what in err, err
+
+
+def _write(path: Path, raw: bytes) -> Path:
+    path.write_bytes(raw)
+    return path

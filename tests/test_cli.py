@@ -53,7 +53,7 @@ def test_match_prints_ranking(how: str, capsys: pytest.CaptureFixture[str]) -> N
     """A normal match exits 0 and prints the ranking table with every seat."""
     code, out, err = run(how, ["match", "-p", "basic", "-p", "stand", "-p", "hilo", "--seed", "4"], capsys)
     assert code == 0, err
-    assert "seed 4, 6 decks: ended by" in out
+    assert "seed 4, 6 decks: 118 rounds in 5 shoes, ended before a 6th shuffle" in out
     for word in ("rank", "money", "basic", "stand", "hilo", "player1", "player2", "player3"):
         assert word in out
     assert "Traceback" not in err
@@ -61,17 +61,25 @@ def test_match_prints_ranking(how: str, capsys: pytest.CaptureFixture[str]) -> N
 
 def test_match_names_the_c_output_folder_only_when_a_c_file_played(tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    """'what the C files printed' is said after a match with a C file, not after one of built-ins only (the
-    French AI levels and a chart were taken for C files)."""
+    """What the players' files printed is named after a match with a file that printed, one file a line, not
+    after one of built-ins only (the French AI levels and a chart were taken for C files)."""
     builtins = ["match", "--rules", "french", "-p", "expert", "-p", "amateur", "-p", "intermediate",
-                "-p", "chart:french-expert", "--seed", "2"]
+                "-p", "chart:french-expert", "--seed", "2", "--output-dir", str(tmp_path)]
     code, out, err = in_process(builtins, capsys)
     assert code == 0, err
-    assert "what the C files printed" not in out
-    code, out, err = in_process(["match", "-p", "basic", "-p", str(ROOT / "c_src" / "mycodes.c"), "--seed", "2",
-                                 "--output-dir", str(tmp_path)], capsys)
-    assert code == 0, err
-    assert f"what the C files printed: {tmp_path}" in out
+    assert "printed" not in out and not list(tmp_path.iterdir())
+    printing = str(ROOT / "tests" / "fixtures" / "c" / "students" / "person_on.c")
+    files = []
+    for _ in range(2):
+        code, out, err = in_process(["match", "-p", "basic", "-p", printing, "--seed", "2", "--output-dir",
+                                     str(tmp_path)], capsys)
+        assert code == 0, err
+        named = [line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("what the players' files printed: ")]
+        assert len(named) == 1, out
+        files.append(Path(named[0]))
+    # each run's files are kept apart (the second run overwrote the first's person_on-set1-match1.out)
+    assert files[0] != files[1] and files[0].parent.parent == files[1].parent.parent == tmp_path
+    assert all(f.name == "person_on-set1-match1.out" and "first_action1:" in f.read_text() for f in files)
 
 
 @pytest.mark.parametrize("how", RUNNERS)
@@ -123,8 +131,9 @@ def test_same_seed_same_log_file(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 BAD = [
     ("unknown_player", ["-p", "nosuchplayer"], "unknown player 'nosuchplayer'"),
-    ("decks_0", ["-p", "stand", "--decks", "0"], "decks out of range: 0"),
-    ("decks_9", ["-p", "stand", "--decks", "9"], "decks out of range: 9"),
+    ("decks_0", ["-p", "stand", "--decks", "0"], "decks out of range: 0 (1 .. 8)"),
+    ("decks_9", ["-p", "stand", "--decks", "9"], "decks out of range: 9 (1 .. 8)"),
+    ("decks_0_judge", ["-p", "stand", "--decks", "0", "--rules", "judge"], "decks out of range: 0 (1 .. 5000)"),
     ("six_players", ["-p", "stand"] * 6, "too many players: 6"),
     ("missing_py", ["-p", "{tmp}/missing.py"], "cannot read player file"),
     ("py_without_functions", ["-p", "{tmp}/nothing.py"], "has no function set 1"),
@@ -152,12 +161,41 @@ def test_bad_input_is_one_line(how: str, case: str, args: list[str], message: st
         assert not (tmp_path / "no").exists()
 
 
+@pytest.mark.parametrize("command", ["match -p stand", "play", "tournament basic stand"])
+def test_decks_out_of_range_says_the_rules_range(command: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """--decks 0 and --decks 9 get the same message, the rules' range (0 said 1 .. 5000, or was taken as 6)."""
+    out = ["--out", str(tmp_path)] if command.startswith("tournament") else []
+    for decks in ("0", "9"):
+        code, _, err = in_process([*command.split(), "--decks", decks, *out], capsys)
+        assert code == 2 and err == f"twentyone: error: decks out of range: {decks} (1 .. 8)\n", err
+
+
 def test_rules_command(capsys: pytest.CaptureFixture[str]) -> None:
     """twentyone rules prints RULES.md; --presets lists the rule sets."""
     code, out, _ = in_process(["rules"], capsys)
     assert code == 0 and "**bj_payout**" in out
     code, out, _ = in_process(["rules", "--presets"], capsys)
     assert code == 0 and "course-h17" in out
+
+
+def test_one_description_per_rule_set(capsys: pytest.CaptureFixture[str]) -> None:
+    """rules --presets describes each preset's game as the analysis commands head their output, then its
+    money, bets and seats (unix-bj, montecarlo and judge take one seat)."""
+    from twentyone.rules import PRESETS
+
+    code, out, _ = in_process(["rules", "--presets"], capsys)
+    lines = dict(line.split(": ", 1) for line in out.splitlines())
+    assert code == 0 and list(lines) == list(PRESETS)
+    for name in ("unix-bj", "montecarlo", "judge"):
+        assert lines[name].endswith(", 1 seat"), lines[name]
+    assert lines["course"].endswith(", 1 to 5 seats") and lines["french"].endswith(", 1 to 4 seats")
+    for name in ("french", "course", "lianzhong"):
+        code, edge, err = in_process(["ev", "T6", "vs", "2", "--rules", name], capsys)
+        header = edge.splitlines()[0]
+        assert code == 0 and header.startswith(f"rules: {name}: "), err
+        assert lines[name].startswith(header[len(f"rules: {name}: "):] + ", money "), (header, lines[name])
+    assert "hole card, no peek" in lines["french"] and "Changer" in lines["french"]
 
 
 def test_play_at_the_terminal() -> None:
@@ -171,7 +209,7 @@ def test_play_at_the_terminal() -> None:
                        input=answers, capture_output=True, text=True, cwd=root, timeout=60)
     assert "a bet is a whole number" in r.stdout
     assert "'q' is not one of" in r.stdout
-    assert "ended by interrupted" in r.stdout  # the standings are printed at the end of input
+    assert "seed 3, 6 decks: 3 rounds in 1 shoe, interrupted" in r.stdout  # the standings, at the end of input
     assert "Traceback" not in r.stderr and r.returncode == 130
 
 
@@ -241,3 +279,113 @@ def test_a_tournament_that_cannot_start_leaves_no_run_behind(tmp_path: Path,
                                "--workers", "1"], capsys)
     assert code == 0, err
     assert (out / "results.sqlite").is_file() and (out / "index.html").is_file()
+
+
+# -- files run in the sandbox by default; shared statics; zip names -------------------------------------------
+HOSTILE = ROOT / "tests" / "fixtures" / "c" / "hostile"
+REAL = ROOT / "tests" / "fixtures" / "handins" / "real_course" / "mycodes.c"
+
+
+def test_match_runs_files_in_the_sandbox_by_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A C file that crashes or loops costs its seat a fault, not the command (it was a 'Segmentation fault'
+    of the whole match, or a hang); --trusted runs files in process, and contradicts --sandbox."""
+    for name, fault, extra in (("segfault_first_action1.c", "crash", []),
+                               ("loop_bet1.c", "timeout", ["--decision-timeout", "0.2"])):
+        code, out, err = in_process(["match", "-p", str(HOSTILE / name), "-p", "basic", "--json", "--output-dir",
+                                     str(tmp_path), *extra], capsys)
+        assert code == 0, err
+        seat1 = json.loads(out)["ranking"]
+        assert {s["seat"]: s["fault"] for s in seat1}[1] == fault, out
+    code, out, err = in_process(["solo", "--player", str(HOSTILE / "segfault_first_action1.c"), "--rounds", "3",
+                                 "--json"], capsys)  # the French game's commands too
+    assert code == 0 and json.loads(out)["fault"] == "crash", err
+    code, _, err = in_process(["match", "-p", "basic", "--sandbox", "--trusted"], capsys)
+    assert code == 2 and err.startswith("twentyone: error: --sandbox and --trusted contradict") and err.count("\n") == 1
+
+
+def test_shared_statics_are_named_once_with_the_way_they_are_played(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Two sets of a file whose sets share a count at one table: one note, saying that the sandbox gives each its
+    own copy and --trusted one copy, as the course program; none for a file at one seat."""
+    seats = ["-p", f"{REAL}:1", "-p", f"{REAL}:2", "--seed", "4", "--output-dir", str(tmp_path)]
+    for extra, says in (([], "in the sandbox each seat plays in a process of its own"),
+                        (["--trusted"], "with --trusted they share one copy, as in the course program")):
+        code, _, err = in_process(["match", *seats, *extra], capsys)
+        notes = [line for line in err.splitlines() if line.startswith("twentyone: note:")]
+        assert code == 0 and len(notes) == 1 and says in notes[0] and "running_count" in notes[0], err
+    code, _, err = in_process(["match", "-p", f"{REAL}:1", "-p", "basic", "--output-dir", str(tmp_path)], capsys)
+    assert code == 0 and "twentyone: note:" not in err
+
+
+def test_a_zipped_hand_in_is_named_as_grade_names_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """match -p li.zip: the warnings name li.zip/li/mycodes.c, never the temporary folder it was unpacked into."""
+    from tests.handins import zip_folder
+
+    z = zip_folder(ROOT / "tests" / "fixtures" / "handins" / "person_on", tmp_path / "li.zip", prefix="li/")
+    code, _, err = in_process(["match", "-p", str(z), "-p", "basic", "--output-dir", str(tmp_path / "out")], capsys)
+    assert code == 0, err
+    assert f"{z}/li/mycodes.c: #define PERSON is on" in err and "twentyone-intake" not in err, err
+
+
+# -- shell habits: --version, completion, examples ------------------------------------------------------------
+def test_version_is_the_installed_one(capsys: pytest.CaptureFixture[str]) -> None:
+    """twentyone --version prints the version pip installed (setup.py reads twentyone.__version__)."""
+    from importlib.metadata import version
+
+    import twentyone
+
+    code, out, _ = in_process(["--version"], capsys)
+    assert code == 0 and out == f"twentyone {version('twentyone')}\n" and version("twentyone") == twentyone.__version__
+
+
+def test_every_command_help_ends_with_examples_that_parse(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each command's --help ends with two or three examples of it; each is a command line the parser takes."""
+    import argparse
+    import shlex
+
+    from twentyone.cli import _build_parser
+
+    parser = _build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name, sub in commands.items():
+        text = sub.format_help().rstrip("\n").split("\n")
+        at = text.index("examples:")
+        examples = text[at + 1:]
+        assert 2 <= len(examples) <= 3 and at == len(text) - len(examples) - 1, (name, text[at:])
+        for line in examples:
+            words = shlex.split(line.split(" | ")[0].split(" >")[0])
+            assert words[:2] == ["twentyone", name], line
+            parser.parse_args(words[1:])  # SystemExit (a failure) if an option is wrong
+
+
+def _complete(line: str, shell: str, tmp_path: Path) -> list[str]:
+    """What the twentyone console script answers to a Tab after ``line`` (argcomplete's protocol)."""
+    import os
+    import subprocess
+
+    answer = tmp_path / "answer"
+    env = dict(os.environ, _ARGCOMPLETE="1", COMP_LINE=line, COMP_POINT=str(len(line)), _ARGCOMPLETE_SHELL=shell,
+               _ARGCOMPLETE_STDOUT_FILENAME=str(answer), _ARGCOMPLETE_IFS="\n")
+    exe = Path(sys.executable).parent / "twentyone"
+    r = subprocess.run([str(exe)], env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    return [w.split(":")[0].strip() for w in answer.read_text().splitlines()]
+
+
+def test_tab_completion_in_bash_and_zsh(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """twentyone completion bash|zsh prints the shell's code; Tab then completes commands, options and players."""
+    import os
+    import subprocess
+
+    for shell in ("bash", "zsh"):
+        code, out, _ = in_process(["completion", shell], capsys)
+        assert code == 0 and "_python_argcomplete" in out
+        assert "match" in _complete("twentyone ma", shell, tmp_path)
+        assert "--trusted" in _complete("twentyone match --tr", shell, tmp_path)
+        assert {"basic", "champion"} <= set(_complete("twentyone match -p ", shell, tmp_path))
+    (tmp_path / "mycodes.c").write_text("int bet1(int N) { return 10; }\n")
+    assert "mycodes.c" in _complete("twentyone match -p my", "bash", tmp_path)
+    path = f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"
+    r = subprocess.run(["bash", "-c", 'eval "$(twentyone completion bash)" && complete -p twentyone'],
+                       capture_output=True, text=True, timeout=60, env=dict(os.environ, PATH=path))
+    assert r.returncode == 0 and "_python_argcomplete twentyone" in r.stdout, r.stderr

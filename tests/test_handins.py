@@ -317,8 +317,8 @@ def test_person_on_c_program_log_is_the_engine_log(tmp_path: Path, cache: Path) 
         assert len(_lines_with(text, "PERSON")) <= 1, text
         said += text
         specs = [a for k in range(1, seats + 1) for a in ("-p", f"{PERSON_ON}:{k}")]
-        p = run_cli(["match", *specs, "--seed", seed, "--decks", decks, "--log", pylog,
-                     "--output-dir", tmp_path / "printed"], cache, timeout=300)
+        p = run_cli(["match", *specs, "--seed", seed, "--decks", decks, "--log", pylog, "--trusted",  # one copy of
+                     "--output-dir", tmp_path / "printed"], cache, timeout=300)  # the statics, as the C program
         assert p.returncode == 0, p.stderr
         assert clog.read_bytes() == pylog.read_bytes(), (seed, decks, seats)
     assert _lines_with(said, "PERSON"), "no note that PERSON was switched off"
@@ -334,7 +334,7 @@ def test_real_submission_c_program_log_is_the_engine_log(tmp_path: Path, cache: 
         r = _run_c(exe, "--seed", seed, "--decks", 6, "--seats", seats, "--log", clog, "--quiet", "--source", src)
         assert r.returncode == 0, r.stderr
         p = run_cli(["match", *(a for k in range(1, seats + 1) for a in ("-p", f"{src}:{k}")), "--seed", seed,
-                     "--log", pylog, "--output-dir", tmp_path / "printed"], cache, timeout=300)
+                     "--log", pylog, "--output-dir", tmp_path / "printed", "--trusted"], cache, timeout=300)
         assert p.returncode == 0, p.stderr
         assert clog.read_bytes() == pylog.read_bytes(), seed
         found += sum(_unaffordable_doubles(pylog, k) for k in range(1, seats + 1))
@@ -346,10 +346,80 @@ def test_person_on_c_program_is_still_the_manual_game(tmp_path: Path) -> None:
     exe, _ = c_program(PERSON_ON, tmp_path)
     keys = "1\nLi\n6\n" + "20\ns\n" * 80
     r = subprocess.run([str(exe)], input=keys.encode(), capture_output=True, timeout=120)
-    out = r.stdout.decode("gbk", "replace")
+    out = r.stdout.decode("utf-8")  # the file's GBK prompts come out in UTF-8, as the program's own words
     assert r.returncode == 0, out[-2000:]
-    assert "match ended" in out and "illegal_action" not in out
-    assert re.search(r"bet +20", out)
+    assert "游戏结束" in out and "违规" not in out
+    assert "赌注 20，" in out and "玩家1请下注(至少10元)" in out
+
+
+def _bare_person(src: Path, dest: Path) -> Path:
+    """``src`` with every printf of its PERSON branches taken out: the bet read by a bare scanf and the actions
+    by a bare getche, as in the real submission from the public record."""
+    lines, inside = [], False
+    for line in src.read_bytes().decode("gbk").splitlines():
+        if line.strip().startswith("#ifdef PERSON"):
+            inside = True
+        elif line.strip().startswith(("#else", "#endif")):
+            inside = False
+        lines.append(re.sub(r"printf\(.*\);", ";", line) if inside else line)
+    dest.write_text("\n".join(lines) + "\n", encoding="gbk")
+    return dest
+
+
+def _play_by_hand(exe: Path, start: str, answers: dict[str, str], timeout: float = 120) -> tuple[int, str]:
+    """Run the manual game, type ``start``, then answer each question the moment its prompt (a key of
+    ``answers``) is on the screen, as a person does; (exit status, what it printed)."""
+    import select
+
+    proc = subprocess.Popen([str(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(start.encode())
+    proc.stdin.flush()
+    seen = b""
+    asked = dict.fromkeys(answers, 0)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], 5)
+        if not ready:
+            break
+        chunk = os.read(proc.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        seen += chunk
+        text = seen.decode("utf-8", "replace")
+        for prompt, answer in answers.items():
+            n = text.count(prompt)
+            if n > asked[prompt]:
+                proc.stdin.write(answer.encode() * (n - asked[prompt]))
+                proc.stdin.flush()
+                asked[prompt] = n
+    proc.stdin.close()
+    code = proc.wait(timeout=30)
+    return code, seen.decode("utf-8")
+
+
+@pytest.mark.parametrize("fixture", ["real_course", "bare"])
+def test_person_on_manual_game_shows_the_table_in_the_courses_words(fixture: str, tmp_path: Path) -> None:
+    """PERSON on, no arguments: before each question the program shows the table as the course's main.c did, in
+    its words (the dealer's up card and X, every hand, the money), and each round's results and the ranking;
+    a file whose scanf and getche ask without a prompt is playable by hand too."""
+    (tmp_path / "bare").mkdir()
+    src = _bare_person(PERSON_ON, tmp_path / "bare" / "mycodes.c") if fixture == "bare" else \
+        HANDINS / fixture / "mycodes.c"
+    if fixture == "bare":
+        assert b"printf" not in src.read_bytes().split(b"#else")[0].split(b"#ifdef PERSON")[-1]
+    exe, _ = c_program(src, tmp_path / "build")
+    code, out = _play_by_hand(exe, "2\n李明\n王芳\n6\n", {"请下注（不低于 10 元）：": "20\n", "），请选择（": "s"})
+    assert code == 0, out[-2000:]
+    for asked in ("请输入玩家人数（1-5）：", "请输入玩家1的名字：", "请输入牌的副数（1-8）：", "========== 第 1 局 ==========",
+                  "玩家1 李明，剩余赌资 1000 元，请下注（不低于 10 元）：", "玩家2 王芳，剩余赌资 1000 元，请下注"):
+        assert asked in out, asked
+    assert re.search(r"庄家：([2-9TJQKA]) X（明牌 \1，暗牌朝下）\n  玩家1 李明：\S \S（\d+点(，黑杰克)?）赌注 20\n"
+                     r"  玩家2 王芳：\S \S（\d+点(，黑杰克)?）赌注 20\n玩家1 李明，你的牌：\S \S（\d+点），请选择（", out)
+    assert re.search(r"庄家的牌：[2-9TJQKA ]+（\d+点(，爆掉|，黑杰克)?）\n  玩家1 李明：[2-9TJQKA ]+（\d+点）赌注 20，"
+                     r"(爆掉，|黑杰克，)?(赢 \+|平局 \+|输 -)\d+，剩余赌资 \d+", out)
+    assert "游戏结束：" in out and re.search(r"第 [12] 名：玩家1 李明，剩余赌资 \d+，\d+ 局", out)
+    assert "违规" not in out and "round 1:" not in out and "match ended" not in out
 
 
 def test_own_headers_are_not_used_and_named_in_a_warning(tmp_path: Path, cache: Path) -> None:
@@ -372,7 +442,7 @@ def test_own_headers_are_not_used_and_named_in_a_warning(tmp_path: Path, cache: 
         logs.append(log.read_bytes())
     assert logs[0] == logs[1], "the student's own twentyone.h changed how the program plays"
     p = run_cli(["match", "-p", f"{own}:1", "-p", f"{own}:2", "--seed", 1, "--log", tmp_path / "py.jsonl",
-                 "--output-dir", tmp_path / "printed"], cache, timeout=300)
+                 "--output-dir", tmp_path / "printed", "--trusted"], cache, timeout=300)
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "py.jsonl").read_bytes() == logs[0]
     warned = [ln for ln in said.splitlines() if "twentyone.h" in ln and "warn" in ln.lower()]

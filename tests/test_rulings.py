@@ -948,6 +948,53 @@ def test_ruling_fresh_copies() -> None:
     assert any(n == "continue" for n in vandal.names())
 
 
+def test_ruling_files_sandboxed(tmp_path: "Path", capsys: pytest.CaptureFixture[str]) -> None:
+    """files_sandboxed: 'every command that seats players from files runs each in a sandbox worker by default'."""
+    import json
+    from pathlib import Path
+
+    from twentyone.cli import main
+
+    crash = Path(__file__).resolve().parent / "fixtures" / "c" / "hostile" / "segfault_first_action1.c"
+    assert main(["match", "-p", str(crash), "-p", "basic", "--json", "--output-dir", str(tmp_path)]) == 0
+    ranking = json.loads(capsys.readouterr().out)["ranking"]
+    assert {s["seat"]: s["fault"] for s in ranking} == {1: "crash", 2: None}
+
+
+SHARED_CALLS = "static int calls;\n" + "".join(
+    f"int bet{k}(int N) {{ calls++; return 10 * calls; }}\n"
+    f"char first_action{k}(char* t, int len) {{ return 's'; }}\n"
+    f"char continue_action{k}(Player(*p)[]) {{ return 's'; }}\n"
+    f"void show{k}(Banker* b, Player(*p)[], int n, int N, int pos) {{ }}\n" for k in (1, 2))
+
+
+def test_ruling_shared_statics(tmp_path: "Path") -> None:
+    """shared_statics: 'seated in this process the sets of one file share one copy of its statics, as in the course
+    program; in the sandbox each seat has its own copy'."""
+    from twentyone.match import Seating, play_match
+    from twentyone.players.sandbox.limits import Limits
+    from twentyone.players.spec import make_strategy
+    from twentyone.roundlog import RoundLog
+
+    src = tmp_path / "mycodes.c"
+    src.write_text('#include "mycodes.h"\n' + SHARED_CALLS)
+    bets = {}
+    for how, limits in (("trusted", None), ("sandboxed", Limits())):
+        seats = [Seating(f"p{k}", f"{src}:{k}", make_strategy(f"{src}:{k}", sandbox=limits)) for k in (1, 2)]
+        log = RoundLog(keep=True)
+        try:
+            for _ in range(2):  # the statics start again at every match
+                play_match(seats, 6, 1, log=log)
+        finally:
+            for s in seats:
+                s.strategy.close()
+        assert log.records is not None
+        rounds = [r for r in log.records if r["type"] == "round" and r["round"] <= 2]
+        bets[how] = [[p["bet"] for p in r["players"]] for r in rounds]
+    assert bets["trusted"] == [[10, 20], [30, 40]] * 2  # one counter for both sets, as in the course program
+    assert bets["sandboxed"] == [[10, 10], [20, 20]] * 2  # one counter each
+
+
 def test_ruling_state_char() -> None:
     """state_char: 'state is the player's latest action character, "" before its first action; account is the money not on the table'."""
     r1, r2 = Recorder("hs"), Recorder("d")

@@ -278,6 +278,22 @@ def test_ruling_insurance_option() -> None:
     assert sc.seat(1)["insurance"] == 10 and sc.delta(1) == -20 - 10 + 20
 
 
+def test_ruling_zero_insurance() -> None:
+    """zero_insurance: 'an insurance of 0 (a bet of 1) is still bought: the hand plays on after it'."""
+    judge = PRESETS["judge"]
+    # a peek under an A with no Black Jack: i, then h on 6-5 takes the T (21); the dealer's A-7 is soft 18
+    p = Scripted("ih", bet=1)
+    sc = deal("65" "A7" "T", [p], judge)
+    assert (sc.seat(1)["insurance"], sc.seat(1)["actions"], sc.seat(1)["cards"]) == (0, "ih", "65T")
+    assert p.calls == ["bet", "first", "continue", "show"] and sc.delta(1) == 1
+    # no peek (insurance offered by override): the insured hand plays on at once, as a bet of 2 does
+    rules = get_rules("french,insurance=true")
+    for bet in (1, 2):
+        q = Scripted("is", bet=bet)
+        sc = deal("65" "A7", [q], rules)
+        assert sc.seat(1)["actions"] == "is" and q.calls == ["bet", "first", "continue", "show"], bet
+
+
 @pytest.mark.parametrize("at, first_of_shoe_2", [("quarter", 80), ("half", 54), ("deck", 93), ("round", 2)])
 def test_ruling_reshuffle_at(at: str, first_of_shoe_2: int) -> None:
     """reshuffle_at: 'after a round the shoe is reshuffled when fewer than a quarter, a half or one deck of it

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.scripted import one_round
 from twentyone.players.terminal import Human, parse_action
-from twentyone.rules import PRESETS
+from twentyone.rules import PRESETS, get_rules
 
 
 def test_french_keys_words_and_engine_letters() -> None:
@@ -23,7 +23,7 @@ def _play(cards: str, answers: list[str], lang: str, rules_name: str) -> tuple[l
         prompts.append(prompt)
         return answers.pop(0)
 
-    one_round(cards + "9" * 40, [Human(lang, ask=ask, say=said.append)], 6, PRESETS[rules_name])
+    one_round(cards + "9" * 40, [Human(lang, ask=ask, say=said.append)], 6, get_rules(rules_name))
     return prompts, said
 
 
@@ -33,11 +33,43 @@ def test_split_and_changer_are_offered_where_the_rules_have_them() -> None:
     assert prompts[1] == "  t tirer, r rester, d doubler, v diviser, c changer : "
     assert prompts[2].startswith("  t tirer, r rester")  # a split hand: no double after a split in the French game
     prompts, _ = _play("88" "7T", ["10", "s"], "en", "course")
-    assert prompts[1] == "  i insure, h hit, s stand, d double, u surrender: "
+    assert prompts[1] == "  h hit, s stand, d double, u surrender: "  # no i: the dealer shows a 7
 
 
 def test_split_hands_are_shown_one_by_one() -> None:
     """Each split hand is shown as 'hand n of m' before its decision, and all hands at the end."""
     _, said = _play("88" "7T" "45", ["10", "p", "s", "s"], "en", "s17-3to2-6d")
     assert any("hand 1 of 2: 84 = 12" in s for s in said) and any("hand 2 of 2: 85 = 13" in s for s in said)
-    assert any("you 84 | 85 = 12 | 13" in s for s in said)
+    assert said[-1] == "  seat 1 p1: 84 | 85 = 12 | 13, bet 20, split, lose -20, money 980"
+
+
+def test_only_the_legal_actions_are_offered() -> None:
+    """i only against an A and when it can be paid, d and u only on two cards, h s after a hit."""
+    prompts, _ = _play("62" "3T", ["10", "h", "s"], "en", "course")  # a 3 up: no insurance
+    assert prompts[1:] == ["  h hit, s stand, d double, u surrender: ", "  h hit, s stand: "]
+    prompts, _ = _play("88" "A7", ["10", "i", "s"], "en", "course")  # an A up: insurance, then the two-card choices
+    assert prompts[1:] == ["  i insure, h hit, s stand, d double, u surrender: ",
+                           "  h hit, s stand, d double, u surrender: "]
+    prompts, _ = _play("88" "A7", ["10", "s"], "en", "course,start_money=14")  # 4 left after the bet: I = 5
+    assert prompts[1] == "  h hit, s stand, d double, u surrender: "
+    prompts, _ = _play("88" "A7", ["1", "i", "s"], "en", "judge")  # a bet of 1: insurance costs 0 and is offered
+    assert prompts[1].startswith("  i insure, h hit, s stand, d double")
+
+
+def test_the_round_shows_every_seat_as_the_course_program_would() -> None:
+    """At the end of a round every seat is shown: cards, total, bet, latest action, result and money."""
+    from tests.scripted import Scripted
+
+    said: list[str] = []
+    answers = ["10", "s"]
+    other = Scripted("h", bet=30)
+    one_round("T8" "52" "T7" "9" + "9" * 40, [Human("en", ask=lambda p: answers.pop(0), say=said.append), other],
+              6, PRESETS["course"])
+    assert said[-3:] == ["round 1: dealer T7 = 17",
+                         "  seat 1 p1: T8 = 18, bet 10, stand, win +10, money 1010",
+                         "  seat 2 p2: 529 = 16, bet 30, stand, lose -30, money 970"]
+    said.clear()
+    answers[:] = ["10", "停牌"]
+    one_round("T8" "AK" "T7" + "9" * 40, [Human("zh", ask=lambda p: answers.pop(0), say=said.append),
+                                          Scripted("s", bet=20)], 6, PRESETS["course"])
+    assert said[-1] == "  座位 2 p2：AK = 21，赌注 20，停牌，赢（黑杰克） +40，赌资 1040"

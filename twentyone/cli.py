@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK  (tab completion for bash and zsh: twentyone completion bash|zsh)
 """The ``twentyone`` command line: ``match``, ``play``, ``grade``, ``tournament``, ``report``, ``similar``, ``rules``.
 
 Every error a user can cause prints one line, ``twentyone: error: ...``, and exits with status 2;
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,7 +18,9 @@ from typing import IO, Any, NoReturn
 
 from typing import TYPE_CHECKING
 
+from twentyone.clihelp import add_examples, complete, shell_code
 from twentyone.errors import CompileError, TwentyOneError
+from twentyone.isolation import add_isolation_options
 from twentyone.rules import MAX_SEED, OPTIONS, PRESETS, Rules, format_value, get_rules
 
 if TYPE_CHECKING:
@@ -51,15 +55,31 @@ def _int_range(lo: int, hi: int, what: str) -> Any:
     return parse
 
 
+def _version() -> str:
+    """The installed version (setup.py reads it from ``twentyone.__version__``)."""
+    from twentyone import __version__
+
+    return __version__
+
+
+def _whole_decks(text: str) -> int:
+    """``--decks`` of match and play: a whole number; its range is the rules' (``Rules.check_table`` says it
+    in one line, ``decks out of range: 9 (1 .. 8)``, the same for 0 and 9, 1 .. 5000 under the judge's)."""
+    try:
+        return int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"decks must be a whole number, not {text!r}") from None
+
+
 def _build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="twentyone", description="The 21 (blackjack) course game: matches, play, grading.")
-    p.add_argument("--version", action="version", version="twentyone 0.1.0")
+    p.add_argument("--version", action="version", version=f"twentyone {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     m = sub.add_parser("match", help="play one match between players and print the ranking",
                        description="Play one match between 1 to 5 players and print the final ranking.")
     m.add_argument("--player", "-p", action="append", default=[], metavar="SPEC", help=PLAYER_HELP)
-    m.add_argument("--decks", "-n", type=_int_range(1, 5000, "decks"), default=None,
+    m.add_argument("--decks", "-n", type=_whole_decks, default=None,
                    help="decks in the shoe, 1 to 8 in the course (the rules': 6)")
     m.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED, "seed"), default=1, help="match seed (1)")
     add_rule_options(m)
@@ -68,11 +88,11 @@ def _build_parser() -> argparse.ArgumentParser:
     m.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     m.add_argument("--json", action="store_true", help="print the result as one JSON object")
     m.add_argument("--lang", choices=("en", "zh", "fr"), default="en", help="language for a human player (en)")
-    _sandbox_options(m, default_sandbox=False)
+    add_isolation_options(m)
 
     pl = sub.add_parser("play", help="play at the terminal against the dealer",
                         description="Sit at seat 1 and play against the dealer; Ctrl-C ends with the standings.")
-    pl.add_argument("--decks", "-n", type=_int_range(1, 5000, "decks"), default=None, help="decks (the rules': 6)")
+    pl.add_argument("--decks", "-n", type=_whole_decks, default=None, help="decks (the rules': 6)")
     pl.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED, "seed"), default=None,
                     help="match seed (random if not given)")
     pl.add_argument("--with", dest="others", action="append", default=[], metavar="SPEC",
@@ -80,6 +100,7 @@ def _build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--lang", choices=("en", "zh", "fr"), default="en", help="prompt language (en)")
     pl.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     add_rule_options(pl)
+    add_isolation_options(pl)
 
     g = sub.add_parser("grade", help="grade submissions by the course rubric; reports in --out",
                        description="Grade each submission (a mycodes.c, a .py, or a folder or zip holding one, "
@@ -105,7 +126,7 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED - 200000, "seed"), default=1, help="base seed (1)")
     t.add_argument("--format", choices=("pairs", "table5"), default="pairs",
                    help="pairs: 2-seat round robin; table5: tables of up to 5, reseated every match (pairs)")
-    t.add_argument("--decks", "-n", type=_int_range(1, 5000, "decks"), default=None, help="decks (the rules': 6)")
+    t.add_argument("--decks", "-n", type=_whole_decks, default=None, help="decks (the rules': 6)")
     add_rule_options(t)
     t.add_argument("--out", type=Path, default=Path("tournament-results"), metavar="DIR",
                    help="run folder (tournament-results)")
@@ -150,6 +171,12 @@ def _build_parser() -> argparse.ArgumentParser:
     from twentyone.games.commands import add_parsers as add_game_parsers  # solo, elimination
 
     add_game_parsers(sub)
+
+    cp = sub.add_parser("completion", help="print the tab-completion code for bash or zsh",
+                        description="Print the shell code that makes Tab complete twentyone's commands, options, "
+                                    "rule sets and player names (argcomplete).")
+    cp.add_argument("shell", choices=("bash", "zsh"), help="the shell")
+    add_examples(sub)
     return p
 
 
@@ -164,26 +191,6 @@ def add_rule_options(p: argparse.ArgumentParser, default: str = "course") -> Non
 def rules_of(args: argparse.Namespace) -> Rules:
     """The rule set ``--rules`` and ``--rule`` name (RulesError, one line, if they cannot be played)."""
     return get_rules(args.rules).with_assignments(args.rule)
-
-
-def _sandbox_options(p: argparse.ArgumentParser, default_sandbox: bool) -> None:
-    """The isolation options shared by every command that seats players from files."""
-    g = p.add_argument_group("isolation of players from files (.py and .c)")
-    if default_sandbox:
-        g.add_argument("--trusted", action="store_true",
-                       help="run them in this process, for speed, when you vouch for the code")
-    else:
-        g.add_argument("--sandbox", action="store_true",
-                       help="run each in a worker process with limits and a system-call filter")
-    g.add_argument("--decision-timeout", type=float, default=1.0, metavar="SECONDS",
-                   help="CPU time limit per decision in the sandbox (1.0)")
-    g.add_argument("--decision-wall-timeout", type=float, default=0.0, metavar="SECONDS",
-                   help="wall-clock backstop per decision, against sleeping (default 10x --decision-timeout)")
-    g.add_argument("--match-timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="wall-clock limit per match in the sandbox (60)")
-    g.add_argument("--output-dir", type=Path, default=None, metavar="DIR",
-                   help="where what each file's strategy prints goes, one file per match capped at 1 MiB "
-                        "(default ~/.cache/twentyone/output)")
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
@@ -262,7 +269,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
     from twentyone.grading.config import Isolation
 
     rules = rules_of(args)
-    decks = args.decks or rules.decks
+    decks = args.decks if args.decks is not None else rules.decks
     rules.check_table(decks, 2)
     rep = tournament(args.players, args.matches, args.seed, args.format, decks, rules.name, args.out,
                      args.resume, _isolation(args, Isolation()), _execution(args))
@@ -299,16 +306,6 @@ def _run_similar(args: argparse.Namespace) -> int:
         summary_table(rep)
         print(f"report: {args.out / 'similarity.html'}")
     return 1 if any(m.error for m in rep.members) else 0
-
-
-def _limits(args: argparse.Namespace) -> Limits | None:
-    """The sandbox limits the options ask for, or None for in-process play."""
-    sandboxed = getattr(args, "sandbox", False) or not getattr(args, "trusted", True)
-    if not sandboxed:
-        return None
-    from twentyone.players.sandbox.limits import Limits
-
-    return Limits.for_timeouts(args.decision_timeout, args.match_timeout, args.decision_wall_timeout)
 
 
 def _fail(message: str, code: int = 2) -> int:
@@ -356,33 +353,50 @@ def result_json(result: MatchResult) -> dict[str, Any]:
 
 
 _RANKING_TEXT = {
-    "en": {"title": "seed {seed}, {decks} decks: ended by {reason} after {rounds} rounds, {shoes} shoes",
+    "en": {"title": "seed {seed}, {decks}: {rounds} in {shoes}, {reason}",
            "cols": ("rank", "seat", "name", "player", "money", "rounds", "fouls", "fault"),
            "left": "seat {seat} ({spec}) left the match: {fault}: {detail}",
-           "reasons": {}},
-    "zh": {"title": "种子 {seed}，{decks} 副牌：{reason}，共 {rounds} 局，{shoes} 次洗牌",
+           "units": (("deck", "decks"), ("round", "rounds"), ("shoe", "shoes")),
+           "reasons": {"broke": "nobody left who could bet", "shuffles": "ended before a 6th shuffle",
+                       "rounds": "round limit reached", "interrupted": "interrupted",
+                       "target": "a player passed the target"}},
+    "zh": {"title": "种子 {seed}，{decks}：{reason}，共 {rounds}，{shoes}",
            "cols": ("名次", "座位", "名字", "玩家", "赌资", "局数", "犯规", "故障"),
            "left": "座位 {seat}（{spec}）退出本场：{fault}：{detail}",
+           "units": (("副牌", "副牌"), ("局", "局"), ("次洗牌", "次洗牌")),
            "reasons": {"broke": "所有玩家赌资输光", "shuffles": "第 6 次洗牌前结束", "rounds": "达到总局数",
-                       "interrupted": "中途结束"}},
-    "fr": {"title": "graine {seed}, {decks} jeux : fin ({reason}) après {rounds} manches, {shoes} sabots",
+                       "interrupted": "中途结束", "target": "有玩家达到目标"}},
+    "fr": {"title": "graine {seed}, {decks} : fin ({reason}) après {rounds}, {shoes}",
            "cols": ("rang", "place", "nom", "joueur", "budget", "manches", "fautes", "panne"),
            "left": "la place {seat} ({spec}) a quitté la partie : {fault} : {detail}",
+           "units": (("jeu", "jeux"), ("manche", "manches"), ("sabot", "sabots")),
            "reasons": {"broke": "plus personne ne peut miser", "shuffles": "plus de sabot", "rounds": "toutes les manches",
                        "interrupted": "interrompue", "target": "objectif atteint"}},
 }
 
 
+def _count(n: int, unit: tuple[str, str]) -> str:
+    """``1 deck``, ``2 decks`` (in Chinese both forms are one)."""
+    return f"{n} {unit[0] if n == 1 else unit[1]}"
+
+
+def ranking_title(result: MatchResult, lang: str = "en") -> str:
+    """The line over the final ranking: the seed, the decks, why the match ended, the rounds and the shoes."""
+    text = _RANKING_TEXT.get(lang, _RANKING_TEXT["en"])
+    reason = text["reasons"].get(result.reason, result.reason)  # type: ignore[attr-defined]
+    deck, rnd, shoe = text["units"]
+    return str(text["title"]).format(seed=result.seed, decks=_count(result.decks, deck), reason=reason,  # type: ignore[arg-type]
+                                     rounds=_count(result.rounds, rnd), shoes=_count(result.shuffles, shoe))  # type: ignore[arg-type]
+
+
 def print_ranking(result: MatchResult, out: IO[str] | None = None, lang: str = "en") -> None:
-    """The final ranking as a table (the course's show_result), in English or Chinese."""
+    """The final ranking as a table (the course's show_result), in English, Chinese or French."""
     from rich.console import Console
     from rich.table import Table as RichTable
 
     text = _RANKING_TEXT.get(lang, _RANKING_TEXT["en"])
     console = Console(file=out or sys.stdout, highlight=False)
-    reason = text["reasons"].get(result.reason, result.reason)  # type: ignore[attr-defined]
-    t = RichTable(title=str(text["title"]).format(seed=result.seed, decks=result.decks, reason=reason,
-                                                  rounds=result.rounds, shoes=result.shuffles))
+    t = RichTable(title=ranking_title(result, lang))
     for col, just in zip(text["cols"], ("right", "right", "left", "left", "right", "right", "right", "left")):
         t.add_column(col, justify=just, overflow="fold")  # type: ignore[arg-type]
     for s in result.ranking:
@@ -400,15 +414,99 @@ def _output_dir(args: argparse.Namespace) -> Path:
     return args.output_dir if args.output_dir is not None else output_dir()
 
 
+def _run_folder(base: Path, seed: int, specs: Sequence[str]) -> Path | None:
+    """A new folder under ``base`` for what this run's file players print (``match-DATE-TIME-seedS``, then
+    ``-2``, ``-3`` ...), so that no run overwrites another's; None when no player comes from a file."""
+    import time
+
+    from twentyone.players.spec import builtin_name
+
+    if all(builtin_name(s) is not None or s == "human" for s in specs):
+        return None
+    stem = f"match-{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}"
+    for n in range(1, 10_000):
+        folder = base / (stem if n == 1 else f"{stem}-{n}")
+        try:
+            folder.mkdir(parents=True)
+            return folder
+        except FileExistsError:
+            continue
+        except OSError as e:
+            raise TwentyOneError(f"cannot make the output folder {str(folder)!r}: {e.strerror or e}") from None
+    raise TwentyOneError(f"cannot make the output folder: {str(base / stem)!r} and its numbered neighbours exist")
+
+
+def _printed_files(folder: Path | None) -> list[Path]:
+    """What the file players printed this run, one file per match and seat (empty ones removed, and the folder
+    when nothing is left)."""
+    if folder is None:
+        return []
+    kept = []
+    for f in sorted(folder.glob("*.out")):
+        try:
+            if f.stat().st_size:
+                kept.append(f)
+            else:
+                f.unlink()
+        except OSError:
+            continue
+    if not kept:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+    return kept
+
+
+def _shared_statics_notes(specs: Sequence[str], sandboxed: bool) -> list[str]:
+    """One line for each C or C++ file seated more than once whose function sets share file-scope variables:
+    the course program gives them one copy; say which way this run plays them (RULES.md, **shared_statics**)."""
+    from twentyone.grading.notes import shared_globals
+    from twentyone.players.intake import KINDS, is_container, readable, take
+    from twentyone.players.spec import builtin_name, parse_spec
+
+    seats: dict[str, list[int]] = {}
+    for spec in specs:
+        if builtin_name(spec) is None and spec != "human":
+            target, k = parse_spec(spec)
+            seats.setdefault(target, []).append(k or 1)
+    notes = []
+    for target, ks in seats.items():
+        if len(ks) < 2:
+            continue
+        path = Path(target).expanduser()
+        try:
+            if is_container(path):
+                path = take(path).path
+            if KINDS.get(path.suffix.lower()) is None or path.suffix.lower() == ".py":
+                continue
+            names = shared_globals(path.read_bytes().decode("utf-8", "replace"))
+        except (OSError, TwentyOneError):
+            continue
+        if not names:
+            continue
+        listed = ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
+        sets = ", ".join(map(str, ks))
+        head = (f"the function sets {sets} of {readable(target)} at this table share its global and static "
+                f"variables ({listed})")
+        if sandboxed:
+            notes.append(f"{head}: in the sandbox each seat plays in a process of its own, with its own copy of "
+                         "them, not one copy as in the course program; --trusted plays them in this process "
+                         "with one copy, as the course program does")
+        else:
+            notes.append(f"{head}: with --trusted they share one copy, as in the course program")
+    return notes
+
+
 def _run_match(args: argparse.Namespace) -> int:
     from twentyone.match import MatchInterrupted, play_match
+    from twentyone.isolation import limits_of
     from twentyone.roundlog import RoundLog, open_log
 
     rules = rules_of(args)
-    decks = args.decks or rules.decks
+    decks = args.decks if args.decks is not None else rules.decks
     rules.check_table(decks, 1)  # before any player is built (a C file is compiled); seats are checked at the table
-    out_dir = _output_dir(args)
-    limits = _limits(args)
+    limits = limits_of(args, person="human" in args.player)
     if limits is not None:
         from twentyone.players.spec import builtin_name
 
@@ -416,7 +514,14 @@ def _run_match(args: argparse.Namespace) -> int:
             from twentyone.players.sandbox.doctor import layers_line
 
             print(f"twentyone: {layers_line()}", file=sys.stderr)
-    seatings = _seatings(args.player, args.name, args.lang, limits, out_dir)
+    folder = _run_folder(_output_dir(args), args.seed, args.player)
+    try:
+        seatings = _seatings(args.player, args.name, args.lang, limits, folder)
+    except BaseException:
+        _printed_files(folder)
+        raise
+    for note in _shared_statics_notes(args.player, limits is not None):
+        print(f"twentyone: note: {note}", file=sys.stderr)
     stream = open_log(args.log)
     try:
         log = RoundLog(stream) if stream is not None else None
@@ -430,14 +535,13 @@ def _run_match(args: argparse.Namespace) -> int:
             stream.close()
         for s in seatings:
             s.strategy.close()
+    printed = _printed_files(folder)
     if args.json:
         print(json.dumps(result_json(result), ensure_ascii=False))
     else:
         print_ranking(result)
-        from twentyone.players.spec import builtin_name, parse_spec
-
-        if any(builtin_name(s.spec) is None and not parse_spec(s.spec)[0].lower().endswith(".py") for s in seatings):
-            print(f"what the C files printed: {out_dir}")
+        for f in printed:
+            print(f"what the players' files printed: {f}")
     return 0
 
 
@@ -445,17 +549,25 @@ def _run_play(args: argparse.Namespace) -> int:
     import random
 
     from twentyone.match import MatchInterrupted, Seating, play_match
-    from twentyone.players.cbuild import output_dir
+    from twentyone.isolation import limits_of
     from twentyone.players.terminal import Human
     from twentyone.roundlog import RoundLog, open_log
 
     if len(args.others) > 4:
         raise TwentyOneError(f"too many other players: {len(args.others)} (at most 4 with you)")
     rules = rules_of(args)
-    decks = args.decks or rules.decks
+    decks = args.decks if args.decks is not None else rules.decks
     rules.check_table(decks, 1 + len(args.others))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(MAX_SEED)
-    others = _seatings(args.others, [], args.lang, None, output_dir()) if args.others else []
+    limits = limits_of(args, person=True)
+    folder = _run_folder(_output_dir(args), seed, args.others)
+    try:
+        others = _seatings(args.others, [], args.lang, limits, folder) if args.others else []
+    except BaseException:
+        _printed_files(folder)
+        raise
+    for note in _shared_statics_notes(args.others, limits is not None):
+        print(f"twentyone: note: {note}", file=sys.stderr)
     me = Seating({"en": "you", "zh": "你", "fr": "vous"}[args.lang], "human", Human(lang=args.lang))
     seatings = [me] + [Seating(f"player{i + 2}", s.spec, s.strategy) for i, s in enumerate(others)]
     stream = open_log(args.log)
@@ -469,6 +581,10 @@ def _run_play(args: argparse.Namespace) -> int:
     finally:
         if stream is not None:
             stream.close()
+        for s in others:
+            s.strategy.close()
+        for f in _printed_files(folder):
+            print(f"what the players' files printed: {f}")
     print_ranking(result, lang=args.lang)
     return 0
 
@@ -476,7 +592,7 @@ def _run_play(args: argparse.Namespace) -> int:
 def _run_rules(args: argparse.Namespace) -> int:
     if args.presets:
         for name, r in PRESETS.items():
-            print(f"{name}: {r.describe()}")
+            print(f"{name}: {r.describe()}")  # the game as the analysis commands' headers say it, then money and seats
         return 0
     if args.options:
         for key, (kind, detail, text) in OPTIONS.items():
@@ -490,6 +606,8 @@ def _run_rules(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``twentyone`` console script."""
     parser = _build_parser()
+    if argv is None and "_ARGCOMPLETE" in os.environ:
+        complete(parser)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
@@ -515,6 +633,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             from twentyone.players.sandbox.doctor import main as doctor
 
             return doctor()
+        if args.command == "completion":
+            print(shell_code(args.shell), end="")
+            return 0
         return _run_rules(args)
     except CompileError as e:
         _fail(str(e))

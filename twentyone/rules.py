@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from twentyone.errors import RulesError
 
-__all__ = ["Rules", "PRESETS", "COURSE", "get_rules", "parse_assignment", "format_value", "OPTIONS", "MAX_SEED",
+__all__ = ["Rules", "PRESETS", "COURSE", "get_rules", "describe_game", "parse_assignment", "format_value", "OPTIONS", "MAX_SEED",
            "DOUBLE_ON", "RESHUFFLE_AT"]
 
 #: The largest match seed: seeds are 0 .. 2^64-1.
@@ -182,25 +182,44 @@ class Rules:
         return replace(self, name=",".join([self.name, *texts]), **changes)
 
     def describe(self) -> str:
-        """One line: the rules a player notices first."""
-        bj = self.blackjack_pays
-        parts = [f"{self.decks} deck{'s' if self.decks != 1 else ''}", "H17" if self.dealer_hits_soft_17 else "S17",
-                 "peek" if self.dealer_peeks else ("hole card, no peek" if self.hole_card else "no hole card"),
-                 f"Black Jack {bj.numerator}:{bj.denominator}",
-                 "surrender" if self.surrender else "no surrender",
-                 {"any": "double any two", "none": "no double"}.get(self.double_on, f"double {self.double_on}")]
-        if self.split:
-            parts.append(f"split to {self.split_hands} hands" + ("" if self.double_after_split else ", no DAS"))
-        else:
-            parts.append("no split")
-        if not self.insurance:
-            parts.append("no insurance")
-        if self.changer:
-            parts.append("Changer")
+        """One line: the game (``describe_game``), then the money, the bets and the seats."""
         top = "" if self.max_bet == self.min_bet else f"..{self.max_bet}" if self.max_bet is not None else " or more"
-        bets = f"bets {self.min_bet}{top}"
-        parts.append(f"money {self.start_money}, {bets}")
-        return ", ".join(parts)
+        seats = "1 seat" if self.max_seats == 1 else f"1 to {self.max_seats} seats"
+        return f"{describe_game(self)}, money {self.start_money}, bets {self.min_bet}{top}, {seats}"
+
+
+def describe_game(rules: object, decks: int = 0) -> str:
+    """The rules a player notices first, in one line: the one description of a rule set's game, which
+    ``Rules.describe`` (``twentyone rules --presets``) and the exact analyser's headers and chart titles
+    share.  ``rules`` is a ``Rules`` or anything with its fields (the analyser's options); a field it lacks
+    takes the course's value.  ``decks`` names another full shoe than the rules' own decks; -1 names none
+    (a shoe of given cards)."""
+    def get(name: str) -> Any:
+        return getattr(rules, name, getattr(COURSE, name))
+
+    bj = Fraction(get("blackjack_pays"))
+    n = decks or get("decks")
+    parts = [f"{n} deck{'s' if n != 1 else ''}"] if n > 0 else []
+    parts += ["H17" if get("dealer_hits_soft_17") else "S17",
+              "peek" if get("dealer_peeks") else "hole card, no peek" if get("hole_card") else "no hole card",
+              f"Black Jack {bj.numerator}:{bj.denominator}",
+              "surrender" if get("surrender") else "no surrender",
+              {"any": "double any two", "none": "no double"}.get(get("double_on"), f"double {get('double_on')}")]
+    if get("split"):
+        parts.append(f"split to {get('split_hands')} hands")
+        if get("resplit_aces"):
+            parts.append("resplit aces")
+        if not get("split_aces_one_card"):
+            parts.append("split aces may hit")
+        if not get("double_after_split"):
+            parts.append("no DAS")
+    else:
+        parts.append("no split")
+    if not get("insurance"):
+        parts.append("no insurance")
+    if get("changer"):
+        parts.append("Changer")
+    return ", ".join(parts)
 
 
 def parse_assignment(text: str) -> tuple[str, Any]:

@@ -79,7 +79,7 @@ class Seat(Hand):
 
     __slots__ = (
         "seat", "name", "spec", "strategy", "view", "account", "in_game", "faulted", "rounds",
-        "in_round", "insurance", "surrendered", "foul", "fault_cause", "fault_detail", "bj", "account_before",
+        "in_round", "insurance", "insured", "surrendered", "foul", "fault_cause", "fault_detail", "bj", "account_before",
         "hands", "cur",
     )
 
@@ -94,7 +94,9 @@ class Seat(Hand):
         self.faulted = False
         self.rounds = 0
         self.in_round = False
+        #: What insurance cost this round (bet // 2: 0 on a bet of 1); ``insured`` says whether it was bought.
         self.insurance = 0
+        self.insured = False
         self.surrendered = False
         self.foul: Foul | None = None
         self.fault_cause = ""

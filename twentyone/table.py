@@ -120,6 +120,7 @@ class Table:
             s.bet = 0
             s.added = 0
             s.insurance = 0
+            s.insured = False
             s.doubled = s.surrendered = s.done = s.bj = False
             s.foul = None
             if s.hands:
@@ -249,6 +250,7 @@ class Table:
         i = s.bet // 2
         s.account -= i
         s.insurance = i
+        s.insured = True  # bought, even when it costs 0 (a bet of 1): a flag, never the amount
         s.state = "i"
         s.actions.append("i")
 
@@ -528,7 +530,7 @@ class Table:
             if s.foul is not None:
                 continue
             if dealer_bj:
-                if s.insurance:
+                if s.insured:
                     s.account += rules.insurance_return(s.insurance)
                 if s.bj:
                     s.account += s.bet
@@ -584,7 +586,7 @@ class Table:
                     a2 = pending.get(id(s))
                     if a2 is not None:
                         self._take_effect(s, a2)
-                    elif s.insurance:
+                    elif s.insured:
                         self._after_insurance(s)
         else:
             for s in active:
@@ -593,7 +595,7 @@ class Table:
                 a = self._ask(s, True)
                 if a is not None and self._first_choice(s, a):
                     self._take_effect(s, a)
-                elif s.insurance and not s.done:  # no peek: the insured hand plays on at once
+                elif s.insured and not s.done:  # no peek: the insured hand plays on at once
                     self._after_insurance(s)
         if dealer_bj:
             self.hole_shown = True

@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -28,7 +29,8 @@ from typing import Final
 from twentyone.analysis.errors import AnalysisError, ChartError
 from twentyone.analysis.shoe import RANKS, rank_index
 
-__all__ = ["UPS", "Kind", "Row", "Chart", "ChartDifference", "compare_charts", "check_cell"]
+__all__ = ["UPS", "Kind", "Row", "Chart", "ChartDifference", "compare_charts", "check_cell", "chart_text",
+           "plain_label", "LEGEND"]
 
 #: Column order: the dealer's up card.
 UPS: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "A")
@@ -191,23 +193,33 @@ class Chart:
 
     # -- text ----------------------------------------------------------------------------------------
 
-    def to_text(self) -> str:
-        """The chart in the French document's layout, then the 3+ card rows and a legend."""
-        lines = [self.title, f"{'hand':<12}" + "".join(f"{'10' if u == 'T' else u:>4}" for u in UPS)]
+    def _display(self) -> list[tuple[str, list[Row]]]:
+        """The lines the text and the PNG show, in the French document's order: (its label, the rows the line
+        stands for).  A group is one line when its rows agree, else one line a row; then the 3+ card rows."""
+        out: list[tuple[str, list[Row]]] = []
         for label, rows in _french_groups():
             present = [r for r in rows if r in self._index]
             if not present:
                 continue
             if len(present) > 1 and len({tuple(map(_show, self._index[r])) for r in present}) == 1:
-                lines.append(self._line(label, self._index[present[0]]))
+                out.append((label, present))
             else:
-                lines.extend(self._line(r.short, self._index[r]) for r in present)
+                out.extend((r.short, [r]) for r in present)
         extra = [r for r in self._index if r.more and ((r.kind is Kind.HARD and 12 <= r.value <= 16)
                                                        or (r.kind is Kind.SOFT and r.value == 18))]
-        if extra:
-            lines.append("after hitting (3 cards or more):")
-            lines.extend(self._line(r.short, self._index[r]) for r in sorted(extra))
-        lines.append("H hit, S stand, D double (Ds: else stand), U surrender (Us: else stand), P split")
+        out.extend((r.short, [r]) for r in sorted(extra))
+        return out
+
+    def to_text(self) -> str:
+        """The chart in the French document's layout, then the 3+ card rows and a legend."""
+        lines = [self.title, f"{'hand':<12}" + "".join(f"{'10' if u == 'T' else u:>4}" for u in UPS)]
+        more = False
+        for label, rows in self._display():
+            if rows[0].more and not more:
+                lines.append("after hitting (3 cards or more):")
+                more = True
+            lines.append(self._line(label, self._index[rows[0]]))
+        lines.append(LEGEND)
         return "\n".join(lines) + "\n"
 
     @staticmethod
@@ -266,45 +278,106 @@ class Chart:
 
     @classmethod
     def read(cls, path: Path) -> Chart:
-        """Read a chart from a CSV file."""
+        """Read a chart from a CSV file in UTF-8, UTF-8 with a BOM (Excel's "CSV UTF-8") or GBK (Excel's CSV
+        on a Chinese Windows); anything else is refused in one line."""
         try:
-            text = path.read_text(encoding="utf-8")
+            raw = path.read_bytes()
         except OSError as e:
             raise ChartError(f"cannot read chart {str(path)!r}: {e.strerror or e}") from None
-        return cls.from_csv(text, title=path.stem)
+        return cls.from_csv(chart_text(raw, str(path)), title=path.stem)
 
     # -- PNG -----------------------------------------------------------------------------------------
 
     def write_png(self, path: Path) -> None:
-        """A coloured table of the chart (the French layout) as a PNG, drawn with matplotlib."""
+        """A coloured table of the chart as a PNG, drawn with matplotlib: the French layout with row labels
+        that need no French document (``hard 5-8``, ``soft 19-21 (A-8 to A-10)``), the up cards over the
+        columns, and a legend of the cell letters below."""
         try:
             import matplotlib
 
             matplotlib.use("Agg")
             import matplotlib.pyplot as plt
+            from matplotlib.patches import Patch
+            from matplotlib.transforms import Bbox
         except ImportError:
             raise AnalysisError("--png needs matplotlib: pip install -e '.[reports]'") from None
-        labels: list[str] = []
-        grid: list[tuple[str, ...]] = []
-        for line in self.to_text().splitlines()[2:-1]:
-            if line.endswith(":"):
-                continue
-            labels.append(line[:12].strip())
-            grid.append(tuple(line[12 + 4 * i: 16 + 4 * i].strip() for i in range(len(UPS))))
-        colours = {"H": "#f7f7f7", "S": "#ffd966", "D": "#93c47d", "U": "#b7b7b7", "P": "#6fa8dc"}
-        fig, ax = plt.subplots(figsize=(7, 0.28 * len(grid) + 1.0))
+        lines = self._display()
+        labels = [plain_label(rows) for _, rows in lines]
+        grid = [[_show(c) for c in self._index[rows[0]]] for _, rows in lines]
+        title = textwrap.fill(self.title, 100)
+        # heights in inches: the title's lines, the up cards' caption, the table (a row each), the legend
+        table_h = 0.24 * (len(grid) + 1)
+        top = 0.15 * (title.count("\n") + 1) + 0.25
+        bottom = 0.35
+        height = top + table_h + bottom
+        fig = plt.figure(figsize=(7.2, height))
+        ax = fig.add_axes((0.26, bottom / height, 0.72, table_h / height))
         ax.axis("off")
-        table = ax.table(cellText=[list(r) for r in grid], rowLabels=labels,
-                         colLabels=["10" if u == "T" else u for u in UPS],
-                         cellColours=[[colours[c[0]] for c in r] for r in grid], loc="center", cellLoc="center")
-        table.scale(1, 1.1)
-        ax.set_title(self.title, fontsize=9)
+        table = ax.table(cellText=grid, rowLabels=labels, colLabels=["10" if u == "T" else u for u in UPS],
+                         cellColours=[[_COLOURS[c[0]] for c in r] for r in grid], cellLoc="center",
+                         bbox=Bbox.from_bounds(0.0, 0.0, 1.0, 1.0))
+        table.auto_set_font_size(False)
+        table.set_fontsize(8)
+        fig.text(0.5, 1.0 - 0.04 / height, title, ha="center", va="top", fontsize=8)
+        fig.text(0.62, (bottom + table_h + 0.03) / height, "dealer's up card", ha="center", va="bottom", fontsize=8)
+        handles = [Patch(facecolor=_COLOURS[k], edgecolor="black", label=text) for k, text in _LEGEND_CELLS]
+        fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=7, frameon=False,
+                   bbox_to_anchor=(0.55, 0.0), handlelength=1.2, columnspacing=1.0)
         try:
-            fig.savefig(path, dpi=130, bbox_inches="tight", format="png")  # whatever the name says: --png
+            fig.savefig(path, dpi=130, bbox_inches="tight", pad_inches=0.08, format="png")  # whatever the name says
         except OSError as e:
             raise ChartError(f"cannot write chart {str(path)!r}: {e.strerror or e}") from None
         finally:
             plt.close(fig)
+
+
+#: What the cell letters mean (the text's last line; the PNG's legend, with each letter's colour).
+LEGEND: Final = "H hit, S stand, D double (Ds: else stand), U surrender (Us: else stand), P split"
+_LEGEND_CELLS: Final = (("H", "H hit"), ("S", "S stand"), ("D", "D double (Ds: else stand)"),
+                        ("U", "U surrender (Us: else stand)"), ("P", "P split"))
+_COLOURS: Final = {"H": "#f7f7f7", "S": "#ffd966", "D": "#93c47d", "U": "#b7b7b7", "P": "#6fa8dc"}
+
+
+def plain_label(rows: Sequence[Row]) -> str:
+    """A line's label for a reader without the French document: ``hard 17+``, ``hard 5-8``,
+    ``soft 19-21 (A-8 to A-10)``, ``soft 18 (A-7)``, ``pair 8-8``, ``hard 16, 3+ cards``."""
+    first, last = rows[0], rows[-1]
+    if first.kind is Kind.PAIR:
+        return "pair " + ", ".join(r.short for r in rows)
+    lo, hi = min(first.value, last.value), max(first.value, last.value)
+    if first.kind is Kind.HARD:
+        text = f"hard {lo}+" if hi >= 20 and lo < hi else f"hard {lo}" if lo == hi else f"hard {lo}-{hi}"
+    else:
+        hand = f"A-{lo - 11}" if lo == hi else f"A-{lo - 11} to A-{hi - 11}"
+        text = f"soft {lo} ({hand})" if lo == hi else f"soft {lo}-{hi} ({hand})"
+    return text + (", 3+ cards" if first.more else "")
+
+
+#: The start of files that are surely not a chart's CSV, and what they are.
+_NOT_TEXT: Final = ((b"\x89PNG", "a PNG image"), (b"%PDF", "a PDF document"), (b"PK\x03\x04", "a zip archive (an .xlsx?)"),
+                    (b"\xd0\xcf\x11\xe0", "an Office document (an .xls?)"), (b"\xff\xd8\xff", "a JPEG image"),
+                    (b"\xff\xfe", "UTF-16 text"), (b"\xfe\xff", "UTF-16 text"))
+_CONTROL: Final = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def chart_text(raw: bytes, where: str) -> str:
+    """A chart file's bytes as text: UTF-8 (a BOM is dropped), else GBK; ChartError in one line for anything
+    else (an image, a spreadsheet, UTF-16, binary data), naming ``where``."""
+    what = next((name for magic, name in _NOT_TEXT if raw.startswith(magic)), None)
+    text = None
+    if what is None:
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        for encoding in ("utf-8", "gbk"):
+            try:
+                text = raw.decode(encoding)
+                break
+            except UnicodeDecodeError:
+                continue
+    if text is None or _CONTROL.search(text):
+        raise ChartError(f"cannot read chart {where!r}: it is {what or 'not text'}, not a chart CSV in UTF-8, "
+                         "UTF-8 with BOM or GBK (save it from Excel as CSV; see 'twentyone chart --csv')")
+    return text
 
 
 def compare_charts(a: Chart, b: Chart) -> list[ChartDifference]:

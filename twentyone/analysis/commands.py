@@ -3,7 +3,8 @@
 - ``twentyone edge [--all]``: the round's exact EV (and SD) for optimal and basic play;
 - ``twentyone chart [--kind basic|best] [--csv FILE] [--png FILE] [--compare CHART]``: the strategy
   chart in the French document's layout, written as CSV or PNG, compared with another chart;
-- ``twentyone ev HAND vs UP``: the exact EV of each decision, e.g. ``twentyone ev T6 vs 2``.
+- ``twentyone ev HAND vs UP [HAND vs UP ...]``: the exact EV of each decision, e.g. ``twentyone ev T6 vs 2``
+  or ``twentyone ev "A7 vs 9" "88 vs A"``.
 
 Each takes ``--rules NAME``, ``--decks N``, ``--rule KEY=VALUE`` (any option of
 ``twentyone.analysis.options``, repeatable) and ``--shoe COMPOSITION`` (the shoe the round is dealt
@@ -22,7 +23,7 @@ from twentyone.analysis.shoe import Shoe
 from twentyone.errors import TwentyOneError
 from twentyone.rules import get_rules, parse_assignment
 
-__all__ = ["add_parsers", "run_edge", "run_chart", "run_ev", "FRENCH_EXPERT"]
+__all__ = ["add_parsers", "run_edge", "run_chart", "run_ev", "hands_and_ups", "FRENCH_EXPERT"]
 
 #: The French document's expert chart, as printed (``--compare french-expert``).
 FRENCH_EXPERT: Final = Path(__file__).resolve().parent / "data" / "french-expert.csv"
@@ -69,8 +70,9 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
 
     v = subparsers.add_parser("ev", help="exact EV of each decision: twentyone ev T6 vs 2",
                               description="Exact EV per initial bet of each decision for a hand against an up "
-                                          "card, later decisions played optimally.")
-    v.add_argument("words", nargs="+", metavar="HAND vs UP", help="e.g. T6 vs 2, A7 vs 9, 88 vs A, T42 vs T")
+                                          "card (or several: T6 vs 2 A7 vs 9), later decisions played optimally.")
+    v.add_argument("words", nargs="+", metavar="HAND vs UP",
+                   help="one or more, e.g. T6 vs 2, A7 vs 9, 88 vs A, T42 vs T (quoted or not; 'vs' may be left out)")
     _common(v)
     v.set_defaults(analysis_run=run_ev)
 
@@ -92,11 +94,17 @@ def _setup(args: argparse.Namespace) -> tuple[AnalysisRules, Shoe | None]:
 
 
 def _header(opts: AnalysisRules, shoe: Shoe | None) -> str:
+    """The rules line (the game as ``rules --presets`` describes it), the shoe when it is not a full one, and
+    what of the rules the analysis leaves out."""
     from twentyone.analysis.exact import describe
 
     if shoe is not None and shoe != Shoe.decks(opts.decks) and not shoe.is_full_decks():
-        return f"rules: {opts.name}: {opts.describe()}\nshoe: {shoe.total} cards ({shoe})"
-    return f"rules: {describe(opts, shoe)}"
+        text = f"rules: {opts.name}: {opts.describe(-1)}\nshoe: {shoe.total} cards ({shoe})"
+    else:
+        text = f"rules: {describe(opts, shoe)}"
+    if opts.changer:
+        text += "\nnot analysed: the Changer (these figures play without it)"
+    return text
 
 
 def run_edge(args: argparse.Namespace) -> int:
@@ -146,30 +154,46 @@ def run_chart(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hand_and_up(words: list[str]) -> tuple[str, str]:
-    if len(words) == 3 and words[1].lower() in ("vs", "v", "against"):
-        return words[0], words[2]
-    if len(words) == 2 and words[1].lower() not in ("vs", "v", "against"):
-        return words[0], words[1]
-    raise TwentyOneError(f"expected HAND vs UP (e.g. T6 vs 2), not {' '.join(words)!r}")
+_VS: Final = ("vs", "v", "against")
+
+
+def hands_and_ups(words: list[str]) -> list[tuple[str, str]]:
+    """The (hand, up card) pairs of ``ev``'s words: ``HAND vs UP`` (or ``HAND UP``) once or more, each as
+    separate words or quoted as one (``"A7 vs 9"``); TwentyOneError in one line otherwise."""
+    tokens = [t for w in words for t in w.split()]
+    pairs: list[tuple[str, str]] = []
+    i = 0
+    while i < len(tokens):
+        hand = tokens[i]
+        j = i + 1
+        if j < len(tokens) and tokens[j].lower() in _VS:
+            j += 1
+        if hand.lower() in _VS or j >= len(tokens) or tokens[j].lower() in _VS:
+            raise TwentyOneError(f"expected HAND vs UP (e.g. T6 vs 2), not {' '.join(tokens[i:]) or ' '.join(words)!r}")
+        pairs.append((hand, tokens[j]))
+        i = j + 1
+    if not pairs:
+        raise TwentyOneError("expected HAND vs UP (e.g. T6 vs 2)")
+    return pairs
 
 
 def run_ev(args: argparse.Namespace) -> int:
-    """``twentyone ev HAND vs UP``: print each decision's exact EV."""
+    """``twentyone ev HAND vs UP [HAND vs UP ...]``: print each decision's exact EV for each hand."""
     from twentyone.analysis.exact import decision_evs
 
     opts, shoe = _setup(args)
-    hand, up = _hand_and_up(args.words)
-    d = decision_evs(hand, up, opts, shoe)
+    pairs = hands_and_ups(args.words)
+    results = [decision_evs(hand, up, opts, shoe) for hand, up in pairs]  # every pair checked before printing
     print(_header(opts, shoe))
-    print(f"{d.hand} vs {d.up}: EV per initial bet" + (", given the dealer has no Black Jack" if d.given_no_blackjack
-                                                        else ""))
-    if d.natural:
-        print(f"  Black Jack: {d.stand:+.6f} (no decision)")
-    else:
-        best = d.best
-        for name, v in d.options():
-            print(f"  {name:<10}{v:+.6f}  ({100 * v:+.4f}%){'  best' if name == best else ''}")
-    if d.insurance is not None:
-        print(f"  insurance {d.insurance:+.6f}  (side bet of half the bet; dealer Black Jack {d.p_blackjack:.4f})")
+    for d in results:
+        print(f"{d.hand} vs {d.up}: EV per initial bet" + (", given the dealer has no Black Jack"
+                                                            if d.given_no_blackjack else ""))
+        if d.natural:
+            print(f"  Black Jack: {d.stand:+.6f} (no decision)")
+        else:
+            best = d.best
+            for name, v in d.options():
+                print(f"  {name:<10}{v:+.6f}  ({100 * v:+.4f}%){'  best' if name == best else ''}")
+        if d.insurance is not None:
+            print(f"  insurance {d.insurance:+.6f}  (side bet of half the bet; dealer Black Jack {d.p_blackjack:.4f})")
     return 0

@@ -323,12 +323,12 @@ def _best_chart(session: _ca.Session, basic: Chart, opts: AnalysisRules, shoe: S
 
 
 def describe(opts: AnalysisRules, shoe: Shoe | None = None) -> str:
-    """``NAME: the options``, naming the shoe when it is not a full shoe of the options' decks (a full shoe
-    of more decks, such as the judge's 5000, is named by its decks)."""
+    """``NAME: the game`` (``twentyone.rules.describe_game``, as ``twentyone rules --presets`` says it): a full
+    shoe is named by its decks (the judge's 5000 too); a shoe of given cards names no decks and is listed."""
     if shoe is None or shoe == Shoe.decks(opts.decks):
         return f"{opts.name}: {opts.describe()}"
     full = shoe.is_full_decks()
-    return f"{opts.name}: {opts.describe(full)}" if full else f"{opts.name}: {opts.describe()}, shoe {shoe}"
+    return f"{opts.name}: {opts.describe(full)}" if full else f"{opts.name}: {opts.describe(-1)}, shoe {shoe}"
 
 
 def analyse(rules: object = COURSE, shoe: Shoe | None = None, decks: int | None = None) -> Analysis:

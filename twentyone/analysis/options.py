@@ -31,7 +31,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from twentyone.errors import RulesError
-from twentyone.rules import DOUBLE_ON, parse_assignment
+from twentyone.rules import DOUBLE_ON, describe_game, parse_assignment
 
 __all__ = ["AnalysisRules", "OPTION_NAMES", "DOUBLE_ON", "MAX_OPTION_DECKS"]
 
@@ -54,6 +54,10 @@ class AnalysisRules:
     double_after_split: bool = True
     insurance: bool = True
     insurance_pays: Fraction = Fraction(2)
+    #: Not options of the analysis (a hole card without a peek is played as none; the Changer is not
+    #: analysed): kept so that the rule set is described as the engine describes it (``describe``).
+    hole_card: bool = True
+    changer: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -88,33 +92,17 @@ class AnalysisRules:
         return replace(self, **changes)
 
     def describe(self, decks: int = 0) -> str:
-        """One line, e.g. ``6 decks, S17, peek, Black Jack 2:1, late surrender, double any two, no split``;
-        ``decks`` names another full shoe (one of more decks than the options take)."""
-        bj = self.blackjack_pays
-        n = decks or self.decks
-        parts = [
-            f"{n} deck{'s' if n != 1 else ''}",
-            "H17" if self.dealer_hits_soft_17 else "S17",
-            "peek" if self.dealer_peeks else "no hole card",
-            f"Black Jack {bj.numerator}:{bj.denominator}",
-            "late surrender" if self.surrender else "no surrender",
-            {"any": "double any two", "none": "no double"}.get(self.double_on, f"double {self.double_on}"),
-        ]
-        if self.split:
-            parts.append(f"split to {self.split_hands} hands" + (", aces once" if not self.resplit_aces else ""))
-            parts.append("DAS" if self.double_after_split else "no DAS")
-            if not self.split_aces_one_card:
-                parts.append("split aces may hit")
-        else:
-            parts.append("no split")
-        return ", ".join(parts)
+        """One line, the engine's own description of the game (``twentyone.rules.describe_game``), e.g.
+        ``6 decks, S17, peek, Black Jack 2:1, surrender, double any two, no split``; ``decks`` names another
+        full shoe (one of more decks than the options take), -1 none (a shoe of given cards)."""
+        return describe_game(self, decks)
 
 
 #: Option names a ``--rule KEY=VALUE`` may set.
-OPTION_NAMES: Final = tuple(f.name for f in fields(AnalysisRules) if f.name != "name")
+OPTION_NAMES: Final = tuple(f.name for f in fields(AnalysisRules) if f.name not in ("name", "hole_card", "changer"))
 
 _BOOLS: Final = frozenset({"dealer_hits_soft_17", "dealer_peeks", "surrender", "split", "split_aces_one_card",
-                           "resplit_aces", "double_after_split", "insurance"})
+                           "resplit_aces", "double_after_split", "insurance", "hole_card", "changer"})
 #: Most decks the options take (a full shoe of more is analysed as a composition: ``exact._prepared``).
 MAX_OPTION_DECKS: Final = 8
 _RANGES: Final = {"decks": (1, MAX_OPTION_DECKS), "split_hands": (2, 8)}

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any, Final
 
 from twentyone.errors import TwentyOneError
+from twentyone.isolation import add_isolation_options, limits_of
 from twentyone.rules import MAX_SEED, Rules, get_rules
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ def _rule_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", choices=("fr", "en"), default="fr", help="language of prompts and results (fr)")
     p.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    add_isolation_options(p, output=False)  # players from files run in the sandbox unless --trusted
 
 
 def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -112,7 +114,7 @@ def run_solo(args: argparse.Namespace) -> int:
     if rounds is not None and rounds < 1:
         raise TwentyOneError(f"rounds out of range: {rounds} (1 or more)")
     text = TEXT[args.lang]
-    strategy = make_strategy(args.player, lang=args.lang)
+    strategy = make_strategy(args.player, lang=args.lang, sandbox=limits_of(args, person=args.player == "human"))
     seating = Seating(text["you"] if args.player == "human" else "player", args.player, strategy)
     stream = open_log(args.log)
     code = 0
@@ -158,11 +160,12 @@ def run_elimination(args: argparse.Namespace) -> int:
     schedule = Schedule(args.rounds, args.every)
     text = TEXT[args.lang]
     specs = [args.player, *_ai_specs(args)]
+    limits = limits_of(args, person="human" in specs)
     seatings: list[Seating] = []
     try:
         for i, spec in enumerate(specs):
             name = text["you"] if i == 0 and spec == "human" else ("player" if i == 0 else f"ai{i + 1}")
-            seatings.append(Seating(name, spec, make_strategy(spec, lang=args.lang)))
+            seatings.append(Seating(name, spec, make_strategy(spec, lang=args.lang, sandbox=limits)))
     except BaseException:
         for s in seatings:
             s.strategy.close()

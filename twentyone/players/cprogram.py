@@ -2,8 +2,10 @@
 
 ``python -m twentyone.players.cprogram MYCODES FOLDER`` writes into FOLDER (``build/c-program``):
 
-- ``manual.c``: the file byte for byte, for the manual game (``./twentyone-c`` without arguments): with
-  ``#define PERSON`` on, the student's functions ask at the keyboard, as in the course;
+- ``manual.c``: the file as it is, for the manual game (``./twentyone-c`` without arguments): with
+  ``#define PERSON`` on, the student's functions ask at the keyboard, as in the course, and the program
+  shows the table before each question in the course's words (``c_src/tw_person.c``).  Its text is
+  turned into UTF-8 (a GBK file's prompts would be unreadable on a UTF-8 terminal); nothing else changes;
 - ``auto.c``: the file as ``twentyone match`` compiles it (``cbuild.prepare_source``: PERSON switched
   off by the same renaming, UTF-8 text, LF endings), for the automatic runs (``--seed ...``); the Makefile
   renames every global symbol of its object ``tw_auto_*`` so that both copies link into one program;
@@ -27,9 +29,25 @@ from twentyone.errors import PlayerSpecError
 from twentyone.players.cbuild import prepare_source
 from twentyone.players.cheaders import headers_beside, own_header_warnings
 
-__all__ = ["prepare_program", "main"]
+__all__ = ["prepare_program", "utf8_text", "main"]
 
 PROG = "make c-program"
+
+
+def utf8_text(raw: bytes) -> bytes:
+    """A source file's bytes as UTF-8: a BOM dropped, GBK (Dev-C++ on a Chinese Windows) re-encoded; bytes that
+    are neither are kept as they are."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        raw.decode("utf-8")
+        return raw
+    except UnicodeDecodeError:
+        pass
+    try:
+        return raw.decode("gbk").encode("utf-8")
+    except UnicodeDecodeError:
+        return raw
 
 
 def prepare_program(mycodes: Path, folder: Path) -> tuple[bool, list[str]]:
@@ -42,7 +60,7 @@ def prepare_program(mycodes: Path, folder: Path) -> tuple[bool, list[str]]:
     auto = prepare_source(mycodes, said.append)
     person = bool(said)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "manual.c").write_bytes(mycodes.read_bytes())
+    (folder / "manual.c").write_bytes(utf8_text(mycodes.read_bytes()))
     (folder / "auto.c").write_bytes(auto)
     flags = ["-DTW_AUTO_OBJECT"] + (["-DTW_PERSON_SWITCHED_OFF"] if person else [])
     (folder / "main.flags").write_text(" ".join(flags) + "\n", encoding="utf-8")

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from twentyone.errors import PlayerSpecError
+from twentyone.errors import CompileError, PlayerSpecError
 from twentyone.players.builtin import BUILTINS, Mimic
 from twentyone.players.cbuild import compile_student, missing_functions
 from twentyone.players.chartplayer import FRENCH_EXPERT, ChartStrategy, load_chart
@@ -108,16 +108,36 @@ def make_strategy(spec: str, warn: Warn = stderr_warn, *, sandbox: Limits | None
         for w in found.warnings:
             warn(w)
         path, kind, label = found.path, found.kind, found.name
+        # what is said about the file names it as grade does, never the temporary folder it was unpacked into
+        shown_as: tuple[str, str] | None = (str(path), found.where)
+        warn = _naming(warn, str(path), found.where)
     else:
         path = path.resolve()
         kind = KINDS.get(path.suffix.lower())
-    if kind == SourceKind.PY:
-        return _python_player(path, k, spec, warn, sandbox, capture_dir, label or student_name(path))
-    if kind in (SourceKind.C, SourceKind.CPP):
-        return _c_player(path, kind, k or 1, warn, sandbox, capture_dir, label or student_name(path))
+        shown_as = None
+    try:
+        if kind == SourceKind.PY:
+            return _python_player(path, k, spec, warn, sandbox, capture_dir, label or student_name(path))
+        if kind in (SourceKind.C, SourceKind.CPP):
+            return _c_player(path, kind, k or 1, warn, sandbox, capture_dir, label or student_name(path))
+    except CompileError as e:
+        if shown_as is None:
+            raise
+        raise CompileError(str(e).replace(*shown_as), e.messages.replace(*shown_as)) from None
+    except PlayerSpecError as e:
+        if shown_as is None:
+            raise
+        raise PlayerSpecError(str(e).replace(*shown_as)) from None
     known = ", ".join(BUILTIN_NAMES)
     raise PlayerSpecError(f"unknown player {readable(spec)!r} (use {known}, chart:FILE.csv, a .py, .c or .cpp "
                           "file, or a folder or zip holding one, optionally :K)")
+
+
+def _naming(warn: Warn, on_disk: str, shown: str) -> Warn:
+    """``warn``, with the file's path on disk replaced by the path people know it by."""
+    def said(message: str) -> None:
+        warn(message.replace(on_disk, shown))
+    return said
 
 
 def build_c(path: Path, kind: SourceKind, warn: Warn | None = None) -> Path:

@@ -16,7 +16,7 @@ from twentyone.cards import calculate
 from twentyone.records import SeatView
 from twentyone.strategy import Strategy
 
-__all__ = ["Human", "MESSAGES", "WORDS", "KEYS", "ACTION_NAMES", "parse_action"]
+__all__ = ["Human", "MESSAGES", "WORDS", "KEYS", "ACTION_NAMES", "RESULTS", "parse_action"]
 
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {
@@ -32,8 +32,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "no_dbl": "  a double only on your first two cards",
         "no_split": "  a split only with a pair, and a second bet of {cost}",
         "no_change": "  a change only with a pair, as your first decision",
-        "round": "round {round}: dealer {dealer} = {dtotal} | you {cards} = {total} | money {money}",
-        "others": "  seat {seat}: {cards}",
+        "round": "round {round}: dealer {dealer} = {dtotal}",
+        "seat": "  seat {seat} {name}: {cards} = {total}, bet {bet}, {action}, {result} {delta}, money {money}",
+        "out": "  seat {seat} {name}: not in this round, money {money}",
     },
     "zh": {
         "bet": "座位 {seat}，赌资 {money}：请下注（{lo} .. {hi}）[{lo}]：",
@@ -48,8 +49,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "no_dbl": "  只有头两张牌时才能加倍",
         "no_split": "  只有一对且能再付 {cost} 时才能分牌",
         "no_change": "  只有一对且是第一个动作时才能换牌",
-        "round": "第 {round} 局：庄家 {dealer} = {dtotal} | 你 {cards} = {total} | 赌资 {money}",
-        "others": "  座位 {seat}：{cards}",
+        "round": "第 {round} 局：庄家 {dealer} = {dtotal}",
+        "seat": "  座位 {seat} {name}：{cards} = {total}，赌注 {bet}，{action}，{result} {delta}，赌资 {money}",
+        "out": "  座位 {seat} {name}：本局未参加，赌资 {money}",
     },
     "fr": {
         "bet": "place {seat}, budget {money} : votre mise ({lo} .. {hi}) [{lo}] : ",
@@ -64,8 +66,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "no_dbl": "  doubler seulement sur vos deux premières cartes",
         "no_split": "  diviser seulement une paire, avec une seconde mise de {cost}",
         "no_change": "  changer seulement avec une paire, comme première action",
-        "round": "manche {round} : croupier {dealer} = {dtotal} | vous {cards} = {total} | budget {money}",
-        "others": "  place {seat} : {cards}",
+        "round": "manche {round} : croupier {dealer} = {dtotal}",
+        "seat": "  place {seat} {name} : {cards} = {total}, mise {bet}, {action}, {result} {delta}, budget {money}",
+        "out": "  place {seat} {name} : pas dans cette manche, budget {money}",
     },
 }
 
@@ -75,6 +78,16 @@ ACTION_NAMES: dict[str, dict[str, str]] = {
     "zh": {"i": "保险", "h": "拿牌", "s": "停牌", "d": "加倍", "u": "投降", "p": "分牌", "c": "换牌"},
     "fr": {"i": "assurance", "h": "tirer", "s": "rester", "d": "doubler", "u": "abandonner", "p": "diviser",
            "c": "changer"},
+}
+
+#: A hand's result at the end of a round, as the course's words say it (``tag``: what made it so).
+RESULTS: dict[str, dict[str, str]] = {
+    "en": {"win": "win", "push": "push", "lose": "lose", "bust": "bust", "bj": "Black Jack", "u": "surrendered",
+           "none": "-", "tag": "{result} ({why})"},
+    "zh": {"win": "赢", "push": "平局", "lose": "输", "bust": "爆掉", "bj": "黑杰克", "u": "投降", "none": "-",
+           "tag": "{result}（{why}）"},
+    "fr": {"win": "gagne", "push": "égalité", "lose": "perd", "bust": "crame", "bj": "Blackjack", "u": "abandon",
+           "none": "-", "tag": "{result} ({why})"},
 }
 
 #: The key a person types for each action, where a language's differs from the engine's letter.
@@ -139,14 +152,17 @@ class Human(Strategy):
             self.say(self.m["bet_bad"].format(lo=lo, hi=hi))
 
     def _offered(self, view: SeatView, first: bool) -> str:
-        """The actions the rules offer at this point, in prompt order (see the module's docstring)."""
+        """The actions that are legal now, in prompt order (the view's ``can_x``, as the table decides them):
+        ``i`` only against an A and when it can be paid, ``d`` and ``u`` where the hand and the rules allow."""
         rules = view.rules
-        two = len(view.my_cards) == 2
-        out = "i" if first and rules.insurance else ""
-        out += "hs"
-        if two and (first or view.can_double) and rules.double_on != "none":
+        cards = view.my_cards
+        # a split ace that took its one card may only stand (or be split again)
+        ace_one = len(view.hands) > 1 and rules.split_aces_one_card and len(cards) == 2 and cards[0] == "A"
+        out = "i" if first and view.can_insure else ""
+        out += "s" if ace_one else "hs"
+        if view.can_double and not ace_one:
             out += "d"
-        if two and (first or view.can_surrender) and rules.surrender:
+        if view.can_surrender:
             out += "u"
         if view.can_split:
             out += "p"
@@ -188,13 +204,35 @@ class Human(Strategy):
     def continue_action(self, view: SeatView) -> str:
         return self._decide(view, self._offered(view, False))
 
+    def new_match(self, decks: int, seats: int, seat: int) -> None:
+        self._money: dict[int, int] = {}
+
     def show(self, view: SeatView) -> None:
+        """The round as the course program shows it: the dealer's hand, then every seat's cards, total, bet,
+        latest action, result and money (the result is the change in its money since the last round)."""
         dealer = view.dealer_cards
-        hands = view.hands
-        cards = " | ".join(hands) if len(hands) > 1 else view.my_cards or "-"
-        total = " | ".join(str(calculate(h)) for h in hands) if len(hands) > 1 else str(view.total)
-        self.say(self.m["round"].format(round=view.round, dealer=dealer, dtotal=calculate(dealer) if dealer else 0,
-                                        cards=cards, total=total, money=view.account))
-        for seat in range(1, view.seats + 1):
-            if seat != view.seat and view.seat_cards(seat):
-                self.say(self.m["others"].format(seat=seat, cards=view.seat_cards(seat)))
+        self.say(self.m["round"].format(round=view.round, dealer=dealer, dtotal=calculate(dealer) if dealer else 0))
+        words = RESULTS[self.lang]
+        money = getattr(self, "_money", {})
+        self._money = money
+        for i, p in enumerate(view.players()):
+            seat = i + 1
+            before = money.get(seat, view.rules.start_money)
+            money[seat] = p.account
+            cards = p.mycards[: p.count]
+            total = str(p.points)
+            if seat == view.seat and len(view.hands) > 1:
+                cards = " | ".join(view.hands)
+                total = " | ".join(str(calculate(h)) for h in view.hands)
+            if not cards:
+                self.say(self.m["out"].format(seat=seat, name=p.name, money=p.account))
+                continue
+            delta = p.account - before
+            result = words["win" if delta > 0 else "push" if delta == 0 else "lose"]
+            why = "bust" if p.points > 21 and "|" not in total else \
+                "bj" if p.count == 2 and p.points == 21 and "|" not in total else "u" if p.state == "u" else ""
+            if why:
+                result = words["tag"].format(result=result, why=words[why])
+            self.say(self.m["seat"].format(seat=seat, name=p.name, cards=cards, total=total, bet=p.mybets,
+                                           action=self.names.get(p.state, words["none"]), result=result,
+                                           delta=f"{delta:+d}", money=p.account))
