@@ -210,7 +210,7 @@ def test_lianzhong_python_strategy_file_deals_through_dealer_action(tmp_path: Pa
                       "    def dealer_action(self, view):\n        return 'h'\n\n\nSTRATEGY = Hitter\n",
                       encoding="utf-8")
     log_file = tmp_path / "lz.jsonl"
-    assert main(["lianzhong", "-p", str(player), "-p", "basic", "--seed", "1", "--rounds", "400", "--log",
+    assert main(["lianzhong", "--trusted", "-p", str(player), "-p", "basic", "--seed", "1", "--rounds", "400", "--log",
                  str(log_file), "--json"]) == 0
     records = read(log_file)
     check_lianzhong(records)

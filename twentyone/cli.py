@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["main", "add_rule_options", "rules_of"]
 
 PLAYER_HELP = (
-    "a player: stand, basic, hilo, champion, amateur, intermediate, expert, optimal, human, chart:path.csv, "
+    "a player: stand, basic, hilo, champion, mimic, amateur, intermediate, expert, optimal, human, chart:path.csv, "
     "path/to/file.py[:K], path/to/mycodes.c[:K] (or .cpp), or a folder or zip holding one (K = function set, "
     "default 1); repeat for each seat, 1 to 5 seats"
 )
@@ -505,15 +505,8 @@ def _run_match(args: argparse.Namespace) -> int:
 
     rules = rules_of(args)
     decks = args.decks if args.decks is not None else rules.decks
-    rules.check_table(decks, 1)  # before any player is built (a C file is compiled); seats are checked at the table
+    rules.check_table(decks, max(1, min(len(args.player), 5)))  # before any player is built (over 5: _seatings says)
     limits = limits_of(args, person="human" in args.player)
-    if limits is not None:
-        from twentyone.players.spec import builtin_name
-
-        if any(builtin_name(p) is None and p != "human" for p in args.player):
-            from twentyone.players.sandbox.doctor import layers_line
-
-            print(f"twentyone: {layers_line()}", file=sys.stderr)
     folder = _run_folder(_output_dir(args), args.seed, args.player)
     try:
         seatings = _seatings(args.player, args.name, args.lang, limits, folder)
@@ -523,6 +516,12 @@ def _run_match(args: argparse.Namespace) -> int:
     for note in _shared_statics_notes(args.player, limits is not None):
         print(f"twentyone: note: {note}", file=sys.stderr)
     stream = open_log(args.log)
+    if limits is not None:  # said once the command can no longer refuse its input
+        from twentyone.players.sandbox.client import host_layers_line
+
+        line = host_layers_line()  # the layers of the first box started (none: no file player)
+        if line is not None:
+            print(f"twentyone: {line}", file=sys.stderr)
     try:
         log = RoundLog(stream) if stream is not None else None
         try:

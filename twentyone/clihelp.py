@@ -52,6 +52,17 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
                     "twentyone elimination --player basic --ai amateur --seed 5 --json"),
     "completion": ("twentyone completion bash >> ~/.bashrc",
                    "twentyone completion zsh >> ~/.zshrc"),
+    "doctor": ("twentyone doctor",
+               "twentyone doctor > doctor.txt"),
+    "bj": ("twentyone bj",
+           "twentyone bj --player basic --seed 1 --rounds 20",
+           "twentyone bj --player mycodes.c --log bj.jsonl --json"),
+    "lianzhong": ("twentyone lianzhong --player human --player basic --lang zh",
+                  "twentyone lianzhong -p basic -p hilo -p mycodes.c --rounds 50 --seed 2",
+                  "twentyone lianzhong -p human -p champion --timeout 30"),
+    "montecarlo": ("twentyone montecarlo",
+                   "twentyone montecarlo --runs 10000 --seed 2026 --png totals.png",
+                   "twentyone montecarlo --player basic --lang zh"),
 }
 
 

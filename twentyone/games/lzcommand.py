@@ -16,6 +16,8 @@ from typing import Any, Final
 from twentyone.errors import TwentyOneError
 from twentyone.rules import get_rules
 
+from twentyone.isolation import add_isolation_options, limits_of
+
 __all__ = ["add_parser", "run_lianzhong", "TEXT"]
 
 TEXT: Final[dict[str, dict[str, str]]] = {
@@ -66,6 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     z.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="override one rule option")
     z.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     z.add_argument("--json", action="store_true", help="print the result as one JSON object (no rounds)")
+    add_isolation_options(z, output=False)  # players from files run in the sandbox unless --trusted
     z.set_defaults(game_run=run_lianzhong)
 
 
@@ -114,7 +117,7 @@ def run_lianzhong(args: argparse.Namespace) -> int:
                 strategy = Trustee(TablePerson(args.lang, ask=ask), on_auto)
                 name = text["you"] + (str(i + 1) if specs.count("human") > 1 else "")
             else:
-                strategy = make_strategy(spec, lang=args.lang)
+                strategy = make_strategy(spec, lang=args.lang, sandbox=limits_of(args, person="human" in specs))
                 name = spec if "/" not in spec and "." not in spec else Path(spec.rsplit(":", 1)[0]).name
             seatings.append(Seating(name, spec, strategy))
     except BaseException:

@@ -18,6 +18,8 @@ from typing import Any, Final
 from twentyone.errors import TwentyOneError
 from twentyone.rules import get_rules
 
+from twentyone.isolation import add_isolation_options, limits_of
+
 __all__ = ["add_parser", "run_montecarlo", "TEXT", "card_values", "write_histogram"]
 
 TEXT: Final[dict[str, dict[str, str]]] = {
@@ -66,6 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     m.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="override one rule option")
     m.add_argument("--log", type=Path, metavar="FILE.jsonl", help="without --runs: write the round log here")
     m.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    add_isolation_options(m, output=False)  # players from files run in the sandbox unless --trusted
     m.set_defaults(game_run=run_montecarlo)
 
 
@@ -98,7 +101,8 @@ def run_montecarlo(args: argparse.Namespace) -> int:
     seed = seed_of(args)
     text = TEXT[args.lang]
     person = args.player == "human"
-    strategy = TablePerson(args.lang) if person else make_strategy(args.player, lang=args.lang)
+    strategy = TablePerson(args.lang) if person else make_strategy(args.player, lang=args.lang,
+                                                                   sandbox=limits_of(args))
     seating = Seating("me", args.player, strategy)
     try:
         if args.runs is not None:

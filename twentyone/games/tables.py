@@ -21,6 +21,8 @@ from typing import Any
 from twentyone.errors import TwentyOneError
 from twentyone.rules import MAX_SEED
 
+from twentyone.isolation import add_isolation_options, limits_of
+
 __all__ = ["add_parsers", "run_bj", "seed_of"]
 
 
@@ -53,6 +55,7 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     b.add_argument("--seed", "-s", type=int, default=None, help="seed of the deck (random if not given)")
     b.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     b.add_argument("--json", action="store_true", help="print the result as one JSON object at the end")
+    add_isolation_options(b, output=False)  # players from files run in the sandbox unless --trusted
     b.set_defaults(game_run=run_bj)
     from twentyone.games.lzcommand import add_parser as add_lianzhong
     from twentyone.games.mccommand import add_parser as add_montecarlo
@@ -71,7 +74,7 @@ def run_bj(args: argparse.Namespace) -> int:
     seed = seed_of(args)
     person = args.player == "human"
     rounds = _rounds(args, person, 100)
-    strategy = None if person else make_strategy(args.player)
+    strategy = None if person else make_strategy(args.player, sandbox=limits_of(args))
     stream = open_log(args.log)
     try:
         answers: PersonAnswers | StrategyAnswers = PersonAnswers() if strategy is None else StrategyAnswers(strategy)

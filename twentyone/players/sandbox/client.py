@@ -495,4 +495,4 @@ def host_layers_line() -> str | None:
     if SandboxFunctionSet.layers is None:
         return None
     layers, abi = SandboxFunctionSet.layers
-    return f"sandbox: {layers.describe(abi)}"
+    return f"sandbox: {layers.describe(abi)} (twentyone doctor shows each layer)"
