@@ -3,6 +3,7 @@ capped, and the build cache keeps only finished builds under its size."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from twentyone.players.builtin import Stand
 from twentyone.players.cbuild import cache_dir, compile_student, prune_cache
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.spec import make_strategy
+from twentyone.roundlog import RoundLog
 
 pytestmark = pytest.mark.usefixtures("seccomp")
 
@@ -162,13 +164,22 @@ def test_a_bad_cache_setting_is_one_line(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_a_constructor_runs_after_confinement_and_before_the_first_call(tmp_path: Path) -> None:
-    """A C++-style global initialised by a constructor is ready for the first call of every match."""
-    path = _write(tmp_path, "ctor.c", '#include "mycodes.h"\nstatic int start;\n'
-                  "__attribute__((constructor)) static void init(void) { start = 30; }\n"
-                  "int bet1(int N) { return start; }\nchar first_action1(char *t, int n) { return 's'; }\n" + TAIL)
+    """A global set by a constructor (30, with a priority and without) is ready for the first call of every match:
+    every match's first bet is 30."""
+    path = _write(tmp_path, "ctor.c", '#include "mycodes.h"\nstatic int start, extra;\n'
+                  "__attribute__((constructor(101))) static void first(void) { extra = 10; }\n"
+                  "__attribute__((constructor)) static void init(void) { start = 20 + extra; }\n"
+                  "int bet1(int N) { int b = start; start = 10; return b; }\n"
+                  "char first_action1(char *t, int n) { return 's'; }\n" + TAIL)
     s = make_strategy(f"{path}:1", warn=lambda m: None, sandbox=Limits())
+    firsts = []
     try:
-        r = play_match([Seating("x", "x", s), Seating("b", "stand", Stand())], 6, 3)
+        for seed in (3, 4):
+            log = RoundLog(io.StringIO(), keep=True)
+            r = play_match([Seating("x", "x", s), Seating("b", "stand", Stand())], 6, seed, log=log)
+            assert r.by_seat(1).fault is None
+            rounds = [rec for rec in log.records or [] if rec["type"] == "round"]
+            firsts.append((rounds[0]["players"][0]["bet"], rounds[1]["players"][0]["bet"]))  # type: ignore[index]
     finally:
         s.close()
-    assert r.by_seat(1).fault is None and r.by_seat(1).account != 1000
+    assert firsts == [(30, 10), (30, 10)]

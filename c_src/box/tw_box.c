@@ -11,15 +11,18 @@
  *   2. an 'H' frame whose value is the layers that hold, written before any student code;
  *   3. the student's initialisers, then a 'P' frame (ready);
  *   4. the match, served by tw_box_serve (tw_serve.c for the course), which never returns.
+ * A crash writes a 'C' frame (where it happened) before the process dies of its signal.
  * Frames are the 8-byte replies of twentyone/players/sandbox/wire.py: { char tag; char pad[3]; int value; }.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
+#include <execinfo.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include "tw_confine.h"
 #include "tw_box.h"
@@ -68,6 +71,58 @@ static void tw_fail(const char *why)
     _exit(90);
 }
 
+/* Where a crash happened, for the engine to name the source line (it maps the addresses with the program's
+ * debug information, outside the box): a 'C' frame whose value is the number of 8-byte words that follow:
+ * the signal, the faulting address, the program's load address, the instruction pointer, then the return
+ * addresses of the stack.  Then the default action: the engine learns the signal itself from wait4.  Like
+ * every frame it is the student's process's word: the engine only uses it to name a line of the file. */
+#define TW_CRASH_WORDS 24
+extern char __executable_start[];
+static char tw_alt_stack[64 * 1024];
+
+static void tw_crashed(int sig, siginfo_t *info, void *context)
+{
+    uint64_t words[TW_CRASH_WORDS];
+    int n = 0;
+    void *frames[TW_CRASH_WORDS - 4];
+    words[n++] = (uint64_t)sig;
+    words[n++] = (uint64_t)(uintptr_t)info->si_addr;
+    words[n++] = (uint64_t)(uintptr_t)__executable_start;
+#if defined(__x86_64__)
+    words[n++] = (uint64_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    words[n++] = (uint64_t)((ucontext_t *)context)->uc_mcontext.pc;
+#else
+    (void)context;
+    words[n++] = 0;
+#endif
+    int depth = backtrace(frames, TW_CRASH_WORDS - 4);
+    for (int i = 0; i < depth && n < TW_CRASH_WORDS; i++) words[n++] = (uint64_t)(uintptr_t)frames[i];
+    tw_box_frame(TW_REPLIES, 'C', n, (const char *)words, (size_t)n * sizeof words[0]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Before confinement: the crash handlers on a stack of their own, and backtrace() run once so that the
+ * unwinder it loads (libgcc_s) is loaded while files can still be opened. */
+static void tw_catch_crashes(void)
+{
+    void *warm[2];
+    backtrace(warm, 2);
+    stack_t st;
+    st.ss_sp = tw_alt_stack;
+    st.ss_size = sizeof tw_alt_stack;
+    st.ss_flags = 0;
+    sigaltstack(&st, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = tw_crashed;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    int signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) sigaction(signals[i], &sa, NULL);
+}
+
 static void tw_run_initialisers(void)
 {
     static char *argv[] = { "twentyone-box", NULL };
@@ -90,7 +145,8 @@ int main(void)
     if (cfg.root_len > TW_BOX_MAX_ROOT || cfg.bpf_len > TW_BOX_MAX_BPF || cfg.extra_len != 0) tw_fail("bad configuration");
     if (tw_read_all(TW_REQUESTS, root, cfg.root_len) || tw_read_all(TW_REQUESTS, bpf, cfg.bpf_len)) _exit(91);
     root[cfg.root_len] = 0;
-    tw_box_prepare(&cfg); /* what the serve loop sets up before confinement (output, fault reports) */
+    tw_box_prepare(&cfg); /* what the serve loop sets up before confinement (its output) */
+    tw_catch_crashes();
     char why[256];
     int layers = tw_confine(&cfg, root, bpf, cfg.bpf_len, why, sizeof why);
     if (layers < 0) tw_fail(why);

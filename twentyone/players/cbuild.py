@@ -81,9 +81,10 @@ def _mib(name: str, default: int) -> int:
 def max_module_bytes() -> int:
     """The cap on a compiled module's (and box program's) size, in bytes."""
     return _mib("TWENTYONE_MAX_MODULE_MIB", MAX_MODULE_MIB) << 20
-FLAGS = ("-O1", "-std=gnu99", "-fvisibility=hidden", "-w", "-fno-diagnostics-show-caret")
+#: ``-g``: a crash in the sandbox is named by its line (players/sandbox/crash.py).
+FLAGS = ("-O1", "-g", "-std=gnu99", "-fvisibility=hidden", "-w", "-fno-diagnostics-show-caret")
 #: The student's file when it is C++ (the course's helpers and the glue stay C).
-CXX_FLAGS = ("-O1", "-std=gnu++17", "-fvisibility=hidden", "-w", "-fno-diagnostics-show-caret")
+CXX_FLAGS = ("-O1", "-g", "-std=gnu++17", "-fvisibility=hidden", "-w", "-fno-diagnostics-show-caret")
 #: The glue compiled with every student's file (c_src/bridge): dispatch by function set, output capture.
 GLUE = ("tw_dispatch.c", "tw_capture.c")
 #: The box program's own code (c_src/box, and the course's serve loop), linked with the student's objects.

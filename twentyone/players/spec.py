@@ -209,7 +209,8 @@ def _c_player(path: Path, kind: SourceKind, k: int, warn: Warn, sandbox: Limits 
         sandbox = Limits()
     fs: FunctionSet
     if sandbox is not None:
-        fs = SandboxFunctionSet("c", built, k, sandbox, capture_dir=capture_dir, warn=warn, label=label)
+        fs = SandboxFunctionSet("c", built, k, sandbox, capture_dir=capture_dir, warn=warn, label=label,
+                                source_name=path.name)
     else:
         fs = CFunctionSet(load_student(built), k, label, capture_dir)
     return FunctionSetStrategy(fs, k, name=f"{path.name}:{k}")

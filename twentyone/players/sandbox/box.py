@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import select
 import signal
+import struct
 import sys
 import time
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ __all__ = ["Layers", "Box", "BoxSettings", "BoxStartError", "Start", "spawn", "a
 
 _MAGIC, _VERSION = 0x58425754, 1
 _F_USERNS = 0x01
+#: The most words a crash report (``C`` frame) may carry (c_src/box/tw_box.c's TW_CRASH_WORDS).
+MAX_CRASH = 24
 
 
 class Layers(IntFlag):
@@ -138,7 +141,7 @@ def _high(fd: int) -> int:
 class Box:
     """One started box: its pid and pidfd (from the spawn), its pipes, and how it ended (from the kernel)."""
 
-    __slots__ = ("pid", "pidfd", "wfd", "rfd", "status", "cpu", "started", "retired", "buf", "ready")
+    __slots__ = ("pid", "pidfd", "wfd", "rfd", "status", "cpu", "started", "retired", "buf", "ready", "crash")
 
     def __init__(self, pid: int, wfd: int, rfd: int) -> None:
         self.pid = pid
@@ -156,6 +159,9 @@ class Box:
         self.buf = b""
         #: True once it has confined itself and loaded the student's code (``H`` and ``P``).
         self.ready = False
+        #: What its ``C`` frame said of a crash (signal, faulting address, load address, instruction pointer,
+        #: return addresses), if it sent one: its own word, used only to name a line of its file.
+        self.crash: tuple[int, ...] = ()
 
     def kill(self) -> None:
         """SIGKILL it (through its pidfd: never another process that took its pid)."""
@@ -199,20 +205,26 @@ class Box:
         """Its next reply frame (tag, value, text), None at its end; TimeoutError after ``timeout`` s.
 
         Reads at most one frame's worth: an ``E`` frame whose text is longer than ``wire.MAX_TEXT`` (or any
-        ``E`` frame when not ``text_ok``) comes back as tag ``?``; the caller treats it as malformed.
+        ``E`` frame when not ``text_ok``) comes back as tag ``?``; the caller treats it as malformed.  A ``C``
+        frame (a crash report, at most ``MAX_CRASH`` words) is kept in ``crash`` and reading goes on.
         """
         end = 0.0
         while True:
             buf = self.buf
             if len(buf) >= 8:
                 tag, value = REPLY.unpack_from(buf)
-                if tag != b"E":
+                if tag == b"C" and 0 < value <= MAX_CRASH and not self.crash:
+                    if len(buf) >= 8 + 8 * value:
+                        self.crash = struct.unpack_from(f"={value}Q", buf, 8)
+                        self.buf = buf[8 + 8 * value:]
+                        continue
+                elif tag != b"E":
                     self.buf = buf[8:]
                     return tag, value, b""
-                if not text_ok or not 0 <= value <= MAX_TEXT:
+                elif not text_ok or not 0 <= value <= MAX_TEXT:
                     self.buf = b""
                     return b"?", value, b""
-                if len(buf) >= 8 + value:
+                elif len(buf) >= 8 + value:
                     self.buf = buf[8 + value:]
                     return tag, value, buf[8:8 + value]
             if end == 0.0:

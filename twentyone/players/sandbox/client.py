@@ -60,6 +60,10 @@ _SIGNAL_CAUSE: dict[int, tuple[Foul, str]] = {
 }
 
 
+#: The signals of a crash whose place the box reports.
+_CRASHES = (signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGABRT)
+
+
 def describe_status(status: int) -> tuple[Foul, str]:
     """The fault cause and a readable detail for a box's wait status."""
     if os.WIFSIGNALED(status):
@@ -121,12 +125,14 @@ class SandboxFunctionSet:
 
     def __init__(self, kind: str, target: Path, k: int, limits: Limits = Limits(),
                  capture_dir: Path | None = None, warn: Callable[[str], None] | None = None,
-                 label: str | None = None, source: bytes | None = None) -> None:
+                 label: str | None = None, source: bytes | None = None, source_name: str = "mycodes.c") -> None:
         self.kind = kind
         self.target = target
         #: Names the output files: the student's file, not the compiled module.
         self.label = label or target.stem
         self.k = k
+        #: The student's file as a crash's line names it (``mycodes.c:123 in bet1``).
+        self.source_name = source_name
         self.limits = limits
         self.capture_dir = capture_dir
         self.warn = warn
@@ -226,6 +232,7 @@ class SandboxFunctionSet:
             return StrategyFault(Foul.ERROR, start.text)
         if start.how == "ended":
             cause, detail = describe_status(start.status)
+            detail += self._where(box, start.status)
             return StrategyFault(cause, f"while loading (its initialisers): {detail}" if start.loading else detail)
         return StrategyFault(Foul.ERROR, "malformed reply while loading")
 
@@ -241,7 +248,17 @@ class SandboxFunctionSet:
             if sig == signal.SIGXCPU or (sig == signal.SIGKILL and box.cpu >= self.limits.cpu_seconds - 0.05):
                 return StrategyFault(Foul.TIMEOUT, f"the match's CPU time limit of {self.limits.cpu_seconds} s "
                                                    f"(it used {box.cpu:.1f} s; signal {signal.Signals(sig).name})")
-        return StrategyFault(*describe_status(status))
+        cause, detail = describe_status(status)
+        return StrategyFault(cause, detail + self._where(box, status))
+
+    def _where(self, box: Box, status: int) -> str:
+        """`` at mycodes.c:123 in bet1`` for a compiled file that crashed and said where; '' otherwise."""
+        if not self._c or not box.crash or not os.WIFSIGNALED(status) or os.WTERMSIG(status) not in _CRASHES:
+            return ""
+        from twentyone.players.sandbox.crash import locate
+
+        where = locate(Path(self._argv[0]), box.crash, self.source_name)
+        return f" at {where}" if where else ""
 
     def _drop(self) -> None:
         """Forget the current box (it has ended or been killed; it is reaped later or by the caller)."""

@@ -1,0 +1,53 @@
+"""Where a compiled submission crashed: its box's crash report (a ``C`` frame) mapped to a line of its file.
+
+The box program (``c_src/box/tw_box.c``) catches a crash signal and sends the instruction pointer and the
+return addresses of its stack, with its own load address; the build keeps debug information
+(``cbuild.FLAGS`` has ``-g``).  Here, in the engine and never in the box, ``addr2line`` maps each address to a
+function and a line; the first one in the student's own file names the crash (``mycodes.c:123 in
+continue_action1``).  The report is the crashed process's own word: it is used only to name a line of the
+student's file, and addresses outside the program are ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+__all__ = ["locate", "STUDENT_FILES"]
+
+#: The names the student's file has in the build's scratch folder (cbuild), as the debug information says.
+STUDENT_FILES = ("mycodes.c", "student.cpp", "student.c")
+_LINE = re.compile(r"^(.*):(\d+)(?: \(discriminator \d+\))?$")
+
+
+def locate(program: Path, words: tuple[int, ...], shown_as: str) -> str | None:
+    """``FILE:LINE in FUNCTION`` for the first address of a crash report in the student's file, with the file
+    shown as ``shown_as``; None when the report names no line of it (or no tool can read it)."""
+    if len(words) < 4 or shutil.which("addr2line") is None:
+        return None
+    try:
+        size = os.stat(program).st_size
+    except OSError:
+        return None
+    base = words[2]
+    offsets = []
+    for addr in (words[3], *words[4:]):
+        offset = addr - base
+        if 0 <= offset < size and offset not in offsets:
+            offsets.append(offset)
+    if not offsets:
+        return None
+    try:
+        out = subprocess.run(["addr2line", "-f", "-C", "-e", str(program), *(hex(o) for o in offsets)],
+                             capture_output=True, text=True, timeout=10, errors="replace").stdout.splitlines()
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for function, where in zip(out[0::2], out[1::2]):
+        m = _LINE.match(where.strip())
+        if m and Path(m.group(1)).name in STUDENT_FILES and m.group(2) != "0":
+            name = function.strip() if function.strip() != "??" else "?"
+            return f"{shown_as}:{m.group(2)} in {name}"
+    return None
