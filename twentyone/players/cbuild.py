@@ -551,10 +551,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     student = os.path.join(scratch, "student.o")
     if subprocess.run(["ld", "-r", "-o", student, *objs]).returncode:
         return 1
-    problem = _link_box(args, student, incs)
-    if problem is not None:
-        if problem:
-            print(problem, file=sys.stderr)
+    boxed = _link_box(args, student, incs)
+    if boxed is not None:
+        if boxed:
+            print(boxed, file=sys.stderr)
         return 1
     if not args.get("module", True):
         return 0

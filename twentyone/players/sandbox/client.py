@@ -182,7 +182,7 @@ class SandboxFunctionSet:
             raise PlayerSpecError(f"cannot write the output file in {str(self.capture_dir)!r}: "
                                   f"{e.strerror or e}") from None
 
-    def _start(self, check: bool = False, away: bool = True) -> tuple[Box, Path | None] | None:
+    def _start(self, check: bool = False, away: bool = True) -> tuple[Box, Path | None]:
         """Start the box of the next match, away from the engine's CPU (``away``: it starts while a match plays).
         With ``check``, wait until it is ready and raise PlayerSpecError (one line) if it cannot be: the file
         does not load, or this machine cannot confine it."""

@@ -72,7 +72,7 @@ def main() -> NoReturn:
     root = _read(root_len)
     bpf = _read(bpf_len)
     extra = _read(extra_len)
-    name, _, source = extra.partition(b"\0")
+    file_name, _, source = extra.partition(b"\0")
     k = fields[7]
     decision = fields[10] / 1e6
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -80,13 +80,13 @@ def main() -> NoReturn:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     out = open(1, "w", buffering=1, closefd=False, encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
     sys.stdout = sys.stderr = out
-    sys.stdin = None  # type: ignore[assignment]
+    sys.stdin = None
     layers, why = core.confine(head, root, bpf)
     if layers < 0:
         _text(b"E", why)
         os._exit(90)
     _frame(b"H", layers)
-    path = Path(os.fsdecode(name))
+    path = Path(os.fsdecode(file_name))
     _FILE[0] = str(path)
     try:
         fs = ModuleFunctionSet(path, k, warn=lambda m: print(m, file=sys.stderr), execute=True, source=source)
