@@ -595,3 +595,77 @@ def test_a_match_is_stopped_by_its_cpu_limit(tmp_path: Path) -> None:
     me = result.by_seat(1)
     assert me.fault == "timeout", (me.fault, me.fault_detail)
     assert me.rounds <= 12, f"the match went on for {me.rounds} rounds of 0.2 s of CPU each"
+
+
+DISARM_PY = """
+import signal
+
+
+def bet1(N):
+    signal.signal(signal.SIGPROF, signal.SIG_IGN)
+    signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+    signal.setitimer(signal.ITIMER_PROF, 0)
+    total = 0
+    while True:
+        total += 1
+
+
+def first_action1(tmpcards, length):
+    return "s"
+
+
+def continue_action1(players):
+    return "s"
+
+
+def show1(banker, players, pNum, N, pos):
+    pass
+"""
+
+
+@pytest.mark.parametrize("lang", ["c", "py"])
+@pytest.mark.timeout(120)
+def test_a_decision_cannot_disarm_its_cpu_limit(lang: str, tmp_path: Path) -> None:
+    """A decision that ignores SIGPROF and SIGXCPU and stops its profiling timer, then spends 2 s of CPU
+    (C; Python: loops forever) under a 0.5 s limit and a 30 s wall-clock backstop: a time-out, in the CPU
+    limit's words, well before the backstop."""
+    if lang == "c":
+        student = generate("cpu_burn", tmp_path / "disarmer", ESCAPE_BURN_MS=2000, ESCAPE_DISARM=1)
+    else:
+        student = tmp_path / "disarmer.py"
+        student.write_text(DISARM_PY)
+    r, log = match(tmp_path, student, extra=["--decision-timeout", "0.5", "--decision-wall-timeout", "30"])
+    r.ended_cleanly()
+    played(r, log)
+    first = seat_rounds(log, 1)[0]
+    assert first["foul"] == "timeout", f"a decision spent 2 s of CPU under a 0.5 s limit uncharged: {first}"
+    found = faults(log, 1)
+    assert "no answer within the decision limit of 0.5 s of CPU time" in found[0]["detail"], found
+
+
+# -- beyond the audit's list ------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["c", "py"])
+@pytest.mark.timeout(240)
+def test_a_hand_in_linked_to_a_secret_leaks_nothing(lang: str, tmp_path: Path) -> None:
+    """A hand-in that is a symbolic link to a file only its owner may read (a tar extracted as root recreates
+    one): that file's text is in no file under --out (results.sqlite keeps every source's text) and on no
+    terminal; the other hand-in is graded."""
+    secret = tmp_path / "instructor" / "shadow"
+    secret.parent.mkdir()
+    text = f"instructor:{uuid.uuid4().hex}:19000:0:99999:7:::\n"
+    secret.write_text(text)
+    os.chmod(secret, 0o600)
+    subs = tmp_path / "subs"
+    (subs / "wang").mkdir(parents=True)
+    handin = subs / "wang" / "mycodes.c" if lang == "c" else subs / "wang.py"
+    handin.symlink_to(secret)
+    out = tmp_path / "out"
+    r = run(["grade", handin.parent if lang == "c" else handin, STAND_PY, "--config", config(tmp_path), "--out", out,
+             "-j", "2"], tmp_path, timeout=200)
+    needle = text.split(":")[1]
+    assert needle not in r.stdout and needle not in r.stderr, "the linked file's text is on the terminal"
+    leaked = [str(f.relative_to(out)) for f in files_holding(out, needle.encode())]
+    assert not leaked, f"the linked file's text is in {leaked}"
+    r.ended_cleanly()
+    assert r.returncode in (0, 1), r.stderr[-3000:]
+    assert scores(out)["stand_py"]["error"] is None
