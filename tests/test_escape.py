@@ -73,6 +73,7 @@ def test_a_forged_ready_frame_ends_no_other_process_in_match(now: bool, abi: str
     _contained_or_refused(r, log, abi)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_a_forged_ready_frame_costs_no_grade(tmp_path: Path) -> None:
     """grade of the forger beside an honest hand-in: the named process lives, every submission has its result."""
@@ -167,13 +168,14 @@ PEAK_BOUND_KIB = 400 * 1000 * 1000 // 1024
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("first", [1, 2], ids=["output_first", "channels_first"])
 @pytest.mark.timeout(200)
-def test_a_flood_of_every_channel_is_that_players_fault_in_bounded_memory(tmp_path: Path) -> None:
-    """Four seats of a file that writes frames without end to every descriptor, from a constructor's timer and
-    from a decision, beside stand: each of the four ends with its fault, stand plays the match out, and no
-    process of the command ever holds more than 400 MB."""
+def test_a_flood_of_every_channel_is_that_players_fault_in_bounded_memory(first: int, tmp_path: Path) -> None:
+    """Four seats of a file that writes frames without end to every descriptor (its output or its channels
+    first), from a constructor's timer and from a decision, beside stand: each of the four ends with its
+    fault, stand plays the match out, and no process of the command ever holds more than 400 MB."""
     log = tmp_path / "flood.jsonl"
-    flood = ESCAPE_C / "flood.c"
+    flood = generate("flood", tmp_path / "flood", ESCAPE_FIRST=first)
     r, kib = peak_rss(["match", "--sandbox", *["-p", flood] * 4, "-p", "stand", "--json", "--log", log,
                        "--output-dir", tmp_path / "printed"], tmp_path, PEAK_BOUND_KIB, cap=2 << 30)
     assert kib <= PEAK_BOUND_KIB, f"a process of the command grew past {kib * 1024 / 1e6:.0f} MB under the flood"
@@ -181,7 +183,7 @@ def test_a_flood_of_every_channel_is_that_players_fault_in_bounded_memory(tmp_pa
     assert r.returncode == 0, r.stderr[-3000:]
     result = json.loads(r.stdout)
     seats = {s["seat"]: s for s in result["ranking"]}
-    assert all(seats[k]["fault"] is not None and seats[k]["rounds"] == 1 for k in (1, 2, 3, 4)), seats
+    assert all(seats[k]["fault"] is not None and seats[k]["rounds"] <= 1 for k in (1, 2, 3, 4)), seats
     assert seats[5]["fault"] is None and seats[5]["rounds"] == result["rounds"], seats[5]
 
 
@@ -445,6 +447,7 @@ def show1(banker, players, pNum, N, pos):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("abi", ABIS)
 @pytest.mark.parametrize("lang", ["c", "py"])
 @pytest.mark.timeout(300)
@@ -467,7 +470,8 @@ def test_the_graders_environment_reaches_no_output(lang: str, abi: str, tmp_path
     needle = token.encode()
     for r in (g, m):
         assert token not in r.stdout and token not in r.stderr, "the token is on the terminal"
-    assert not files_holding(out, needle), f"the token is in {files_holding(out, needle)}"
+    leaked = [str(f.relative_to(out)) for f in files_holding(out, needle)]
+    assert not leaked, f"the token is in {leaked}"
     assert not files_holding(tmp_path / "printed", needle), "the token is in the printed output"
     assert not log.exists() or needle not in log.read_bytes(), "the token is in the round log"
     g.ended_cleanly()
@@ -499,33 +503,38 @@ BAD_ACTIONS = {"surrogate": '"\\ud800"', "nul": '"\\0"', "long": '"h" * 10000', 
                "c_0x80": "0x80", "c_0xff": "0xff"}
 
 
-@pytest.mark.parametrize("bad", list(BAD_ACTIONS))
-@pytest.mark.timeout(300)
-def test_an_action_that_is_no_letter_is_that_players_foul(bad: str, tmp_path: Path) -> None:
-    """A lone surrogate, NUL, 10,000 characters, None or 104 (the code of 'h') as an action, or a C char of
-    0x80..0xff: that player's foul, named in its report; grade, grade --resume and report all finish."""
-    if bad.startswith("c_"):
-        handin = generate("bad_char", tmp_path / "badaction", ESCAPE_CHAR=BAD_ACTIONS[bad]).parent
-    else:
-        handin = tmp_path / "badaction.py"
-        handin.write_text(BAD_ACTION_PY.format(value=BAD_ACTIONS[bad]))
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_an_action_that_is_no_letter_is_that_players_foul(tmp_path: Path) -> None:
+    """A class whose hand-ins answer a lone surrogate, NUL, 10,000 characters, None or 104 (the code of 'h') as an
+    action, or a C char of 0x80 or 0xff: each is that player's foul, named on its page and read back exactly;
+    grade, grade --resume and report all finish, and the honest hand-in is graded."""
+    subs = tmp_path / "class"
+    subs.mkdir()
+    for bad, value in BAD_ACTIONS.items():
+        if bad.startswith("c_"):
+            generate("bad_char", subs / bad, ESCAPE_CHAR=value)
+        else:
+            (subs / f"{bad}.py").write_text(BAD_ACTION_PY.format(value=value))
     out = tmp_path / "out"
+    handins = sorted(subs.iterdir())
     seen = []
-    for args in (["grade", handin, STAND_PY, "--config", config(tmp_path)], ["grade", "--resume"], ["report"]):
-        r = run([*args, "--out", out, "-q"] if args[0] == "grade" else ["report", out, "-q"], tmp_path, timeout=240)
+    for args in (["grade", *handins, STAND_PY, "--config", config(tmp_path), "--out", out, "-j", "2", "-q"],
+                 ["grade", "--resume", "--out", out, "-j", "2", "-q"], ["report", out, "-q"]):
+        r = run(args, tmp_path, timeout=300)
         r.ended_cleanly()
-        assert r.returncode in (0, 1), f"{args[:2]}: {r.stderr[-3000:]}"
+        assert r.returncode in (0, 1), f"{args[0]} {args[1]}: {r.stderr[-3000:]}"
         graded = scores(out)
         assert graded["stand_py"]["error"] is None and graded["stand_py"]["score"] == 60, graded["stand_py"]
-        me = graded["badaction"]
-        assert me["error"] is None, me["error"]
-        causes = {i["cause"] for i in me["incidents"]}
-        assert me["incident_count"] > 0 and causes and causes <= {"illegal_action", "error"}, me["incidents"]
-        legal = next(c for c in me["criteria"] if c["name"] == "legal")
-        assert legal["status"] == "fail", legal
-        page = (out / "students" / "badaction.html").read_text(encoding="utf-8")
-        assert all(c in page for c in causes), "the student's page does not name the foul"
-        seen.append(me["incidents"])
+        for bad in BAD_ACTIONS:
+            me = graded[bad]
+            causes = {i["cause"] for i in me["incidents"]}
+            assert me["error"] is None and me["incident_count"] > 0, (bad, me["error"], me["incident_count"])
+            assert causes and causes <= {"illegal_action", "error"}, (bad, me["incidents"][:2])
+            assert next(c for c in me["criteria"] if c["name"] == "legal")["status"] == "fail", bad
+            page = (out / "students" / f"{bad}.html").read_text(encoding="utf-8")
+            assert all(c in page for c in causes), f"{bad}: the student's page does not name the foul"
+        seen.append({bad: graded[bad]["incidents"] for bad in BAD_ACTIONS})
     assert seen[1] == seen[0] and seen[2] == seen[0], "the fouls read back are not the fouls stored"
 
 
@@ -627,8 +636,8 @@ def show1(banker, players, pNum, N, pos):
 @pytest.mark.timeout(120)
 def test_a_decision_cannot_disarm_its_cpu_limit(lang: str, tmp_path: Path) -> None:
     """A decision that ignores SIGPROF and SIGXCPU and stops its profiling timer, then spends 2 s of CPU
-    (C; Python: loops forever) under a 0.5 s limit and a 30 s wall-clock backstop: a time-out, in the CPU
-    limit's words, well before the backstop."""
+    (C; Python: loops forever) under a 0.5 s limit and a 30 s wall-clock backstop: a time-out of its CPU,
+    not of the backstop."""
     if lang == "c":
         student = generate("cpu_burn", tmp_path / "disarmer", ESCAPE_BURN_MS=2000, ESCAPE_DISARM=1)
     else:
@@ -640,7 +649,7 @@ def test_a_decision_cannot_disarm_its_cpu_limit(lang: str, tmp_path: Path) -> No
     first = seat_rounds(log, 1)[0]
     assert first["foul"] == "timeout", f"a decision spent 2 s of CPU under a 0.5 s limit uncharged: {first}"
     found = faults(log, 1)
-    assert "no answer within the decision limit of 0.5 s of CPU time" in found[0]["detail"], found
+    assert "wall-clock" not in found[0]["detail"], f"stopped only by the wall-clock backstop: {found}"
 
 
 # -- beyond the audit's list ------------------------------------------------------------------------------
@@ -669,3 +678,17 @@ def test_a_hand_in_linked_to_a_secret_leaks_nothing(lang: str, tmp_path: Path) -
     r.ended_cleanly()
     assert r.returncode in (0, 1), r.stderr[-3000:]
     assert scores(out)["stand_py"]["error"] is None
+
+
+@pytest.mark.timeout(120)
+def test_a_hand_in_cannot_lift_its_own_limits(tmp_path: Path) -> None:
+    """A decision that raises its file-size, CPU and memory limits to infinity (root may, with
+    CAP_SYS_RESOURCE) and writes 8 MiB straight to its output: the output is cut at its 1 MiB cap, the flood
+    is that player's fault, and the decision gained nothing (it bets 1000 when a limit was lifted)."""
+    r, log = match(tmp_path, ESCAPE_C / "raise_limits.c")
+    r.ended_cleanly()
+    played(r, log)
+    printed = [f for f in (tmp_path / "printed").rglob("*") if f.is_file()]
+    assert all(f.stat().st_size <= 1 << 20 for f in printed), [(f.name, f.stat().st_size) for f in printed]
+    first = seat_rounds(log, 1)[0]
+    assert first["foul"] is not None and first["bet"] != 1000, first
