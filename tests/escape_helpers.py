@@ -44,6 +44,7 @@ ABIS = ("native", "0", "4")
 #: The smallest grading run: 5 legal-play matches, 2 against each opponent, no tournament, 2 traced matches
 #: (the similarity page's decision traces: a stored kind of row of their own).
 TINY = """
+seed = 2026
 [legal]
 matches = 1
 [beat_stand]
@@ -261,6 +262,12 @@ def files_holding(root: Path, needle: bytes) -> list[Path]:
 def scores(out: Path) -> dict[str, dict[str, Any]]:
     """scores.json of a run, by student."""
     return {s["name"]: s for s in json.loads((out / "scores.json").read_text(encoding="utf-8"))["students"]}
+
+
+def clean(student: dict[str, Any]) -> bool:
+    """A student of scores.json was graded and played legally (no error, the legal-play criterion passed)."""
+    legal = [c for c in student["criteria"] if c["name"] == "legal"]
+    return student["error"] is None and len(legal) == 1 and legal[0]["status"] == "pass"
 
 
 def config(tmp: Path, text: str = TINY, **isolation: float) -> Path:

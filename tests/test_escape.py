@@ -21,6 +21,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -28,10 +29,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.escape_helpers import (ABIS, ESCAPE_C, SESSIONS, STAND_PY, BASIC_C, Ran, abi_env, alive, c_string, config,
-                                  end_named, end_session, faults, files_holding, generate, leaked_by_play, match,
-                                  may_refuse, named, peak_rss, played, process_tag, run, sacrificial,
-                                  scores, seat_rounds)
+from tests.escape_helpers import (ABIS, BASIC_C, ESCAPE_C, SESSIONS, STAND_PY, Ran, abi_env, alive, c_string, clean,
+                                  config, end_named, end_session, faults, files_holding, generate, leaked_by_play,
+                                  match, may_refuse, named, peak_rss, played, process_tag, run, sacrificial, scores,
+                                  seat_rounds)
 from twentyone.match import Seating, play_match
 from twentyone.players.builtin import Stand
 from twentyone.players.sandbox.limits import Limits
@@ -88,7 +89,7 @@ def test_a_forged_ready_frame_costs_no_grade(tmp_path: Path) -> None:
     assert r.returncode in (0, 1), r.stderr[-3000:]
     graded = scores(out)
     assert set(graded) == {"forger", "stand_py"}, graded.keys()
-    assert graded["stand_py"]["error"] is None and graded["stand_py"]["score"] == 60, graded["stand_py"]
+    assert clean(graded["stand_py"]), graded["stand_py"]
 
 
 # -- 2. nothing is shared between matches --------------------------------------------------------------
@@ -163,7 +164,7 @@ def test_cpu_spent_by_a_helper_process_is_charged(abi: str, tmp_path: Path) -> N
 #: about 90 MiB.  400 MB leaves room for four times that, for bounded channel buffers (a frame of fault
 #: text is at most 64 KiB, a round's frames a few KiB) and for a slower machine's caches, and is far below
 #: what the flood makes of a grader that keeps every well-formed frame it reads: 50 to 200 MB a second
-#: here for as long as it waits on a channel (5 s for each dead worker's status), about 1 GB for four seats.
+#: here for as long as it waits on a channel (5 s for each dead worker's status), over 250 MB a seat.
 PEAK_BOUND_KIB = 400 * 1000 * 1000 // 1024
 
 
@@ -188,6 +189,13 @@ def test_a_flood_of_every_channel_is_that_players_fault_in_bounded_memory(first:
 
 
 # -- 5. nothing outside the sandbox is reached, whatever the kernel's Landlock -------------------------
+VICTIM = """
+import ctypes, time
+ctypes.CDLL(None).prctl(0x59616D61, ctypes.c_ulong(2**64 - 1), 0, 0, 0)  # PR_SET_PTRACER, PR_SET_PTRACER_ANY
+time.sleep(600)
+"""
+
+
 class Scene:
     """What a hand-in tries to reach, shared by the tests of one module: a sacrificial process, a secret
     only its owner may read, a file anyone may write, a TCP port listening on 127.0.0.1."""
@@ -210,7 +218,9 @@ class Scene:
 
     @staticmethod
     def _start_victim() -> subprocess.Popen[bytes]:
-        return subprocess.Popen(["sleep", "600"], stdin=subprocess.DEVNULL, start_new_session=True)
+        """A process that sleeps, open to tracing by any process of its user (Yama's PR_SET_PTRACER_ANY, where
+        Yama is), so that only the sandbox stands between a hand-in and it, as root or not."""
+        return subprocess.Popen([sys.executable, "-c", VICTIM], stdin=subprocess.DEVNULL, start_new_session=True)
 
     def reset(self) -> None:
         """Before a test: the victim runs (a new one if a test before ended it), the target is as written, no
@@ -390,7 +400,7 @@ def test_nothing_in_the_working_folder_is_imported(planted: str, command: str, t
     if command == "grade":
         assert r.returncode in (0, 1), r.stderr[-3000:]
         graded = scores(out)
-        assert all(s["error"] is None for s in graded.values()), graded
+        assert all(clean(s) for s in graded.values()), graded
     else:
         played(r, log)
 
@@ -525,7 +535,7 @@ def test_an_action_that_is_no_letter_is_that_players_foul(tmp_path: Path) -> Non
         r.ended_cleanly()
         assert r.returncode in (0, 1), f"{args[0]} {args[1]}: {r.stderr[-3000:]}"
         graded = scores(out)
-        assert graded["stand_py"]["error"] is None and graded["stand_py"]["score"] == 60, graded["stand_py"]
+        assert clean(graded["stand_py"]), graded["stand_py"]
         for bad in BAD_ACTIONS:
             me = graded[bad]
             causes = {i["cause"] for i in me["incidents"]}
@@ -577,6 +587,7 @@ def test_a_busy_loop_is_stopped_by_the_decisions_cpu_limit(lang: str, tmp_path: 
     assert "wall-clock" not in found[0]["detail"], found
 
 
+@pytest.mark.timeout(120)
 def test_a_match_is_stopped_near_its_time_limit(tmp_path: Path) -> None:
     """Bets of 0.2 s of CPU each, under the decision's 1 s limit, with --match-timeout 2: the match is stopped
     after about 2 s of them (at most 20 rounds), not after 10 times that (the whole match's 100 rounds)."""
@@ -677,7 +688,7 @@ def test_a_hand_in_linked_to_a_secret_leaks_nothing(lang: str, tmp_path: Path) -
     assert not leaked, f"the linked file's text is in {leaked}"
     r.ended_cleanly()
     assert r.returncode in (0, 1), r.stderr[-3000:]
-    assert scores(out)["stand_py"]["error"] is None
+    assert clean(scores(out)["stand_py"]), scores(out)["stand_py"]
 
 
 @pytest.mark.timeout(120)
