@@ -19,9 +19,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import socket
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -31,8 +28,8 @@ import pytest
 
 from tests.escape_helpers import (ABIS, BASIC_C, ESCAPE_C, SESSIONS, STAND_PY, Ran, abi_env, alive, c_string, clean,
                                   config, end_named, end_session, faults, files_holding, generate, leaked_by_play,
-                                  match, may_refuse, named, peak_rss, played, process_tag, run, sacrificial, scores,
-                                  seat_rounds)
+                                  match, may_refuse, named, peak_rss, played, process_tag, run, sacrificial, Scene,
+                                  scores, seat_rounds)
 from twentyone.match import Seating, play_match
 from twentyone.players.builtin import Stand
 from twentyone.players.sandbox.limits import Limits
@@ -189,79 +186,6 @@ def test_a_flood_of_every_channel_is_that_players_fault_in_bounded_memory(first:
 
 
 # -- 5. nothing outside the sandbox is reached, whatever the kernel's Landlock -------------------------
-VICTIM = """
-import ctypes, time
-ctypes.CDLL(None).prctl(0x59616D61, ctypes.c_ulong(2**64 - 1), 0, 0, 0)  # PR_SET_PTRACER, PR_SET_PTRACER_ANY
-time.sleep(600)
-"""
-
-
-class Scene:
-    """What a hand-in tries to reach, shared by the tests of one module: a sacrificial process, a secret
-    only its owner may read, a file anyone may write, a TCP port listening on 127.0.0.1."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.secret = folder / "exam_key.txt"
-        self.secret_text = uuid.uuid4().hex + uuid.uuid4().hex
-        self.secret.write_text(self.secret_text)
-        os.chmod(self.secret, 0o600)
-        self.marker = folder / "ran-a-program.txt"
-        self.target = folder / "grades.csv"
-        self.target_text = f"student,grade\nwang,{uuid.uuid4().hex}\n"
-        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(16)
-        self.listener.setblocking(False)
-        self.port = self.listener.getsockname()[1]
-        self.victim = self._start_victim()
-
-    @staticmethod
-    def _start_victim() -> subprocess.Popen[bytes]:
-        """A process that sleeps, open to tracing by any process of its user (Yama's PR_SET_PTRACER_ANY, where
-        Yama is), so that only the sandbox stands between a hand-in and it, as root or not."""
-        return subprocess.Popen([sys.executable, "-c", VICTIM], stdin=subprocess.DEVNULL, start_new_session=True)
-
-    def reset(self) -> None:
-        """Before a test: the victim runs (a new one if a test before ended it), the target is as written, no
-        connection waits."""
-        if not alive(self.victim.pid):
-            self.victim.kill()
-            self.victim.wait()
-            self.victim = self._start_victim()
-        self.target.write_text(self.target_text)
-        os.chmod(self.target, 0o666)
-        self.marker.unlink(missing_ok=True)
-        self.connections()
-
-    def connections(self) -> list[bytes]:
-        """What every connection made to the port since the last call said (each is then closed)."""
-        said = []
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except BlockingIOError:
-                return said
-            conn.settimeout(1.0)
-            try:
-                said.append(conn.recv(256))
-            except OSError:
-                said.append(b"")
-            conn.close()
-
-    def limits(self) -> str:
-        return Path(f"/proc/{self.victim.pid}/limits").read_text()
-
-    def tracer(self) -> str:
-        status = Path(f"/proc/{self.victim.pid}/status").read_text().splitlines()
-        return next(ln for ln in status if ln.startswith("TracerPid:")).split()[1]
-
-    def close(self) -> None:
-        self.victim.kill()
-        self.victim.wait()
-        self.listener.close()
-
-
 @pytest.fixture(scope="module")
 def scene(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scene]:
     s = Scene(tmp_path_factory.mktemp("scene"))
