@@ -16,7 +16,6 @@ a hostile hand-in left behind, knowing nothing of how the sandbox is built.
 
 from __future__ import annotations
 
-import ctypes.util
 import json
 import os
 import signal
@@ -78,8 +77,11 @@ def abi_env(abi: str) -> dict[str, str]:
 
 
 def seccomp_missing() -> bool:
-    """True when this host has no libseccomp (the sandbox may then refuse unread code in one line)."""
-    return ctypes.util.find_library("seccomp") is None
+    """True when no system-call filter can be built on this host (the sandbox then refuses unread code in one
+    line)."""
+    from twentyone.players.sandbox.seccomp import filter_architecture
+
+    return filter_architecture() is None
 
 
 def may_refuse(abi: str) -> bool:
