@@ -103,3 +103,11 @@ def test_a_report_outside_the_program_names_nothing(tmp_path: Path) -> None:
     assert locate(program, (11, 0, 0x10000, 0x10000 - 8, 1 << 60), "mycodes.c") is None
     assert locate(program, (11, 0), "mycodes.c") is None
     assert locate(tmp_path / "missing", (11, 0, 0, 16), "mycodes.c") is None
+
+
+def test_abort_names_the_call_not_the_next_function(tmp_path: Path) -> None:
+    """abort() as a function's last call: its return address is the next function's, the line named is the call's."""
+    detail = _crash(tmp_path, "abort.c", '#include "mycodes.h"\n#include <stdlib.h>\n'
+                    "int bet1(int N) { static int calls; if (++calls == 2) abort(); return 10; }\n"
+                    "char first_action1(char *t, int n) { return 's'; }\n" + TAIL)
+    assert detail == "abort (signal SIGABRT) at abort.c:3 in bet1"

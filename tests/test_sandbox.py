@@ -438,7 +438,7 @@ def test_a_fault_in_the_last_show_is_in_the_last_round_record(tmp_path: Path) ->
     last = rounds[-1]
     pos = int(last["first_card"]) + len(str(last["dealer"])) + sum(len(p["cards"]) for p in last["players"])
     assert last["faults"] == [{"seat": 1, "cause": "error",
-                               "detail": f"show raised ValueError: show broke after 100 rounds at pos {pos}"}]
+                               "detail": f"show raised ValueError: show broke after 100 rounds at pos {pos} (at last.py:10 in show1)"}]
     assert all("faults" not in r for r in rounds[:-1])
     assert [p["foul"] for p in last["players"]] == [None, None]  # the settled hand stands
 

@@ -16,6 +16,21 @@ def strategy_text(text: str) -> str:
     return text if len(text) <= MAX_STRATEGY_TEXT else text[: MAX_STRATEGY_TEXT - 1] + "\u2026"
 
 
+def own_lines(e: BaseException) -> str:
+    """`` (at mine.py:5 in bet1, mine.py:2 in helper)``: where an exception of a strategy's file was raised, the
+    engine's and Python's own frames trimmed away (the last three of the file's own); '' when there are none.
+
+    The same words in process and in the sandbox's Python box, so a round log is the same either way."""
+    import os
+    import traceback
+
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    stdlib = os.path.dirname(os.__file__) + os.sep
+    own = [f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}" for f in traceback.extract_tb(e.__traceback__)
+           if not f.filename.startswith((package, stdlib, "<"))]
+    return f" (at {', '.join(own[-3:])})" if own else ""
+
+
 class TwentyOneError(Exception):
     """Base class of every error this package raises on purpose."""
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from twentyone.cards import BEST_TOTAL, TENS, VALUE, hand_total
 from twentyone.core import Generator, StackedGenerator
-from twentyone.errors import IllegalActionError, strategy_text
+from twentyone.errors import IllegalActionError, own_lines, strategy_text
 from twentyone.legality import (FAULTS, Foul, change_problem, double_amount, double_problem, insurance_problem,
                                 split_problem, surrender_problem)
 from twentyone.rules import COURSE, Rules
@@ -152,7 +152,7 @@ class Table:
         except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
             b = self.rules.min_bet
             self._stake(s, b)
-            self.fault(s, Foul.ERROR, f"bet raised {type(e).__name__}: {e}")
+            self.fault(s, Foul.ERROR, f"bet raised {type(e).__name__}: {e}{own_lines(e)}")
             return
         self._stake(s, b)
 
@@ -201,7 +201,7 @@ class Table:
             return None
         except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
             where = "first_action" if first else "continue_action"
-            self.fault(s, Foul.ERROR, f"{where} raised {type(e).__name__}: {e}")
+            self.fault(s, Foul.ERROR, f"{where} raised {type(e).__name__}: {e}{own_lines(e)}")
             return None
         if a.__class__ is not str or len(a) != 1:
             where = "first_action" if first else "continue_action"
@@ -637,7 +637,7 @@ class Table:
             except StrategyFault as e:
                 self._fault_outside_round(s, e.cause, e.detail)
             except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
-                self._fault_outside_round(s, Foul.ERROR, f"show raised {type(e).__name__}: {e}")
+                self._fault_outside_round(s, Foul.ERROR, f"show raised {type(e).__name__}: {e}{own_lines(e)}")
 
     def _fault_outside_round(self, s: Seat, cause: Foul, detail: str) -> None:
         """A fault in show: the hand is already settled and stays so; the player leaves the match."""

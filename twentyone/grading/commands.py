@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from twentyone.players.sandbox.limits import Limits
 
 __all__ = ["Execution", "grade", "tournament", "report", "summary_table", "tournament_entries", "FILES",
-           "announce_sandbox"]
+           "sandbox_line"]
 
 #: The folder of ``--out`` that keeps what the matches need on disk: a zip's strategy file (and the headers
 #: and main.c beside it), or a copy of a file whose path is not UTF-8, in ``files/NAME/``.
@@ -53,14 +53,20 @@ class Execution:
     info: Callable[[str], None] = lambda m: print(f"twentyone: {m}", file=sys.stderr)
 
 
-def announce_sandbox(isolation: Isolation, execution: Execution) -> None:
-    """Say, in one line, which layers confine the submissions' code here (nothing when it runs trusted);
-    raise PlayerSpecError (one line, what is missing) when this host cannot confine it."""
+def sandbox_line(isolation: Isolation) -> str | None:
+    """The one line that names the layers confining the submissions' code here (None when it runs trusted),
+    found by starting a real box; PlayerSpecError (one line, what is missing) when this host cannot confine
+    it.  Commands ask first and say it once their input is accepted."""
     if isolation.trusted:
-        return
+        return None
     from twentyone.players.sandbox.doctor import layers_line
 
-    execution.info(layers_line())
+    return layers_line()
+
+
+def _say(line: str | None, execution: Execution) -> None:
+    if line is not None:
+        execution.info(line)
 
 
 @contextmanager
@@ -182,13 +188,14 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
             config = stored_cfg
             entries = store.entries()
             _same_sources(entries, [str(p) for p in submissions])
-            announce_sandbox(config.isolation, execution)
+            _say(sandbox_line(config.isolation), execution)
         else:
             if not submissions:
                 raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
             config = config or GradingConfig()
-            announce_sandbox(config.isolation, execution)
+            line = sandbox_line(config.isolation)
             entries = prepare_entries(submissions, out / FILES, config, warn=None)
+            _say(line, execution)
             entries += reference_entries(config, len(entries))
             store.set_meta("kind", "grade")
             store.set_meta("title", f"Grading of {len(entries)} submission(s)")
@@ -290,9 +297,9 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
             cfg: dict[str, Any] = store.meta("config", {})
             entries = store.entries()
             _same_sources(entries, specs)
-            announce_sandbox(Isolation(**cfg.get("isolation", {})), execution)
+            line = sandbox_line(Isolation(**cfg.get("isolation", {})))
         else:
-            announce_sandbox(isolation, execution)
+            line = sandbox_line(isolation)
             entries = tournament_entries(specs, out / FILES, limits_of(isolation))
             cfg = {"format": fmt, "matches": matches, "seed": seed, "decks": decks, "rules": rules,
                    "isolation": asdict(isolation)}
@@ -307,6 +314,7 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
             if not continued:  # nothing was played: leave no run behind that a second try would have to --resume
                 store.discard()
             raise TwentyOneError("fewer than 2 players can play: nothing to do")
+        _say(line, execution)
         try:
             limits = limits_of(Isolation(**cfg["isolation"]))
             fmt, matches, seed, decks, rules = (cfg[k] for k in ("format", "matches", "seed", "decks", "rules"))

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.commands import FILES, Execution, _progress, announce_sandbox, entry_error_line
+from twentyone.grading.commands import FILES, Execution, _progress, entry_error_line, sandbox_line
 from twentyone.grading.config import GradingConfig
 from twentyone.grading.grader import limits_of, prepare_entries
 from twentyone.grading.outcome import MatchOutcome
@@ -30,8 +30,10 @@ def similar(submissions: Sequence[Path], config: GradingConfig, out: Path, execu
     """Compare ``submissions`` by code and by play; write the pages into ``out`` and return the report."""
     if not submissions:
         raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
-    announce_sandbox(config.isolation, execution)
+    line = sandbox_line(config.isolation)
     entries = prepare_entries(list(submissions), out / FILES, config)
+    if line is not None:
+        execution.info(line)
     for note in dict.fromkeys(n for e in entries for n in e.notes):
         execution.warn(note)
     for e in entries:

@@ -34,7 +34,9 @@ def locate(program: Path, words: tuple[int, ...], shown_as: str) -> str | None:
         return None
     base = words[2]
     offsets = []
-    for addr in (words[3], *words[4:]):
+    # The instruction pointer is exact; the stack's are return addresses, whose call is the byte before (a call
+    # to abort() may be the last instruction of its function: its return address is the next function's).
+    for addr in (words[3], *(a - 1 for a in words[4:])):
         offset = addr - base
         if 0 <= offset < size and offset not in offsets:
             offsets.append(offset)

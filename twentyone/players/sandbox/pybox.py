@@ -15,9 +15,11 @@ import os
 import signal
 import struct
 import sys
-import traceback
+import traceback  # noqa: F401 - loaded before confinement: errors.own_lines uses it
 from pathlib import Path
 from typing import NoReturn
+
+from twentyone.errors import own_lines
 
 __all__ = ["main", "PRELOAD"]
 
@@ -87,7 +89,6 @@ def main() -> NoReturn:
         os._exit(90)
     _frame(b"H", layers)
     path = Path(os.fsdecode(file_name))
-    _FILE[0] = str(path)
     try:
         fs = ModuleFunctionSet(path, k, warn=lambda m: print(m, file=sys.stderr), execute=True, source=source)
     except BaseException as e:  # noqa: BLE001 - the file's own error, reported as its fault (MemoryError too)
@@ -123,19 +124,8 @@ def _answer(fs: object, op: bytes, a: int, body: bytes, wire: object) -> tuple[i
             return 0, ""
         return 0, "unknown request"
     except Exception as e:  # noqa: BLE001 - a strategy's exception is reported as a fault
-        return 0, f"{where} raised {type(e).__name__}: {e}{_own_lines(e)}"
+        return 0, f"{where} raised {type(e).__name__}: {e}{own_lines(e)}"
 
-
-def _own_lines(e: BaseException) -> str:
-    """`` (at mine.py:12 in bet1, mine.py:30 in helper)``: the traceback's lines in the student's own file, the
-    engine's frames trimmed away; '' when none is the student's."""
-    own = [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in traceback.extract_tb(e.__traceback__)
-           if f.filename == _FILE[0]]
-    return f" (at {', '.join(own[-3:])})" if own else ""
-
-
-#: The student's file name as its code objects carry it (set once it is compiled).
-_FILE = [""]
 
 
 def _serve(fs: object, cpu_limit: float, wire: object) -> NoReturn:
