@@ -163,6 +163,10 @@ class SandboxFunctionSet:
         #: The next round's bet, fetched together with ``show``: its value or its fault.
         self._ahead: int | StrategyFault | None = None
         self._owner = os.getpid()
+        #: The last start was refused by the file itself (an error it reported while loading).
+        self._loading_error = False
+        #: The fault of the first box, which died while loading: the first match's.
+        self._first_fault: StrategyFault | None = None
         self._pin = limits.pin_cpu
         self._cpu = engine_cpu() if self._pin else -1
         # The first box is started now, so that a file that cannot load is one clear line before any match.
@@ -184,8 +188,11 @@ class SandboxFunctionSet:
 
     def _start(self, check: bool = False, away: bool = True) -> tuple[Box, Path | None]:
         """Start the box of the next match, away from the engine's CPU (``away``: it starts while a match plays).
-        With ``check``, wait until it is ready and raise PlayerSpecError (one line) if it cannot be: the file
-        does not load, or this machine cannot confine it."""
+
+        With ``check``, wait until it is ready: a file that reports an error while loading (a Python file that
+        does not compile, or lacks its function set) is PlayerSpecError, one line, before any match, as is a
+        machine that cannot confine it; a box that dies while loading (a constructor that crashes or makes a
+        forbidden call) is that player's fault in its first match, like any later one."""
         fd, path = self._capture(self.match_no + 1)
         try:
             box = spawn(self._argv, self._settings.config(self.k, self._extra), fd)
@@ -206,6 +213,9 @@ class SandboxFunctionSet:
                 box.reap_or_kill(1.0)
                 if path is not None:
                     path.unlink(missing_ok=True)
+                if not self._loading_error:
+                    self._first_fault = fault
+                    return box, None
                 detail = strategy_text(fault.detail or str(fault.cause))
                 name = str(self.target)
                 raise PlayerSpecError(detail if name in detail else f"{name}: {detail}")
@@ -215,6 +225,7 @@ class SandboxFunctionSet:
         """Wait for a new box to confine itself and load the student's code: None, or the fault that kept it
         from it.  A box that cannot hold the minimum is refused here, in one line."""
         start = await_ready(box, 10.0 * max(1.0, self.limits.decision_timeout))
+        self._loading_error = start.how == "error"
         if start.how == "ready":
             if SandboxFunctionSet.layers is None:
                 SandboxFunctionSet.layers = (start.layers, start.abi)
@@ -403,6 +414,10 @@ class SandboxFunctionSet:
         self.match_no += 1
         spare, self._spare = self._spare, None
         self._setup_fault = None
+        if self._first_fault is not None:  # the first box died while loading: this match is lost to that
+            self._setup_fault, self._first_fault = self._first_fault, None
+            self._spare = self._start()
+            return
         if spare is None:
             try:
                 spare = self._start(away=False)
