@@ -43,6 +43,10 @@ __all__ = ["SandboxFunctionSet", "describe_status", "box_root", "host_layers_lin
 _pack = wire.REQUEST.pack
 _c_player = wire.c_player
 _unpack_reply = wire.REPLY.unpack_from
+_monotonic = time.monotonic
+#: What a box spends between calls (reading a request, writing a reply), allowed for when a long call's CPU is
+#: reckoned from the box's CPU clock (``_account``).
+_CPU_SLACK = 0.05
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
 
 _SIGNAL_CAUSE: dict[int, tuple[Foul, str]] = {
@@ -140,6 +144,9 @@ class SandboxFunctionSet:
         self._c = kind == "c"
         self._decision = limits.wall_timeout()
         self._decision_ms = self._decision * 1000.0
+        self._cpu_limit = limits.decision_timeout
+        self._cpu_mark = 0.0
+        self._wall_other = 0.0
         self._settings = _settings(limits, python=not self._c)
         if self._c:
             from twentyone.players.cbuild import BOX_PROGRAM
@@ -349,11 +356,41 @@ class SandboxFunctionSet:
         box = self._box
         if box is None:
             raise self._setup_fault or StrategyFault(Foul.CRASH, "the strategy's process is not running")
+        start = _monotonic()
         try:
             os.write(box.wfd, request)
         except OSError:
             pass  # the box is gone; the read that follows reports why
-        return self._result()
+        value = self._result()
+        self._account(start)
+        return value
+
+    def _account(self, start: float) -> None:
+        """Charge a call's CPU time, whatever the box did to its own timer.
+
+        A call that took no longer than the decision's CPU limit on the wall clock cannot have spent more
+        CPU (a box has one thread): its wall time is only added up.  A longer one is checked against the
+        box's CPU clock, read by the engine from the kernel: the CPU spent since the last check, less the wall
+        time of the calls in between, is this call's at least.  A box that ignored SIGPROF and disarmed its
+        timer is so charged at the end of the call, a box that never answers by the wall-clock backstop."""
+        took = _monotonic() - start
+        if took <= self._cpu_limit:
+            self._wall_other += took
+            return
+        box = self._box
+        if box is None:
+            return
+        try:
+            now = time.clock_gettime(box.cpu_clock)
+        except OSError:
+            return
+        used = now - self._cpu_mark - self._wall_other - _CPU_SLACK
+        self._cpu_mark, self._wall_other = now, 0.0
+        if used > self._cpu_limit:
+            self._kill()
+            raise StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of "
+                                              f"{self.limits.decision_timeout:g} s of CPU time (it used "
+                                              f"{used:.1f} s with its own timer disarmed)")
 
     def _retire(self) -> None:
         """End the current match's box: it is told the match is over and leaves (flushing its output) on
@@ -440,6 +477,11 @@ class SandboxFunctionSet:
                 pass
         self._box = box
         self._poll.register(box.rfd, select.POLLIN)
+        try:  # the CPU its start-up and initialisers took is not any decision's
+            self._cpu_mark = time.clock_gettime(box.cpu_clock)
+        except OSError:
+            self._cpu_mark = 0.0
+        self._wall_other = 0.0
         self._deadline = time.monotonic() + self.limits.match_timeout
         self._spare = self._start()  # started while this match plays
         self._reap_retired(kill=False)  # the previous match's box has usually left by now
@@ -488,8 +530,10 @@ class SandboxFunctionSet:
         """
         self._ahead = None
         self._call(self._players(b"S", players, pNum, N, pos, banker) + _pack(b"B", 0, bet_N, 0, 0))
+        start = _monotonic()
         try:
             self._ahead = self._result()
+            self._account(start)
         except StrategyFault as e:
             self._ahead = e
 
