@@ -19,7 +19,7 @@ from enum import StrEnum
 from twentyone.cards import VALUE
 from twentyone.rules import Rules
 
-__all__ = ["Foul", "FAULTS", "insurance_problem", "double_problem", "double_amount", "surrender_problem",
+__all__ = ["Foul", "FAULTS", "is_bet", "BET_VALUES", "is_action", "insurance_problem", "double_problem", "double_amount", "surrender_problem",
            "split_problem", "change_problem", "is_pair"]
 
 
@@ -42,6 +42,22 @@ class Foul(StrEnum):
 
 #: The fouls that are strategy faults (the player leaves the match).
 FAULTS = frozenset({Foul.ERROR, Foul.CRASH, Foul.TIMEOUT})
+
+#: The values ``bet`` may return: a C ``int``, as ``betK`` returns (RULES.md, **bet_garbage**); the table then
+#: clamps it to the rules' bets.
+BET_VALUES = range(-2**31, 2**31)
+
+
+def is_bet(value: object) -> bool:
+    """True when a strategy's ``bet`` returned a bet: an ``int`` (not a bool, not a subclass) in ``BET_VALUES``."""
+    return type(value) is int and value in BET_VALUES
+
+
+def is_action(value: object) -> bool:
+    """True when a strategy's decision is one character (a ``str``, not a subclass); which characters are legal
+    where is the table's question, and any other character is an illegal action (a foul)."""
+    return type(value) is str and len(value) == 1
+
 
 #: A hand's ``state`` while it still has its first two cards and no decision has taken effect:
 #: '' before any action, 'i' after insurance.

@@ -17,9 +17,10 @@ from typing import Any
 from twentyone.cards import BEST_TOTAL, TENS, VALUE, hand_total
 from twentyone.core import Generator, StackedGenerator
 from twentyone.errors import IllegalActionError, strategy_text
-from twentyone.legality import (FAULTS, Foul, change_problem, double_amount, double_problem, insurance_problem,
-                                split_problem, surrender_problem)
+from twentyone.legality import (BET_VALUES, FAULTS, Foul, change_problem, double_amount, double_problem,
+                                insurance_problem, is_action, is_bet, split_problem, surrender_problem)
 from twentyone.rules import COURSE, Rules
+from twentyone.safetext import returned_text
 from twentyone.seat import Hand, Seat
 from twentyone.strategy import Strategy
 from twentyone.view import TableSeatView
@@ -141,8 +142,9 @@ class Table:
         s.rounds += 1
         try:
             b = s.strategy.bet(s.view)
-            if b.__class__ is not int:
-                raise StrategyFault(Foul.ERROR, f"bet returned {b!r}, not an int")
+            if not is_bet(b):
+                raise StrategyFault(Foul.ERROR, f"bet returned {returned_text(b)}, not an int in "
+                                                f"{BET_VALUES.start} .. {BET_VALUES.stop - 1}")
         except StrategyFault as e:
             b = self.rules.min_bet
             self._stake(s, b)
@@ -151,7 +153,7 @@ class Table:
         except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
             b = self.rules.min_bet
             self._stake(s, b)
-            self.fault(s, Foul.ERROR, f"bet raised {type(e).__name__}: {e}")
+            self.fault(s, Foul.ERROR, _raised("bet", e))
             return
         self._stake(s, b)
 
@@ -199,14 +201,13 @@ class Table:
             self.fault(s, e.cause, e.detail)
             return None
         except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
-            where = "first_action" if first else "continue_action"
-            self.fault(s, Foul.ERROR, f"{where} raised {type(e).__name__}: {e}")
+            self.fault(s, Foul.ERROR, _raised("first_action" if first else "continue_action", e))
             return None
-        if a.__class__ is not str or len(a) != 1:
+        if not is_action(a):
             where = "first_action" if first else "continue_action"
-            self.fault(s, Foul.ERROR, f"{where} returned {a!r}, not one character")
+            self.fault(s, Foul.ERROR, f"{where} returned {returned_text(a)}, not one character")
             return None
-        return a
+        return a  # one character; any that is not an action allowed here is an illegal action (a foul)
 
     # -- legality: verify_x raises, can_x answers, x acts (twentyone.legality decides) ------------
     # Each works on the seat's hand being played (``s.cur``: the seat itself unless it split).
@@ -635,7 +636,7 @@ class Table:
             except StrategyFault as e:
                 self._fault_outside_round(s, e.cause, e.detail)
             except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
-                self._fault_outside_round(s, Foul.ERROR, f"show raised {type(e).__name__}: {e}")
+                self._fault_outside_round(s, Foul.ERROR, _raised("show", e))
 
     def _fault_outside_round(self, s: Seat, cause: Foul, detail: str) -> None:
         """A fault in show: the hand is already settled and stays so; the player leaves the match."""
@@ -659,6 +660,16 @@ class Table:
         if self.round_faults:
             record["faults"] = list(self.round_faults)
         return record
+
+
+def _raised(where: str, e: Exception) -> str:
+    """A fault's detail for an exception from a strategy: its type and message (a message that cannot be
+    made into text is said to be so; ``Table.fault`` cuts and escapes the rest)."""
+    try:
+        message = str(e)
+    except Exception:  # noqa: BLE001 - the student's own __str__ may raise too
+        message = "(a message that could not be read)"
+    return f"{where} raised {type(e).__name__}: {message}"
 
 
 def _verify(s: Seat, action: str, problem: Foul | None) -> None:
