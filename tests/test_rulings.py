@@ -433,9 +433,11 @@ def test_ruling_out_below_min() -> None:
     assert (result.by_seat(1).account, result.by_seat(1).rounds) == (5, 1)
 
 
-@pytest.mark.parametrize("garbage", [True, False, 10.0, 10.5, None, "10"], ids=repr)
+@pytest.mark.parametrize("garbage", [True, False, 10.0, 10.5, None, "10", 2**31, -2**31 - 1, 10**5000],
+                         ids=lambda g: f"int of {g.bit_length()} bits" if type(g) is int else repr(g))
 def test_ruling_bet_garbage(garbage: Any) -> None:
-    """bet_garbage: 'a Python bet that is not an int (a bool, a float, None, a string) is a strategy failure'."""
+    """bet_garbage: 'a Python bet that is not an int (a bool, a float, None, a string), or an int that a C int
+    cannot hold ... is a strategy failure'."""
     p1, p2 = Scripted(bet=garbage), Scripted()
     # RULES.md does not say whether a seat that faulted in bet is dealt; the engine deals it (see report).
     sc = deal("T9T8T7", [p1, p2])
@@ -1344,24 +1346,46 @@ def test_ruling_grade_zip_limits(tmp_path: "Path") -> None:
 
 
 def test_ruling_grade_store_damage(tmp_path: "Path") -> None:
-    """A damaged row stops the reading with one line naming it; the row is neither dropped nor repaired."""
+    """A damaged row of one submission is named in one line and that student is not graded; every other is, and
+    the row is neither dropped nor repaired; a dropped table still stops the reading with one line."""
     import sqlite3
 
     import pytest
 
     from tests.outcomes import outcome
-    from twentyone.grading.store import DB_NAME, Store, StoreError
+    from twentyone.grading.config import config_from_dict
+    from twentyone.grading.outcome import EntryKind
+    from twentyone.grading.scoring import class_report
+    from twentyone.grading.store import DB_NAME, EntryRow, Store, StoreError
 
+    small = {"batch": 2, "min_matches": 2, "max_matches": 2}
+    cfg = config_from_dict({"seed": 1, "legal": {"matches": 0}, "beat_stand": small, "beat_basic": small,
+                            "tournament": {"enabled": False}})
     with Store.open(tmp_path, create=True) as s:
-        s.add_outcome(outcome([1, 2], seat=1, key="k"))
+        s.set_meta("kind", "grade")
+        s.set_meta("config", cfg.to_dict())
+        s.set_entries([EntryRow(n, i, f"{n}.c", f"{n}.c:1", EntryKind.C, None, "") for i, n in enumerate(["li", "wang"])])
+        for name in ("li", "wang"):
+            for purpose in ("beat_stand", "beat_basic"):
+                for i in range(2):
+                    s.add_outcome(outcome([1, 2], seat=1 + i % 2, purpose=purpose, subject=name, idx=i,
+                                          names=[name, "x (built-in)"] if i % 2 == 0 else ["x (built-in)", name],
+                                          key=f"{purpose}|{name}|{i}"))
     db = sqlite3.connect(str(tmp_path / DB_NAME))
-    db.execute("UPDATE matches SET outcome = '{' WHERE key = 'k'")
+    db.execute("UPDATE matches SET outcome = '{' WHERE key = 'beat_stand|li|0'")
     db.commit()
     db.close()
-    with Store.open(tmp_path) as s, pytest.raises(StoreError, match="match 'k' is damaged"):
-        list(s.matches())
     with Store.open(tmp_path) as s:
-        assert s.keys() == {"k"}
+        rep = class_report(s)
+        assert s.keys() == {f"{p}|{n}|{i}" for p in ("beat_stand", "beat_basic") for n in ("li", "wang") for i in (0, 1)}
+    (line,) = rep.damaged
+    assert "match 'beat_stand|li|0' (of li) is damaged" in line and "\n" not in line
+    by = {st.name: st for st in rep.students}
+    assert by["li"].error and "not graded" in by["li"].error and by["li"].total == 0
+    assert by["wang"].error is None and [c.matches for c in by["wang"].criteria[1:]] == [2, 2]
+    sqlite3.connect(str(tmp_path / DB_NAME)).execute("DROP TABLE matches")
+    with Store.open(tmp_path) as s, pytest.raises(StoreError, match="cannot be read"):
+        class_report(s)
 
 
 def test_ruling_grade_own_headers(tmp_path: "Path") -> None:

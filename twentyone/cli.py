@@ -248,7 +248,7 @@ def _run_grade(args: argparse.Namespace) -> int:
     if not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'index.html'}")
-    return 1 if any(s.error for s in rep.students) else 0
+    return 1 if any(s.error for s in rep.students) or rep.damaged else 0
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
@@ -263,7 +263,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
     if not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'index.html'}")
-    return 1 if any(r.error for r in rep.standings) else 0
+    return 1 if any(r.error for r in rep.standings) or rep.damaged else 0
 
 
 def _run_report(args: argparse.Namespace) -> int:
@@ -273,7 +273,7 @@ def _run_report(args: argparse.Namespace) -> int:
     if not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'index.html'}")
-    return 0
+    return 1 if rep.damaged else 0
 
 
 def _run_similar(args: argparse.Namespace) -> int:

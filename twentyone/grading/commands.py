@@ -101,6 +101,8 @@ def _same_sources(stored: Sequence[EntryRow], given: Sequence[str]) -> None:
 
 def _finish(store: Store, out: Path, execution: Execution) -> ClassReport:
     rep = class_report(store)
+    for line in rep.damaged:  # a damaged row of one submission: named, and everyone else is reported
+        execution.warn(line)
     sim = None
     if rep.kind == "grade":  # the similarity page (grading.similarity), from the store alone too
         from twentyone.grading.similarity import similarity_of
