@@ -1149,7 +1149,7 @@ def test_ruling_grade_fairness() -> None:
     from twentyone.grading.config import GradingConfig
     from twentyone.grading.plan import criterion_job
 
-    c = GradingConfig()
+    c = GradingConfig(seed=2026)
     for name in ("li", "wang"):
         jobs = [criterion_job(c, "beat_stand", c.beat_stand, name, f"{name}.c:1", i, None) for i in range(4)]
         assert [(j.seed - c.seed, j.info.seat) for j in jobs] == [(0, 1), (0, 2), (1, 1), (1, 2)]
@@ -1388,6 +1388,65 @@ def test_ruling_grade_store_damage(tmp_path: "Path") -> None:
         class_report(s)
 
 
+def test_ruling_secret_seed(tmp_path: "Path") -> None:
+    """Without a seed each run draws a secret one, kept in the store (report reproduces the run), shown on the
+    terminal and index.html only, never in a file for students; a pinned seed gives the same grade; identical
+    copies get identical grades."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import config_from_dict
+    from twentyone.grading.store import Store
+
+    stand = Path(__file__).resolve().parent / "fixtures" / "py" / "stand_py.py"
+    subs = [shutil.copy(stand, tmp_path / "li.py"), shutil.copy(stand, tmp_path / "twin.py")]
+    small = {"batch": 2, "min_matches": 2, "max_matches": 2}
+    rubric = {"legal": {"matches": 1}, "beat_stand": small, "beat_basic": small, "tournament": {"enabled": False},
+              "similarity": {"traces": 1}, "isolation": {"trusted": True}}
+    cfg = tmp_path / "g.toml"
+    cfg.write_text("".join(f"[{k}]\n" + "".join(f"{a} = {str(b).lower()}\n" for a, b in v.items())
+                           for k, v in rubric.items()))
+    out = tmp_path / "a"
+    r = subprocess.run([sys.executable, "-m", "twentyone", "grade", *map(str, subs), "--config", str(cfg), "--out",
+                        str(out), "-j", "1"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    with Store.open(out) as s:
+        seed = s.meta("config")["seed"]
+    digits = str(seed)[:12]  # every match seed of the run starts with these (seed + at most a million)
+    assert f"seed: {seed} (drawn at random" in r.stdout and digits in (out / "index.html").read_text("utf-8")
+    for f in out.rglob("*"):
+        if f.is_file() and f.suffix in (".html", ".json", ".csv") and f.name != "index.html" \
+                and not f.name.startswith("similarity") and "similarity" not in f.parts:
+            assert digits not in f.read_text("utf-8"), f"the seed is in {f.relative_to(out)}"
+    scores = json.loads((out / "scores.json").read_text("utf-8"))
+    assert "seed" not in scores["config"]
+    assert len({(st["total"], st["incident_count"]) for st in scores["students"]}) == 1  # the twins
+    (out / "scores.json").unlink()
+    rep = subprocess.run([sys.executable, "-m", "twentyone", "report", str(out)], capture_output=True, text=True,
+                         timeout=300)
+    assert rep.returncode == 0 and json.loads((out / "scores.json").read_text("utf-8")) == scores
+    assert f"seed: {seed} " in rep.stdout
+    quiet = Execution(workers=1, progress=False, warn=lambda m: None)
+    grade(subs, config_from_dict(rubric), tmp_path / "b", False, quiet)
+    with Store.open(tmp_path / "b") as s:
+        seeds = [seed, s.meta("config")["seed"]]
+    assert seeds[0] != seeds[1] and all(type(x) is int and 0 <= x < 2**63 for x in seeds)
+    pinned = config_from_dict({**rubric, "seed": 5})
+    keys = []
+    for run in ("c", "d"):
+        grade(subs, pinned, tmp_path / run, False, quiet)
+        with Store.open(tmp_path / run) as s:
+            keys.append(s.keys())
+            assert s.meta("config")["seed"] == 5
+    assert keys[0] == keys[1] and all("|5|" in k for k in keys[0] if k.startswith("beat_stand"))
+    c, d = (json.loads((tmp_path / run / "scores.json").read_text("utf-8"))["students"] for run in ("c", "d"))
+    assert c == d
+
+
 def test_ruling_grade_own_headers(tmp_path: "Path") -> None:
     """An own twentyone.h beside mycodes.c is never compiled against (its TOTAL_MONEY is 5, the bet is the course's
     1000), and one that differs from the course's is named in a warning; the course's own text is not."""
@@ -1427,8 +1486,8 @@ def test_ruling_grade_similarity() -> None:
     from twentyone.grading.plan import criterion_job
     from twentyone.grading.runner import play_job
 
-    c = GradingConfig()
-    off = config_from_dict({"similarity": {"traces": 0}})
+    c = GradingConfig(seed=2026)
+    off = config_from_dict({"seed": 2026, "similarity": {"traces": 0}})
     assert not criterion_job(off, "beat_stand", off.beat_stand, "x", "basic", 0, None).trace
     job = criterion_job(c, "beat_stand", c.beat_stand, "x", "hilo", 1, None)
     assert job.trace and not criterion_job(c, "beat_stand", c.beat_stand, "x", "basic", c.similarity.traces, None).trace

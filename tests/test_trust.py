@@ -149,3 +149,18 @@ def test_an_unexpected_row_is_named_and_the_others_reported(tmp_path: Path) -> N
     assert "is damaged" in (out / "index.html").read_text(encoding="utf-8")
     keys = re.findall(r"match '([^']+)'", "\n".join(lines))
     assert len(keys) == 2 and not any(k in (out / "scores.json").read_text(encoding="utf-8") for k in keys)
+
+
+def test_a_tournament_draws_a_secret_seed_unless_one_is_given(tmp_path: Path) -> None:
+    """tournament without --seed: a secret seed drawn, stored, printed at the end, kept out of scores.json; --seed pins."""
+    seeds = []
+    for run, extra in (("a", []), ("b", []), ("c", ["--seed", "5"])):
+        out = tmp_path / run
+        r = subprocess.run([*CLI, "tournament", "basic", "stand", "--matches", "2", "--out", str(out), "-j", "1", *extra],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        with Store.open(out) as s:
+            seeds.append(s.meta("config")["seed"])
+        assert f"seed: {seeds[-1]} (" in r.stdout
+        assert "seed" not in json.loads((out / "scores.json").read_text(encoding="utf-8"))["config"]
+    assert seeds[0] != seeds[1] and seeds[2] == 5

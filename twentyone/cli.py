@@ -102,7 +102,8 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("players", nargs="+", metavar="SPEC", help=PLAYER_HELP.replace("; repeat for each seat, 1 to 5 seats", ""))
     t.add_argument("--matches", "-m", type=_int_range(1, 100000, "matches"), default=20,
                    help="matches per pair (pairs) or deals of the field (table5) (20)")
-    t.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED - 200000, "seed"), default=1, help="base seed (1)")
+    t.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED - 200000, "seed"), default=None,
+                   help="base seed (default: a secret one drawn for the run, shown at the end and on index.html)")
     t.add_argument("--format", choices=("pairs", "table5"), default="pairs",
                    help="pairs: 2-seat round robin; table5: tables of up to 5, reseated every match (pairs)")
     t.add_argument("--decks", "-n", type=_int_range(1, 5000, "decks"), default=None, help="decks (the rules': 6)")
@@ -229,7 +230,7 @@ def _isolation(args: argparse.Namespace, base: Isolation) -> Isolation:
 def _run_grade(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from twentyone.grading.commands import grade, summary_table
+    from twentyone.grading.commands import grade, seed_line, summary_table
     from twentyone.grading.config import GradingConfig, example_toml, load_config
 
     if args.example_config:
@@ -248,11 +249,12 @@ def _run_grade(args: argparse.Namespace) -> int:
     if not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'index.html'}")
+        print(seed_line(args.out))
     return 1 if any(s.error for s in rep.students) or rep.damaged else 0
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
-    from twentyone.grading.commands import summary_table, tournament
+    from twentyone.grading.commands import seed_line, summary_table, tournament
     from twentyone.grading.config import Isolation
 
     rules = rules_of(args)
@@ -263,16 +265,18 @@ def _run_tournament(args: argparse.Namespace) -> int:
     if not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'index.html'}")
+        print(seed_line(args.out))
     return 1 if any(r.error for r in rep.standings) or rep.damaged else 0
 
 
 def _run_report(args: argparse.Namespace) -> int:
-    from twentyone.grading.commands import Execution, report, summary_table
+    from twentyone.grading.commands import Execution, report, seed_line, summary_table
 
     rep = report(args.out, Execution(progress=False))
     if not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'index.html'}")
+        print(seed_line(args.out))
     return 1 if rep.damaged else 0
 
 
@@ -284,14 +288,19 @@ def _run_similar(args: argparse.Namespace) -> int:
     from twentyone.grading.similar import similar, summary_table
 
     config = load_config(args.config) if args.config else GradingConfig()
-    config = replace(config, isolation=_isolation(args, config.isolation))
+    drawn = config.seed is None
+    config = replace(config, isolation=_isolation(args, config.isolation)).seeded()
     rep = similar(args.submissions, config, args.out,
                   Execution(workers=args.workers, progress=not args.quiet and not args.json))
+    seed = (f"seed: {config.seed} (drawn at random for this run: secret; the configuration's seed pins it)" if drawn
+            else f"seed: {config.seed} (pinned by the configuration)")
     if args.json:
         print(json.dumps(rep.to_dict(), indent=2, ensure_ascii=False))
+        print(f"twentyone: note: {seed}", file=sys.stderr)
     elif not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'similarity.html'}")
+        print(seed)
     return 1 if any(m.error for m in rep.members) else 0
 
 

@@ -17,12 +17,12 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.config import GradingConfig, Isolation, config_from_dict
+from twentyone.grading.config import GradingConfig, Isolation, config_from_dict, draw_seed
 from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.results import ClassReport
 from twentyone.grading.scoring import class_report
@@ -31,7 +31,7 @@ from twentyone.grading.store import EntryRow, Store, StoreError
 if TYPE_CHECKING:
     from twentyone.players.sandbox.limits import Limits
 
-__all__ = ["Execution", "grade", "tournament", "report", "summary_table", "tournament_entries", "FILES"]
+__all__ = ["Execution", "grade", "tournament", "report", "summary_table", "seed_line", "tournament_entries", "FILES"]
 
 #: The folder of ``--out`` that keeps what the matches need on disk: a zip's strategy file (and the headers
 #: and main.c beside it), or a copy of a file whose path is not UTF-8, in ``files/NAME/``.
@@ -166,6 +166,8 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
     try:
         if continued:
             stored_cfg = config_from_dict(store.meta("config", {}), "stored configuration")
+            if config is not None and config.seed is None:  # no seed given: the run's own is kept
+                config = replace(config, seed=stored_cfg.seed)
             if config_given and config is not None and config != stored_cfg:
                 raise TwentyOneError("--resume continues the stored run: its configuration differs from --config")
             config = stored_cfg
@@ -175,6 +177,8 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
             if not submissions:
                 raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
             config = config or GradingConfig()
+            store.set_meta("seed_drawn", config.seed is None)
+            config = config.seeded()  # a secret seed unless one is pinned (RULES.md, secret_seed)
             entries = prepare_entries(submissions, out / FILES, config, warn=None)
             entries += reference_entries(config, len(entries))
             store.set_meta("kind", "grade")
@@ -262,9 +266,10 @@ def tournament_entries(specs: Sequence[str], files: Path, limits: Limits | None 
         return list(pool.map(check, range(len(specs))))
 
 
-def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: int, rules: str, out: Path,
+def tournament(specs: Sequence[str], matches: int, seed: int | None, fmt: str, decks: int, rules: str, out: Path,
                resume: bool, isolation: Isolation, execution: Execution) -> ClassReport:
-    """Play a tournament between ``specs`` into ``out`` (or continue it) and write the reports."""
+    """Play a tournament between ``specs`` into ``out`` (or continue it) and write the reports; without a
+    ``seed`` a new run draws a secret one (RULES.md, **secret_seed**)."""
     from twentyone.grading.grader import limits_of
     from twentyone.grading.plan import tournament_jobs
     from twentyone.grading.runner import drive
@@ -279,7 +284,9 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
             _same_sources(entries, specs)
         else:
             entries = tournament_entries(specs, out / FILES, limits_of(isolation))
-            cfg = {"format": fmt, "matches": matches, "seed": seed, "decks": decks, "rules": rules,
+            store.set_meta("seed_drawn", seed is None)
+            cfg = {"format": fmt, "matches": matches, "seed": draw_seed() if seed is None else seed, "decks": decks,
+                   "rules": rules,
                    "isolation": asdict(isolation)}
             store.set_meta("kind", "tournament")
             store.set_meta("title", f"Tournament of {len(entries)} players ({fmt}, {matches} matches)")
@@ -327,6 +334,18 @@ def report(out: Path, execution: Execution) -> ClassReport:
     """Remake every report of the run in ``out`` from its database alone."""
     with Store.open(out) as store:
         return _finish(store, out, execution)
+
+
+def seed_line(out: Path) -> str:
+    """The run's base seed for the instructor's terminal, in one line (RULES.md, **secret_seed**)."""
+    with Store.open(out) as store:
+        cfg = store.meta("config", {})
+        drawn = store.meta("seed_drawn", False)
+    seed = cfg.get("seed") if isinstance(cfg, dict) else None
+    if drawn:
+        return (f"seed: {seed} (drawn at random for this run and kept in {out / 'results.sqlite'}: shown only here and "
+                "on index.html, never to students; --resume and report use it)")
+    return f"seed: {seed} (pinned by --seed or the configuration)"
 
 
 def summary_table(rep: ClassReport, stream: IO[str] | None = None) -> None:

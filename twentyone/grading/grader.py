@@ -192,7 +192,7 @@ class Grader:
         if j.needed <= self.tournament_units:
             return []  # the batch asked for is still playing
         start, self.tournament_units = self.tournament_units, j.needed
-        return tournament_jobs(self.players, t.format, j.needed - start, self.config.seed + SEED_OFFSET,
+        return tournament_jobs(self.players, t.format, j.needed - start, self.config.base_seed + SEED_OFFSET,
                                self.config.decks, self.config.rules, self.limits,
                                skip={r.key for r in rows}, start=start)
 

@@ -30,6 +30,7 @@ def similar(submissions: Sequence[Path], config: GradingConfig, out: Path, execu
     """Compare ``submissions`` by code and by play; write the pages into ``out`` and return the report."""
     if not submissions:
         raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
+    config = config.seeded()  # a secret seed unless the configuration pins one (RULES.md, secret_seed)
     entries = prepare_entries(list(submissions), out / FILES, config)
     for note in dict.fromkeys(n for e in entries for n in e.notes):
         execution.warn(note)
