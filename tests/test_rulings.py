@@ -1447,6 +1447,46 @@ def test_ruling_secret_seed(tmp_path: "Path") -> None:
     assert c == d
 
 
+def test_ruling_grade_intake_files(tmp_path: "Path") -> None:
+    """A FIFO or a link leading out of the hand-in is refused in one line, a link inside it followed; a file over
+    1 MiB is refused on its size; a long file is compared on its first 50,000 characters."""
+    import os
+
+    import pytest
+
+    from twentyone.grading.fingerprints import MAX_COMPARED, fingerprint
+    from twentyone.handin import MAX_SOURCE, HandInFileError, read_file
+    from twentyone.players.intake import IntakeError, take
+
+    for name in ("fifo", "out", "big", "in"):
+        (tmp_path / name).mkdir()
+    os.mkfifo(tmp_path / "fifo" / "mycodes.c")
+    (tmp_path / "out" / "mycodes.c").symlink_to("/etc/passwd")
+    with (tmp_path / "big" / "mycodes.c").open("wb") as f:
+        f.truncate(MAX_SOURCE + 1)
+    (tmp_path / "in" / "real.c").write_text("int bet1(int N) { return 10; }\n")
+    (tmp_path / "in" / "mycodes.c").symlink_to("real.c")
+    for name, words in (("fifo", "a FIFO"), ("out", "a symbolic link leading out"), ("big", "more than the 1.0 MiB")):
+        with pytest.raises(IntakeError, match=words):
+            take(tmp_path / name)
+    with pytest.raises(HandInFileError, match="a FIFO"):
+        read_file(tmp_path / "fifo" / "mycodes.c")
+    assert take(tmp_path / "in").path.resolve().name == "real.c"
+    long = fingerprint("x", "int f() { return 1; }\n" * 10_000, "c")
+    assert long.cut and max(t.end for t in long.tokens) <= MAX_COMPARED == 50_000
+
+
+def test_ruling_shown_text() -> None:
+    """A submission's text is shown with its controls, surrogates and direction overrides as escapes, and cut."""
+    from twentyone.errors import strategy_text
+    from twentyone.safetext import visible
+
+    assert visible("a\x1b]0;t\x07\ud800\u202eb\x9b") == "a\\x1b]0;t\\x07\\ud800\\u202eb\\x9b"
+    assert visible("x\ny", lines=True) == "x\ny" and visible("x\ny") == "x\\x0ay"
+    assert visible("a" * 50, 10) == "a" * 9 + "\u2026"
+    assert strategy_text("\x1b[2J" + "A" * 1000) == "\\x1b[2J" + "A" * 192 + "\u2026"
+
+
 def test_ruling_grade_own_headers(tmp_path: "Path") -> None:
     """An own twentyone.h beside mycodes.c is never compiled against (its TOTAL_MONEY is 5, the bet is the course's
     1000), and one that differs from the course's is named in a warning; the course's own text is not."""

@@ -164,3 +164,47 @@ def test_a_tournament_draws_a_secret_seed_unless_one_is_given(tmp_path: Path) ->
         assert f"seed: {seeds[-1]} (" in r.stdout
         assert "seed" not in json.loads((out / "scores.json").read_text(encoding="utf-8"))["config"]
     assert seeds[0] != seeds[1] and seeds[2] == 5
+
+
+#: A window title, a screen clear and a clipboard write (OSC 52), as a student's text may hold them.
+ESCAPES = "\x1b]0;owned\x07 \x1b[2J \x1b]52;c;aGk=\x07"
+
+
+def _raw(data: bytes) -> bool:
+    """True when ``data`` holds an escape or a bell as it came, not made visible."""
+    return b"\x1b" in data or b"\x07" in data
+
+
+def test_a_students_escapes_reach_neither_the_terminal_nor_a_file_raw(tmp_path: Path) -> None:
+    """A fault text and a #error line holding a title, a screen clear and an OSC 52 clipboard write: on the terminal
+    and in every page, CSV, JSON and platform file they are shown as text (\\x1b), never as they came."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    fault = FUNCTION_SET.format(bet="_fault()", action='"s"') + f"def _fault():\n    raise ValueError({ESCAPES!r})\n"
+    (subs / "fault.py").write_text(fault, encoding="utf-8")
+    (subs / "err").mkdir()
+    (subs / "err" / "mycodes.c").write_text(f"int bet1(int N) {{ return 10; }}\n#error {ESCAPES}\n", encoding="utf-8")
+    cfg = tmp_path / "g.toml"
+    cfg.write_text("seed = 3\n[legal]\nmatches = 1\n[beat_stand]\nbatch = 2\nmin_matches = 2\nmax_matches = 2\n"
+                   "[beat_basic]\nbatch = 2\nmin_matches = 2\nmax_matches = 2\n[tournament]\nenabled = false\n"
+                   "[isolation]\ntrusted = true\n")
+    out = tmp_path / "out"
+    ran = [subprocess.run([*CLI, "grade", str(subs / "fault.py"), str(subs / "err"), str(ROOT / "tests" / "fixtures"
+                                                                                          / "py" / "stand_py.py"),
+                           "--config", str(cfg), "--out", str(out), "-j", "1"], capture_output=True, timeout=300)]
+    assert ran[0].returncode == 1, ran[0].stderr
+    ran.append(subprocess.run([*CLI, "match", "-p", str(subs / "fault.py"), "-p", "stand"], capture_output=True,
+                              timeout=120))
+    ran.append(subprocess.run([*CLI, "match", "-p", str(subs / "err" / "mycodes.c"), "-p", "stand"],
+                              capture_output=True, timeout=120))
+    for r in ran:
+        assert not _raw(r.stdout + r.stderr), (r.args, r.stdout + r.stderr)
+    shown = b"".join(r.stdout + r.stderr for r in ran)
+    assert shown.count(b"\\x1b]0;owned\\x07") >= 3, shown  # the grade's warning, the ranking's line, the compiler's
+    files = [f for f in out.rglob("*") if f.is_file() and f.suffix in (".html", ".json", ".csv")]
+    assert any("gradescope" in f.parts for f in files) and any("prairielearn" in f.parts for f in files)
+    for f in files:
+        assert not _raw(f.read_bytes()), f.relative_to(out)
+    page = (out / "students" / "err.html").read_text(encoding="utf-8")
+    assert "#error \\x1b]0;owned\\x07" in page
+    assert "\\x1b[2J" in (out / "students" / "fault.html").read_text(encoding="utf-8")

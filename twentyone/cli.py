@@ -18,6 +18,10 @@ from typing import TYPE_CHECKING
 
 from twentyone.errors import CompileError, TwentyOneError
 from twentyone.rules import MAX_SEED, OPTIONS, PRESETS, Rules, format_value, get_rules
+from twentyone.safetext import visible
+
+#: The most characters of a compiler's messages printed on the terminal.
+MAX_MESSAGES = 8000
 
 if TYPE_CHECKING:
     from twentyone.grading.commands import Execution
@@ -315,7 +319,7 @@ def _limits(args: argparse.Namespace) -> Limits | None:
 
 
 def _fail(message: str, code: int = 2) -> int:
-    print(f"twentyone: error: {message}", file=sys.stderr)
+    print(f"twentyone: error: {visible(message)}", file=sys.stderr)  # it may quote a submission: made visible
     return code
 
 
@@ -393,8 +397,8 @@ def print_ranking(result: MatchResult, out: IO[str] | None = None, lang: str = "
     console.print(t)
     for s in result.ranking:
         if s.fault:
-            console.print(str(text["left"]).format(seat=s.seat, spec=s.spec, fault=s.fault, detail=s.fault_detail),
-                          markup=False)
+            console.print(visible(str(text["left"]).format(seat=s.seat, spec=s.spec, fault=s.fault,
+                                                           detail=s.fault_detail)), markup=False)
 
 
 def _output_dir(args: argparse.Namespace) -> Path:
@@ -510,7 +514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CompileError as e:
         _fail(str(e))
         if e.messages:
-            print(e.messages, file=sys.stderr)
+            print(visible(e.messages, MAX_MESSAGES, lines=True), file=sys.stderr)
         return 2
     except TwentyOneError as e:
         return _fail(str(e))

@@ -15,7 +15,7 @@ value's own code and without ever growing with it.
 
 from __future__ import annotations
 
-__all__ = ["visible", "returned_text", "MAX_SHOWN", "UNSAFE"]
+__all__ = ["visible", "visible_data", "returned_text", "MAX_SHOWN", "UNSAFE"]
 
 #: The most characters of a submission's text shown in one place (one line, one cell, one message).
 MAX_SHOWN = 2000
@@ -43,6 +43,17 @@ def visible(text: str, limit: int = MAX_SHOWN, *, lines: bool = False) -> str:
     if len(shown) <= limit and len(text) <= limit:
         return shown
     return shown[:max(limit - 1, 0)] + "\u2026"
+
+
+def visible_data(value: object, limit: int = MAX_SHOWN) -> object:
+    """``value`` (JSON-like data: dicts, lists, strings, numbers) with every string in it made ``visible``."""
+    if isinstance(value, str):
+        return visible(value, limit)
+    if isinstance(value, dict):
+        return {visible(str(k), limit): visible_data(v, limit) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [visible_data(v, limit) for v in value]
+    return value
 
 
 #: The most characters of a returned string quoted in a fault's detail.

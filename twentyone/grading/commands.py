@@ -27,6 +27,7 @@ from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.results import ClassReport
 from twentyone.grading.scoring import class_report
 from twentyone.grading.store import EntryRow, Store, StoreError
+from twentyone.safetext import MAX_SHOWN, visible
 
 if TYPE_CHECKING:
     from twentyone.players.sandbox.limits import Limits
@@ -47,7 +48,8 @@ class Execution:
     dask_workers: int = 2
     #: Show a progress bar (only on a terminal).
     progress: bool = True
-    warn: Callable[[str], None] = lambda m: print(f"twentyone: warning: {m}", file=sys.stderr)
+    #: Where warnings go; the default shows them on the terminal, made visible (they quote students' files).
+    warn: Callable[[str], None] = lambda m: print(f"twentyone: warning: {visible(m)}", file=sys.stderr)
 
 
 @contextmanager
@@ -72,9 +74,11 @@ def _progress(show: bool, what: str) -> Iterator[Callable[[int, int], None]]:
 
 
 def entry_error_line(e: EntryRow) -> str:
-    """One line for an entry that cannot play: its error and, for a compile failure, the first error."""
-    first = next((ln.strip() for ln in e.messages.splitlines() if re.search(r":\d+(:\d+)?: (fatal )?error:", ln)), "")
-    return f"{e.name}: {e.error}" + (f": {first}" if first else "")
+    """One line for an entry that cannot play: its error and, for a compile failure, the first error (in the first
+    ``MAX_SHOWN`` characters of the messages), made visible (``safetext``: the messages quote the student's file)."""
+    lines = e.messages[:MAX_SHOWN].splitlines()
+    first = next((ln.strip() for ln in lines if re.search(r":\d++(:\d++)?+: (fatal )?error:", ln)), "")
+    return visible(f"{e.name}: {e.error}" + (f": {first}" if first else ""))
 
 
 def _open_run(out: Path, kind: str, resume: bool) -> tuple[Store, bool]:

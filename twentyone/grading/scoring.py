@@ -24,7 +24,7 @@ from twentyone.grading.rubric import Result, judge_batches, winner_of
 from twentyone.grading.standings import Place, judge_tournament, places, standings
 from twentyone.grading.stats import Decision
 from twentyone.grading.store import EntryRow, MatchRow, Store
-from twentyone.safetext import visible
+from twentyone.safetext import visible, visible_data
 
 __all__ = ["class_report", "grade_student", "shown_key", "MAX_INCIDENTS_SHOWN", "COURSE_PROGRAM", "course_note"]
 
@@ -148,7 +148,7 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
             recs = [inc for inc in o.incidents if inc.seat == seat0 + 1]
             for inc in recs:
                 add(label, inc.round, _confirmed(inc.foul, o.replay),
-                    json.dumps(_visible_strings(inc.record), ensure_ascii=False))
+                    json.dumps(visible_data(inc.record), ensure_ascii=False))
             if fault and not any(inc.foul == fault for inc in recs):
                 add(label, o.seat_rounds[seat0], _confirmed(fault, o.replay),
                     o.fault_details[seat0] or o.error or fault)
@@ -174,17 +174,6 @@ MAX_MESSAGES = 8000
 def _messages(text: str) -> str:
     """A compiler's messages as shown: their lines kept, everything else made visible, cut to MAX_MESSAGES."""
     return visible(text, MAX_MESSAGES, lines=True)
-
-
-def _visible_strings(value: Any) -> Any:
-    """A round record with every string in it made visible (a fault's detail, whatever a row holds)."""
-    if isinstance(value, str):
-        return visible(value)
-    if isinstance(value, dict):
-        return {visible(str(k), 200): _visible_strings(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_visible_strings(v) for v in value]
-    return value
 
 
 def _confirmed(cause: str, replay: str | None) -> str:
