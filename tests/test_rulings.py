@@ -1364,7 +1364,8 @@ def test_ruling_grade_store_damage(tmp_path: "Path") -> None:
     with Store.open(tmp_path, create=True) as s:
         s.set_meta("kind", "grade")
         s.set_meta("config", cfg.to_dict())
-        s.set_entries([EntryRow(n, i, f"{n}.c", f"{n}.c:1", EntryKind.C, None, "") for i, n in enumerate(["li", "wang"])])
+        s.set_entries([EntryRow(n, i, f"{n}.c", f"{n}.c:1", EntryKind.C, None, "")
+                       for i, n in enumerate(["li", "wang"])])
         for name in ("li", "wang"):
             for purpose in ("beat_stand", "beat_basic"):
                 for i in range(2):
@@ -1377,7 +1378,8 @@ def test_ruling_grade_store_damage(tmp_path: "Path") -> None:
     db.close()
     with Store.open(tmp_path) as s:
         rep = class_report(s)
-        assert s.keys() == {f"{p}|{n}|{i}" for p in ("beat_stand", "beat_basic") for n in ("li", "wang") for i in (0, 1)}
+        assert s.keys() == {f"{p}|{n}|{i}" for p in ("beat_stand", "beat_basic") for n in ("li", "wang")
+                            for i in (0, 1)}
     (line,) = rep.damaged
     assert "match 'beat_stand|li|0' (of li) is damaged" in line and "\n" not in line
     by = {st.name: st for st in rep.students}

@@ -74,7 +74,8 @@ def test_what_a_strategy_returns_is_its_foul_and_read_back_exactly(tmp_path: Pat
     report and --resume work and give the same scores."""
     out = tmp_path / "out"
     rep = grade(_hand_ins(tmp_path / "subs"), config_from_dict(SMALL), out, False, QUIET)
-    assert all(s.error is None and s.incident_count > 0 for s in rep.students), [(s.name, s.error) for s in rep.students]
+    assert all(s.error is None and s.incident_count > 0 for s in rep.students), [(s.name, s.error)
+                                                                                 for s in rep.students]
     legal = {s.name: s.criteria[0].detail for s in rep.students}
     for name in ("surrogate", "nul"):
         assert "illegal_action" in legal[f"a_{name}"]
@@ -132,7 +133,8 @@ def test_an_unexpected_row_is_named_and_the_others_reported(tmp_path: Path) -> N
     subs = _hand_ins(tmp_path / "subs")[:2]
     grade(subs, config_from_dict(SMALL), out, False, QUIET)
     db = sqlite3.connect(out / DB_NAME)
-    db.execute("UPDATE matches SET subject = 'ghost' WHERE key = (SELECT MIN(key) FROM matches WHERE purpose = 'legal')")
+    db.execute("UPDATE matches SET subject = 'ghost' "
+               "WHERE key = (SELECT MIN(key) FROM matches WHERE purpose = 'legal')")
     db.execute("UPDATE matches SET outcome = json_set(outcome, '$.ranks', json('[1, 2, 3]')) "
                "WHERE key = (SELECT MAX(key) FROM matches WHERE purpose = 'beat_basic')")
     db.commit()
@@ -152,12 +154,13 @@ def test_an_unexpected_row_is_named_and_the_others_reported(tmp_path: Path) -> N
 
 
 def test_a_tournament_draws_a_secret_seed_unless_one_is_given(tmp_path: Path) -> None:
-    """tournament without --seed: a secret seed drawn, stored, printed at the end, kept out of scores.json; --seed pins."""
+    """tournament without --seed: a secret seed drawn, stored, printed at the end, kept out of scores.json; --seed
+    pins it."""
     seeds = []
     for run, extra in (("a", []), ("b", []), ("c", ["--seed", "5"])):
         out = tmp_path / run
-        r = subprocess.run([*CLI, "tournament", "basic", "stand", "--matches", "2", "--out", str(out), "-j", "1", *extra],
-                           capture_output=True, text=True, timeout=300)
+        r = subprocess.run([*CLI, "tournament", "basic", "stand", "--matches", "2", "--out", str(out), "-j", "1",
+                            *extra], capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
         with Store.open(out) as s:
             seeds.append(s.meta("config")["seed"])

@@ -19,8 +19,8 @@ from enum import StrEnum
 from twentyone.cards import VALUE
 from twentyone.rules import Rules
 
-__all__ = ["Foul", "FAULTS", "is_bet", "BET_VALUES", "is_action", "insurance_problem", "double_problem", "double_amount", "surrender_problem",
-           "split_problem", "change_problem", "is_pair"]
+__all__ = ["Foul", "FAULTS", "BET_VALUES", "is_bet", "is_action", "insurance_problem", "double_problem",
+           "double_amount", "surrender_problem", "split_problem", "change_problem", "is_pair"]
 
 
 class Foul(StrEnum):

@@ -194,7 +194,7 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
             from twentyone.grading.similarity import collect_sources
 
             store.set_sources(collect_sources(entries))
-        _show_entries(entries, execution.warn)
+        _show_entries([e for e in entries if ("entry", e.name) not in store.damaged], execution.warn)
         with _progress(execution.progress, "grading") as update:
             grader = Grader(store, config, entries, on_match=update)
             try:
@@ -297,7 +297,7 @@ def tournament(specs: Sequence[str], matches: int, seed: int | None, fmt: str, d
             store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
             store.set_meta("config", cfg)
             store.set_entries(entries)
-        _show_entries(entries, execution.warn)
+        _show_entries([e for e in entries if ("entry", e.name) not in store.damaged], execution.warn)
         usable = [(e.name, e.spec) for e in entries if e.error is None]
         if len(usable) < 2:
             if not continued:  # nothing was played: leave no run behind that a second try would have to --resume

@@ -38,8 +38,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["K", "W", "MAX_COMPARED", "MAX_REPEATS", "Token", "Source", "CodeScore", "Region", "read_text", "language_of", "family",
-           "tokenize_units", "fingerprint", "template_grams", "common_prints", "code_scores", "matched_regions"]
+__all__ = ["K", "W", "MAX_COMPARED", "MAX_REPEATS", "PARSE_SECONDS", "Token", "Source", "CodeScore", "Region",
+           "read_text", "language_of", "family", "tokenize_units", "fingerprint", "template_grams", "common_prints",
+           "code_scores", "matched_regions"]
 
 #: Tokens in a k-gram (the noise threshold: shorter matches are never seen).
 K = 12
@@ -255,8 +256,8 @@ def _c_units(text: str, language: str) -> list[list[Token]]:
             frames.append((iter(child.children), False, []))
         elif not top and (not child.is_named or t in ("identifier", "preproc_arg", "string_literal")):
             leaves(child, head)
-        elif t in ("function_definition", "declaration") and _COURSE_BYTES.search(data, child.start_byte, child.end_byte) \
-                and COURSE_FUNCTION.fullmatch(_function_name(child, data)):
+        elif (t in ("function_definition", "declaration") and _COURSE_BYTES.search(data, child.start_byte, child.end_byte)
+              and COURSE_FUNCTION.fullmatch(_function_name(child, data))):
             body = child.child_by_field_name("body")
             if body is not None:  # a course function: its body counts, never its header
                 unit: list[Token] = []

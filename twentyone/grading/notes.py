@@ -24,7 +24,8 @@ __all__ = ["source_notes", "outside_calls", "shared_globals", "function_sets"]
 # Every pattern here is linear in the student's text: possessive quantifiers, and a comment or a string
 # that is never closed ends with its line (a string) or the text (a comment), so no start is scanned twice.
 _COMMENT_OR_STRING = re.compile(r'//[^\n]*+|/\*(?:[^*]++|\*(?!/))*+(?:\*/|\Z)'
-                                r'|"(?:[^"\\\n]++|\\.?)*+(?:"|(?=\n)|\Z)|\'(?:[^\'\\\n]++|\\.?)*+(?:\'|(?=\n)|\Z)', re.S)
+                                r'|"(?:[^"\\\n]++|\\.?)*+(?:"|(?=\n)|\Z)'
+                                r"|'(?:[^'\\\n]++|\\.?)*+(?:'|(?=\n)|\Z)", re.S)
 _PREPROCESSOR = re.compile(r"^[ \t]*+#(?:[^\\\n]++|\\\n|\\)*+", re.M)
 _DEFINITION = re.compile(r"\b([A-Za-z_]\w*+)\s*+\([^;{}()]*+(?:\([^()]*+\)[^;{}()]*+)*+\)\s*+\{")
 _CALL = re.compile(r"\b([A-Za-z_]\w*+)\s*+\(")

@@ -116,7 +116,7 @@ class MatchOutcome:
 
     def check(self) -> MatchOutcome:
         """Self, if it is a match of its seats: a value per seat in every per-seat list, a seat among them, ranks
-        from 1, money and counts never negative; ValueError naming what is not."""
+        from 1, counts never negative; ValueError naming what is not."""
         n = len(self.info.names)
         for what in ("accounts", "ranks", "seat_rounds", "fouls", "faults", "fault_details"):
             if len(getattr(self, what)) != n:
@@ -125,8 +125,8 @@ class MatchOutcome:
             raise ValueError(f"seat {self.info.seat} of {n}")
         if any(not 1 <= r <= n for r in self.ranks):
             raise ValueError(f"ranks {self.ranks} of {n} seats")
-        if min(self.accounts + self.seat_rounds + self.fouls + [self.rounds], default=0) < 0:
-            raise ValueError("a negative count or account")
+        if min(self.seat_rounds + self.fouls + [self.rounds], default=0) < 0:
+            raise ValueError("a negative count of rounds or fouls")
         if any(len(h) != n for h in self.bankroll) or any(not 1 <= i.seat <= n for i in self.incidents):
             raise ValueError("a bankroll or an incident of a seat the match does not have")
         return self

@@ -462,7 +462,8 @@ def _take_zip(path: Path, dest: Path | None, student: str, source: str, limits: 
         for f in wanted:  # a link or a FIFO, device or socket that an unzip would recreate: refused, as in a folder
             mode = (by_parts[f].external_attr >> 16) & 0o170000
             if mode not in (0, stat.S_IFREG):
-                raise IntakeError(f"{source}: refused: {'/'.join(f)} is {file_kind(mode)} in the zip, not a regular file")
+                raise IntakeError(f"{source}: refused: {'/'.join(f)} is {file_kind(mode)} in the zip, "
+                                  "not a regular file")
             try:
                 check_size(by_parts[f].file_size, f"{source}: {'/'.join(f)}")
             except HandInFileError as e:
