@@ -16,7 +16,7 @@ def strategy_text(text: str) -> str:
     """Text that came from a strategy (the student's data) as it is kept and shown: on one line, cut to
     ``MAX_STRATEGY_TEXT`` characters, every control character, lone surrogate and direction override made
     visible (``safetext.visible``), so that a round log, the store and every report can hold it as it is."""
-    return visible(" ".join(text[: 4 * MAX_STRATEGY_TEXT].split()), MAX_STRATEGY_TEXT)
+    return visible(" ".join(text[:1 << 16].split()), MAX_STRATEGY_TEXT)
 
 
 class TwentyOneError(Exception):

@@ -18,7 +18,7 @@ from twentyone.cards import BEST_TOTAL, TENS, VALUE, hand_total
 from twentyone.core import Generator, StackedGenerator
 from twentyone.errors import IllegalActionError, strategy_text
 from twentyone.legality import (BET_VALUES, FAULTS, Foul, change_problem, double_amount, double_problem,
-                                insurance_problem, is_action, is_bet, split_problem, surrender_problem)
+                                insurance_problem, split_problem, surrender_problem)
 from twentyone.rules import COURSE, Rules
 from twentyone.safetext import returned_text
 from twentyone.seat import Hand, Seat
@@ -26,6 +26,9 @@ from twentyone.strategy import Strategy
 from twentyone.view import TableSeatView
 
 __all__ = ["Table", "TableSeatView", "Foul", "FAULTS", "StrategyFault", "StackedGenerator"]
+
+
+_BET_LOW, _BET_HIGH = BET_VALUES.start, BET_VALUES.stop
 
 
 class StrategyFault(Exception):
@@ -142,7 +145,7 @@ class Table:
         s.rounds += 1
         try:
             b = s.strategy.bet(s.view)
-            if not is_bet(b):
+            if type(b) is not int or not _BET_LOW <= b < _BET_HIGH:  # legality.is_bet, inline: the hot path
                 raise StrategyFault(Foul.ERROR, f"bet returned {returned_text(b)}, not an int in "
                                                 f"{BET_VALUES.start} .. {BET_VALUES.stop - 1}")
         except StrategyFault as e:
@@ -203,7 +206,7 @@ class Table:
         except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
             self.fault(s, Foul.ERROR, _raised("first_action" if first else "continue_action", e))
             return None
-        if not is_action(a):
+        if type(a) is not str or len(a) != 1:  # legality.is_action, inline: the hot path
             where = "first_action" if first else "continue_action"
             self.fault(s, Foul.ERROR, f"{where} returned {returned_text(a)}, not one character")
             return None
