@@ -146,8 +146,8 @@ class Table:
         try:
             b = s.strategy.bet(s.view)
             if type(b) is not int or not _BET_LOW <= b < _BET_HIGH:  # legality.is_bet, inline: the hot path
-                raise StrategyFault(Foul.ERROR, f"bet returned {returned_text(b)}, not an int in "
-                                                f"{BET_VALUES.start} .. {BET_VALUES.stop - 1}")
+                raise StrategyFault(Foul.ERROR, f"bet returned {returned_text(b)}, not an int" + (
+                    f" in {_BET_LOW} .. {_BET_HIGH - 1}" if type(b) is int else ""))  # the worker says the same
         except StrategyFault as e:
             b = self.rules.min_bet
             self._stake(s, b)
