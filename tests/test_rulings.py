@@ -1390,6 +1390,7 @@ def test_ruling_grade_store_damage(tmp_path: "Path") -> None:
         class_report(s)
 
 
+@pytest.mark.slow  # four grading runs and a report (8 s here, 30 s under load)
 def test_ruling_secret_seed(tmp_path: "Path") -> None:
     """Without a seed each run draws a secret one, kept in the store (report reproduces the run), shown on the
     terminal and index.html only, never in a file for students; a pinned seed gives the same grade; identical

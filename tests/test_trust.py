@@ -69,6 +69,7 @@ def _scores(out: Path) -> dict[str, Any]:
             for s in json.loads((out / "scores.json").read_text(encoding="utf-8"))["students"]}
 
 
+@pytest.mark.slow  # three runs of five students' reports, charts and all (10 s here, 30 s under load)
 def test_what_a_strategy_returns_is_its_foul_and_read_back_exactly(tmp_path: Path) -> None:
     """Bad actions and bets: each a foul of its player; the store reads every match back (the surrogate exactly);
     report and --resume work and give the same scores."""
