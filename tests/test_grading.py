@@ -36,6 +36,7 @@ CLI = [sys.executable, "-m", "twentyone"]
 
 #: A small budget: batches of 20, decided from 20 matches, at most 60.
 SMALL: dict[str, Any] = {
+    "seed": 2026,  # pinned: two runs of the same configuration are compared
     "legal": {"matches": 5},
     "beat_stand": {"batch": 20, "min_matches": 20, "max_matches": 60},
     "beat_basic": {"batch": 20, "min_matches": 20, "max_matches": 60},
@@ -75,7 +76,7 @@ def test_prepare_entries_compiles_and_checks(tmp_path: Path) -> None:
 
 def test_criterion_matches_share_seeds_and_swap_seats() -> None:
     """Match 2j and 2j+1 use seed seed+j with the submission at seat 1 then seat 2, for every submission."""
-    c = GradingConfig()
+    c = GradingConfig(seed=2026)
     a = [criterion_job(c, "beat_basic", c.beat_basic, "li", "li.c:1", i, None) for i in range(4)]
     b = [criterion_job(c, "beat_basic", c.beat_basic, "wang", "w.c:1", i, None) for i in range(4)]
     assert [j.seed for j in a] == [j.seed for j in b] == [c.seed, c.seed, c.seed + 1, c.seed + 1]
@@ -171,7 +172,7 @@ def test_an_existing_run_needs_resume(tmp_path: Path) -> None:
 def test_resume_after_kill_9_plays_only_the_missing_matches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """kill -9 mid-run, then --resume: no finished match is played again or stored twice; scores as unbroken."""
     cfg = tmp_path / "g.toml"
-    cfg.write_text('[legal]\nmatches = 10\n[beat_stand]\nbatch = 40\nmin_matches = 200\nmax_matches = 200\n'
+    cfg.write_text('seed = 2026\n[legal]\nmatches = 10\n[beat_stand]\nbatch = 40\nmin_matches = 200\nmax_matches = 200\n'
                    '[beat_basic]\nbatch = 40\nmin_matches = 200\nmax_matches = 200\n[tournament]\nmatches = 6\n'
                    '[isolation]\ntrusted = true\n')
     subs = [str(BASIC_C), str(STAND_PY)]

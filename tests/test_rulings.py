@@ -433,9 +433,11 @@ def test_ruling_out_below_min() -> None:
     assert (result.by_seat(1).account, result.by_seat(1).rounds) == (5, 1)
 
 
-@pytest.mark.parametrize("garbage", [True, False, 10.0, 10.5, None, "10"], ids=repr)
+@pytest.mark.parametrize("garbage", [True, False, 10.0, 10.5, None, "10", 2**31, -2**31 - 1, 10**5000],
+                         ids=lambda g: f"int of {g.bit_length()} bits" if type(g) is int else repr(g))
 def test_ruling_bet_garbage(garbage: Any) -> None:
-    """bet_garbage: 'a Python bet that is not an int (a bool, a float, None, a string) is a strategy failure'."""
+    """bet_garbage: 'a Python bet that is not an int (a bool, a float, None, a string), or an int that a C int
+    cannot hold ... is a strategy failure'."""
     p1, p2 = Scripted(bet=garbage), Scripted()
     # RULES.md does not say whether a seat that faulted in bet is dealt; the engine deals it (see report).
     sc = deal("T9T8T7", [p1, p2])
@@ -1194,7 +1196,7 @@ def test_ruling_grade_fairness() -> None:
     from twentyone.grading.config import GradingConfig
     from twentyone.grading.plan import criterion_job
 
-    c = GradingConfig()
+    c = GradingConfig(seed=2026)
     for name in ("li", "wang"):
         jobs = [criterion_job(c, "beat_stand", c.beat_stand, name, f"{name}.c:1", i, None) for i in range(4)]
         assert [(j.seed - c.seed, j.info.seat) for j in jobs] == [(0, 1), (0, 2), (1, 1), (1, 2)]
@@ -1393,24 +1395,148 @@ def test_ruling_grade_zip_limits(tmp_path: "Path") -> None:
 
 
 def test_ruling_grade_store_damage(tmp_path: "Path") -> None:
-    """A damaged row stops the reading with one line naming it; the row is neither dropped nor repaired."""
+    """A damaged row of one submission is named in one line and that student is not graded; every other is, and
+    the row is neither dropped nor repaired; a dropped table still stops the reading with one line."""
     import sqlite3
 
     import pytest
 
     from tests.outcomes import outcome
-    from twentyone.grading.store import DB_NAME, Store, StoreError
+    from twentyone.grading.config import config_from_dict
+    from twentyone.grading.outcome import EntryKind
+    from twentyone.grading.scoring import class_report
+    from twentyone.grading.store import DB_NAME, EntryRow, Store, StoreError
 
+    small = {"batch": 2, "min_matches": 2, "max_matches": 2}
+    cfg = config_from_dict({"seed": 1, "legal": {"matches": 0}, "beat_stand": small, "beat_basic": small,
+                            "tournament": {"enabled": False}})
     with Store.open(tmp_path, create=True) as s:
-        s.add_outcome(outcome([1, 2], seat=1, key="k"))
+        s.set_meta("kind", "grade")
+        s.set_meta("config", cfg.to_dict())
+        s.set_entries([EntryRow(n, i, f"{n}.c", f"{n}.c:1", EntryKind.C, None, "")
+                       for i, n in enumerate(["li", "wang"])])
+        for name in ("li", "wang"):
+            for purpose in ("beat_stand", "beat_basic"):
+                for i in range(2):
+                    s.add_outcome(outcome([1, 2], seat=1 + i % 2, purpose=purpose, subject=name, idx=i,
+                                          names=[name, "x (built-in)"] if i % 2 == 0 else ["x (built-in)", name],
+                                          key=f"{purpose}|{name}|{i}"))
     db = sqlite3.connect(str(tmp_path / DB_NAME))
-    db.execute("UPDATE matches SET outcome = '{' WHERE key = 'k'")
+    db.execute("UPDATE matches SET outcome = '{' WHERE key = 'beat_stand|li|0'")
     db.commit()
     db.close()
-    with Store.open(tmp_path) as s, pytest.raises(StoreError, match="match 'k' is damaged"):
-        list(s.matches())
     with Store.open(tmp_path) as s:
-        assert s.keys() == {"k"}
+        rep = class_report(s)
+        assert s.keys() == {f"{p}|{n}|{i}" for p in ("beat_stand", "beat_basic") for n in ("li", "wang")
+                            for i in (0, 1)}
+    (line,) = rep.damaged
+    assert "match 'beat_stand|li|0' (of li) is damaged" in line and "\n" not in line
+    by = {st.name: st for st in rep.students}
+    assert by["li"].error and "not graded" in by["li"].error and by["li"].total == 0
+    assert by["wang"].error is None and [c.matches for c in by["wang"].criteria[1:]] == [2, 2]
+    sqlite3.connect(str(tmp_path / DB_NAME)).execute("DROP TABLE matches")
+    with Store.open(tmp_path) as s, pytest.raises(StoreError, match="cannot be read"):
+        class_report(s)
+
+
+@pytest.mark.slow  # four grading runs and a report (8 s here, 30 s under load)
+def test_ruling_secret_seed(tmp_path: "Path") -> None:
+    """Without a seed each run draws a secret one, kept in the store (report reproduces the run), shown on the
+    terminal and index.html only, never in a file for students; a pinned seed gives the same grade; identical
+    copies get identical grades."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import config_from_dict
+    from twentyone.grading.store import Store
+
+    stand = Path(__file__).resolve().parent / "fixtures" / "py" / "stand_py.py"
+    subs = [shutil.copy(stand, tmp_path / "li.py"), shutil.copy(stand, tmp_path / "twin.py")]
+    small = {"batch": 2, "min_matches": 2, "max_matches": 2}
+    rubric = {"legal": {"matches": 1}, "beat_stand": small, "beat_basic": small, "tournament": {"enabled": False},
+              "similarity": {"traces": 1}, "isolation": {"trusted": True}}
+    cfg = tmp_path / "g.toml"
+    cfg.write_text("".join(f"[{k}]\n" + "".join(f"{a} = {str(b).lower()}\n" for a, b in v.items())
+                           for k, v in rubric.items()))
+    out = tmp_path / "a"
+    r = subprocess.run([sys.executable, "-m", "twentyone", "grade", *map(str, subs), "--config", str(cfg), "--out",
+                        str(out), "-j", "1"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    with Store.open(out) as s:
+        seed = s.meta("config")["seed"]
+    digits = str(seed)[:12]  # every match seed of the run starts with these (seed + at most a million)
+    assert f"seed: {seed} (drawn at random" in r.stdout and digits in (out / "index.html").read_text("utf-8")
+    for f in out.rglob("*"):
+        if f.is_file() and f.suffix in (".html", ".json", ".csv") and f.name != "index.html" \
+                and not f.name.startswith("similarity") and "similarity" not in f.parts:
+            assert digits not in f.read_text("utf-8"), f"the seed is in {f.relative_to(out)}"
+    scores = json.loads((out / "scores.json").read_text("utf-8"))
+    assert "seed" not in scores["config"]
+    assert len({(st["total"], st["incident_count"]) for st in scores["students"]}) == 1  # the twins
+    (out / "scores.json").unlink()
+    rep = subprocess.run([sys.executable, "-m", "twentyone", "report", str(out)], capture_output=True, text=True,
+                         timeout=300)
+    assert rep.returncode == 0 and json.loads((out / "scores.json").read_text("utf-8")) == scores
+    assert f"seed: {seed} " in rep.stdout
+    quiet = Execution(workers=1, progress=False, warn=lambda m: None)
+    grade(subs, config_from_dict(rubric), tmp_path / "b", False, quiet)
+    with Store.open(tmp_path / "b") as s:
+        seeds = [seed, s.meta("config")["seed"]]
+    assert seeds[0] != seeds[1] and all(type(x) is int and 0 <= x < 2**63 for x in seeds)
+    pinned = config_from_dict({**rubric, "seed": 5})
+    keys = []
+    for run in ("c", "d"):
+        grade(subs, pinned, tmp_path / run, False, quiet)
+        with Store.open(tmp_path / run) as s:
+            keys.append(s.keys())
+            assert s.meta("config")["seed"] == 5
+    assert keys[0] == keys[1] and all("|5|" in k for k in keys[0] if k.startswith("beat_stand"))
+    c, d = (json.loads((tmp_path / run / "scores.json").read_text("utf-8"))["students"] for run in ("c", "d"))
+    assert c == d
+
+
+def test_ruling_grade_intake_files(tmp_path: "Path") -> None:
+    """A FIFO or a link leading out of the hand-in is refused in one line, a link inside it followed; a file over
+    1 MiB is refused on its size; a long file is compared on its first 50,000 characters."""
+    import os
+
+    import pytest
+
+    from twentyone.grading.fingerprints import MAX_COMPARED, fingerprint
+    from twentyone.handin import MAX_SOURCE, HandInFileError, read_file
+    from twentyone.players.intake import IntakeError, take
+
+    for name in ("fifo", "out", "big", "in"):
+        (tmp_path / name).mkdir()
+    os.mkfifo(tmp_path / "fifo" / "mycodes.c")
+    (tmp_path / "out" / "mycodes.c").symlink_to("/etc/passwd")
+    with (tmp_path / "big" / "mycodes.c").open("wb") as f:
+        f.truncate(MAX_SOURCE + 1)
+    (tmp_path / "in" / "real.c").write_text("int bet1(int N) { return 10; }\n")
+    (tmp_path / "in" / "mycodes.c").symlink_to("real.c")
+    for name, words in (("fifo", "a FIFO"), ("out", "a symbolic link leading out"), ("big", "more than the 1.0 MiB")):
+        with pytest.raises(IntakeError, match=words):
+            take(tmp_path / name)
+    with pytest.raises(HandInFileError, match="a FIFO"):
+        read_file(tmp_path / "fifo" / "mycodes.c")
+    assert take(tmp_path / "in").path.resolve().name == "real.c"
+    long = fingerprint("x", "int f() { return 1; }\n" * 10_000, "c")
+    assert long.cut and max(t.end for t in long.tokens) <= MAX_COMPARED == 50_000
+
+
+def test_ruling_shown_text() -> None:
+    """A submission's text is shown with its controls, surrogates and direction overrides as escapes, and cut."""
+    from twentyone.errors import strategy_text
+    from twentyone.safetext import visible
+
+    assert visible("a\x1b]0;t\x07\ud800\u202eb\x9b") == "a\\x1b]0;t\\x07\\ud800\\u202eb\\x9b"
+    assert visible("x\ny", lines=True) == "x\ny" and visible("x\ny") == "x\\x0ay"
+    assert visible("a" * 50, 10) == "a" * 9 + "\u2026"
+    assert strategy_text("\x1b[2J" + "A" * 1000) == "\\x1b[2J" + "A" * 192 + "\u2026"
 
 
 def test_ruling_grade_own_headers(tmp_path: "Path") -> None:
@@ -1452,8 +1578,8 @@ def test_ruling_grade_similarity() -> None:
     from twentyone.grading.plan import criterion_job
     from twentyone.grading.runner import play_job
 
-    c = GradingConfig()
-    off = config_from_dict({"similarity": {"traces": 0}})
+    c = GradingConfig(seed=2026)
+    off = config_from_dict({"seed": 2026, "similarity": {"traces": 0}})
     assert not criterion_job(off, "beat_stand", off.beat_stand, "x", "basic", 0, None).trace
     job = criterion_job(c, "beat_stand", c.beat_stand, "x", "hilo", 1, None)
     assert job.trace and not criterion_job(c, "beat_stand", c.beat_stand, "x", "basic", c.similarity.traces, None).trace

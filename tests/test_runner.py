@@ -21,7 +21,7 @@ BASIC_C = str(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
 
 
 def _jobs(n: int) -> list[MatchJob]:
-    c = GradingConfig()
+    c = GradingConfig(seed=2026)
     return [criterion_job(c, "beat_stand", c.beat_stand, "basic_c", BASIC_C + ":1", i, None) for i in range(n)]
 
 

@@ -22,6 +22,10 @@ from twentyone.clihelp import add_examples, complete, shell_code
 from twentyone.errors import CompileError, TwentyOneError
 from twentyone.isolation import add_isolation_options
 from twentyone.rules import MAX_SEED, OPTIONS, PRESETS, Rules, format_value, get_rules
+from twentyone.safetext import visible
+
+#: The most characters of a compiler's messages printed on the terminal.
+MAX_MESSAGES = 8000
 
 if TYPE_CHECKING:
     from twentyone.grading.commands import Execution
@@ -123,7 +127,8 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("players", nargs="+", metavar="SPEC", help=PLAYER_HELP.replace("; repeat for each seat, 1 to 5 seats", ""))
     t.add_argument("--matches", "-m", type=_int_range(1, 100000, "matches"), default=20,
                    help="matches per pair (pairs) or deals of the field (table5) (20)")
-    t.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED - 200000, "seed"), default=1, help="base seed (1)")
+    t.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED - 200000, "seed"), default=None,
+                   help="base seed (default: a secret one drawn for the run, shown at the end and on index.html)")
     t.add_argument("--format", choices=("pairs", "table5"), default="pairs",
                    help="pairs: 2-seat round robin; table5: tables of up to 5, reseated every match (pairs)")
     t.add_argument("--decks", "-n", type=_whole_decks, default=None, help="decks (the rules': 6)")
@@ -242,7 +247,7 @@ def _isolation(args: argparse.Namespace, base: Isolation) -> Isolation:
 def _run_grade(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from twentyone.grading.commands import grade, summary_table
+    from twentyone.grading.commands import grade, seed_line, summary_table
     from twentyone.grading.config import GradingConfig, example_toml, load_config
 
     if args.example_config:
@@ -261,11 +266,12 @@ def _run_grade(args: argparse.Namespace) -> int:
     if not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'index.html'}")
-    return 1 if any(s.error for s in rep.students) else 0
+        print(seed_line(args.out))
+    return 1 if any(s.error for s in rep.students) or rep.damaged else 0
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
-    from twentyone.grading.commands import summary_table, tournament
+    from twentyone.grading.commands import seed_line, summary_table, tournament
     from twentyone.grading.config import Isolation
 
     rules = rules_of(args)
@@ -276,17 +282,19 @@ def _run_tournament(args: argparse.Namespace) -> int:
     if not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'index.html'}")
-    return 1 if any(r.error for r in rep.standings) else 0
+        print(seed_line(args.out))
+    return 1 if any(r.error for r in rep.standings) or rep.damaged else 0
 
 
 def _run_report(args: argparse.Namespace) -> int:
-    from twentyone.grading.commands import Execution, report, summary_table
+    from twentyone.grading.commands import Execution, report, seed_line, summary_table
 
     rep = report(args.out, Execution(progress=False))
     if not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'index.html'}")
-    return 0
+        print(seed_line(args.out))
+    return 1 if rep.damaged else 0
 
 
 def _run_similar(args: argparse.Namespace) -> int:
@@ -297,19 +305,24 @@ def _run_similar(args: argparse.Namespace) -> int:
     from twentyone.grading.similar import similar, summary_table
 
     config = load_config(args.config) if args.config else GradingConfig()
-    config = replace(config, isolation=_isolation(args, config.isolation))
+    drawn = config.seed is None
+    config = replace(config, isolation=_isolation(args, config.isolation)).seeded()
     rep = similar(args.submissions, config, args.out,
                   Execution(workers=args.workers, progress=not args.quiet and not args.json))
+    seed = (f"seed: {config.seed} (drawn at random for this run: secret; the configuration's seed pins it)" if drawn
+            else f"seed: {config.seed} (pinned by the configuration)")
     if args.json:
         print(json.dumps(rep.to_dict(), indent=2, ensure_ascii=False))
+        print(f"twentyone: note: {seed}", file=sys.stderr)
     elif not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'similarity.html'}")
+        print(seed)
     return 1 if any(m.error for m in rep.members) else 0
 
 
 def _fail(message: str, code: int = 2) -> int:
-    print(f"twentyone: error: {message}", file=sys.stderr)
+    print(f"twentyone: error: {visible(message)}", file=sys.stderr)  # it may quote a submission: made visible
     return code
 
 
@@ -404,8 +417,8 @@ def print_ranking(result: MatchResult, out: IO[str] | None = None, lang: str = "
     console.print(t)
     for s in result.ranking:
         if s.fault:
-            console.print(str(text["left"]).format(seat=s.seat, spec=s.spec, fault=s.fault, detail=s.fault_detail),
-                          markup=False)
+            console.print(visible(str(text["left"]).format(seat=s.seat, spec=s.spec, fault=s.fault,
+                                                           detail=s.fault_detail)), markup=False)
 
 
 def _output_dir(args: argparse.Namespace) -> Path:
@@ -639,7 +652,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CompileError as e:
         _fail(str(e))
         if e.messages:
-            print(e.messages, file=sys.stderr)
+            print(visible(e.messages, MAX_MESSAGES, lines=True), file=sys.stderr)
         return 2
     except TwentyOneError as e:
         return _fail(str(e))

@@ -17,21 +17,22 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.config import GradingConfig, Isolation, config_from_dict
+from twentyone.grading.config import GradingConfig, Isolation, config_from_dict, draw_seed
 from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.results import ClassReport
 from twentyone.grading.scoring import class_report
 from twentyone.grading.store import EntryRow, Store, StoreError
+from twentyone.safetext import MAX_SHOWN, visible
 
 if TYPE_CHECKING:
     from twentyone.players.sandbox.limits import Limits
 
-__all__ = ["Execution", "grade", "tournament", "report", "summary_table", "tournament_entries", "FILES",
+__all__ = ["Execution", "grade", "tournament", "report", "summary_table", "seed_line", "tournament_entries", "FILES",
            "sandbox_line"]
 
 #: The folder of ``--out`` that keeps what the matches need on disk: a zip's strategy file (and the headers
@@ -48,7 +49,8 @@ class Execution:
     dask_workers: int = 2
     #: Show a progress bar (only on a terminal).
     progress: bool = True
-    warn: Callable[[str], None] = lambda m: print(f"twentyone: warning: {m}", file=sys.stderr)
+    #: Where warnings go; the default shows them on the terminal, made visible (they quote students' files).
+    warn: Callable[[str], None] = lambda m: print(f"twentyone: warning: {visible(m)}", file=sys.stderr)
     #: Where a line of information goes (the sandbox's layers).
     info: Callable[[str], None] = lambda m: print(f"twentyone: {m}", file=sys.stderr)
 
@@ -91,9 +93,11 @@ def _progress(show: bool, what: str) -> Iterator[Callable[[int, int], None]]:
 
 
 def entry_error_line(e: EntryRow) -> str:
-    """One line for an entry that cannot play: its error and, for a compile failure, the first error."""
-    first = next((ln.strip() for ln in e.messages.splitlines() if re.search(r":\d+(:\d+)?: (fatal )?error:", ln)), "")
-    return f"{e.name}: {e.error}" + (f": {first}" if first else "")
+    """One line for an entry that cannot play: its error and, for a compile failure, the first error (in the first
+    ``MAX_SHOWN`` characters of the messages), made visible (``safetext``: the messages quote the student's file)."""
+    lines = e.messages[:MAX_SHOWN].splitlines()
+    first = next((ln.strip() for ln in lines if re.search(r":\d++(:\d++)?+: (fatal )?error:", ln)), "")
+    return visible(f"{e.name}: {e.error}" + (f": {first}" if first else ""))
 
 
 def _open_run(out: Path, kind: str, resume: bool) -> tuple[Store, bool]:
@@ -120,6 +124,8 @@ def _same_sources(stored: Sequence[EntryRow], given: Sequence[str]) -> None:
 
 def _finish(store: Store, out: Path, execution: Execution) -> ClassReport:
     rep = class_report(store)
+    for line in rep.damaged:  # a damaged row of one submission: named, and everyone else is reported
+        execution.warn(line)
     sim = None
     if rep.kind == "grade":  # the similarity page (grading.similarity), from the store alone too
         from twentyone.grading.similarity import similarity_of
@@ -183,6 +189,8 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
     try:
         if continued:
             stored_cfg = config_from_dict(store.meta("config", {}), "stored configuration")
+            if config is not None and config.seed is None:  # no seed given: the run's own is kept
+                config = replace(config, seed=stored_cfg.seed)
             if config_given and config is not None and config != stored_cfg:
                 raise TwentyOneError("--resume continues the stored run: its configuration differs from --config")
             config = stored_cfg
@@ -194,6 +202,8 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
                 raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
             config = config or GradingConfig()
             line = sandbox_line(config.isolation)
+            store.set_meta("seed_drawn", config.seed is None)
+            config = config.seeded()  # a secret seed unless one is pinned (RULES.md, secret_seed)
             entries = prepare_entries(submissions, out / FILES, config, warn=None)
             _say(line, execution)
             entries += reference_entries(config, len(entries))
@@ -206,7 +216,7 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
             from twentyone.grading.similarity import collect_sources
 
             store.set_sources(collect_sources(entries))
-        _show_entries(entries, execution.warn)
+        _show_entries([e for e in entries if ("entry", e.name) not in store.damaged], execution.warn)
         with _progress(execution.progress, "grading") as update:
             grader = Grader(store, config, entries, on_match=update)
             try:
@@ -282,9 +292,10 @@ def tournament_entries(specs: Sequence[str], files: Path, limits: Limits | None 
         return list(pool.map(check, range(len(specs))))
 
 
-def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: int, rules: str, out: Path,
+def tournament(specs: Sequence[str], matches: int, seed: int | None, fmt: str, decks: int, rules: str, out: Path,
                resume: bool, isolation: Isolation, execution: Execution) -> ClassReport:
-    """Play a tournament between ``specs`` into ``out`` (or continue it) and write the reports."""
+    """Play a tournament between ``specs`` into ``out`` (or continue it) and write the reports; without a
+    ``seed`` a new run draws a secret one (RULES.md, **secret_seed**)."""
     from twentyone.grading.grader import limits_of
     from twentyone.grading.plan import tournament_jobs
     from twentyone.grading.runner import drive
@@ -301,14 +312,16 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
         else:
             line = sandbox_line(isolation)
             entries = tournament_entries(specs, out / FILES, limits_of(isolation))
-            cfg = {"format": fmt, "matches": matches, "seed": seed, "decks": decks, "rules": rules,
+            store.set_meta("seed_drawn", seed is None)
+            cfg = {"format": fmt, "matches": matches, "seed": draw_seed() if seed is None else seed, "decks": decks,
+                   "rules": rules,
                    "isolation": asdict(isolation)}
             store.set_meta("kind", "tournament")
             store.set_meta("title", f"Tournament of {len(entries)} players ({fmt}, {matches} matches)")
             store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
             store.set_meta("config", cfg)
             store.set_entries(entries)
-        _show_entries(entries, execution.warn)
+        _show_entries([e for e in entries if ("entry", e.name) not in store.damaged], execution.warn)
         usable = [(e.name, e.spec) for e in entries if e.error is None]
         if len(usable) < 2:
             if not continued:  # nothing was played: leave no run behind that a second try would have to --resume
@@ -350,6 +363,18 @@ def report(out: Path, execution: Execution) -> ClassReport:
     """Remake every report of the run in ``out`` from its database alone."""
     with Store.open(out) as store:
         return _finish(store, out, execution)
+
+
+def seed_line(out: Path) -> str:
+    """The run's base seed for the instructor's terminal, in one line (RULES.md, **secret_seed**)."""
+    with Store.open(out) as store:
+        cfg = store.meta("config", {})
+        drawn = store.meta("seed_drawn", False)
+    seed = cfg.get("seed") if isinstance(cfg, dict) else None
+    if drawn:
+        return (f"seed: {seed} (drawn at random for this run and kept in {out / 'results.sqlite'}: shown only here and "
+                "on index.html, never to students; --resume and report use it)")
+    return f"seed: {seed} (pinned by --seed or the configuration)"
 
 
 def summary_table(rep: ClassReport, stream: IO[str] | None = None) -> None:

@@ -9,6 +9,7 @@ or an out-of-range value is a ``ConfigError`` naming it.  ``example_toml()`` pri
 from __future__ import annotations
 
 import math
+import secrets
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -18,8 +19,10 @@ from twentyone.errors import ConfigError, RulesError
 from twentyone.rules import get_rules
 
 __all__ = ["GradingConfig", "LegalPlay", "WinRate", "TournamentBonus", "Isolation", "Similarity", "load_config",
-           "config_from_dict", "example_toml"]
+           "config_from_dict", "example_toml", "draw_seed", "SEEDS"]
 
+#: Base seeds are drawn from, and must lie in, 0 .. SEEDS-1 (a match's seed adds at most a million to it).
+SEEDS = 2**63
 BUILTIN_OPPONENTS = ("stand", "basic", "hilo")
 #: Built-in players a grade may play as reference lines (no points): ``champion`` is the best known.
 REFERENCE_PLAYERS = ("champion", "basic", "hilo", "stand")
@@ -109,8 +112,10 @@ class Similarity:
 class GradingConfig:
     """Everything ``twentyone grade`` needs to know besides the submissions."""
 
-    #: Base seed: every submission plays the same seeds, so the same shoes.
-    seed: int = 2026
+    #: Base seed: every submission plays the same seeds, so the same shoes.  None (the default): each run draws a
+    #: secret one when it starts (``seeded``), keeps it in its store and shows it to the instructor only
+    #: (RULES.md, **secret_seed**); a number pins it.
+    seed: int | None = None
     decks: int = 6
     rules: str = "course"
     #: The submission's function set that is graded (bet1.., first_action1.., ...).
@@ -129,6 +134,17 @@ class GradingConfig:
     #: Built-in players graded beside the class as reference lines, without points (the win-rate
     #: criteria only): ``champion`` shows what the best known player reaches.
     reference: tuple[str, ...] = ()
+
+    def seeded(self) -> GradingConfig:
+        """This configuration with its base seed: the one it names, or a secret one drawn now (``draw_seed``)."""
+        return self if self.seed is not None else replace(self, seed=draw_seed())
+
+    @property
+    def base_seed(self) -> int:
+        """The base seed of the run's matches; ConfigError if none was drawn yet (see ``seeded``)."""
+        if self.seed is None:
+            raise ConfigError("the run has no seed yet: GradingConfig.seeded() draws one")
+        return self.seed
 
     @property
     def max_score(self) -> float:
@@ -152,7 +168,7 @@ class GradingConfig:
         def bad(key: str, value: Any, allowed: str) -> ConfigError:
             return ConfigError(f"{where}: {key} out of range: {value!r} ({allowed})")
 
-        if not 0 <= self.seed < 2**63:
+        if self.seed is not None and not 0 <= self.seed < SEEDS:
             raise bad("seed", self.seed, "0 .. 2^63-1")
         if not 1 <= self.decks <= 8:
             raise bad("decks", self.decks, "1 .. 8")
@@ -227,8 +243,17 @@ _SECTIONS: dict[str, type] = {"legal": LegalPlay, "beat_stand": WinRate, "beat_b
                               "tournament": TournamentBonus, "isolation": Isolation, "similarity": Similarity}
 
 
+def draw_seed() -> int:
+    """A secret base seed, from the operating system's randomness: nobody can predict a run's shoes."""
+    return secrets.randbelow(SEEDS)
+
+
 def _coerce(where: str, key: str, value: Any, default: Any) -> Any:
-    """Check ``value`` has the type of ``default`` (ints are accepted for floats)."""
+    """Check ``value`` has the type of ``default`` (ints are accepted for floats; the seed is a whole number)."""
+    if key == "seed":  # a whole number, or none (null in a stored configuration): drawn when the run starts
+        if value is None:
+            return None
+        default = 0
     if isinstance(default, bool):
         ok = isinstance(value, bool)
     elif isinstance(default, int):
@@ -300,7 +325,8 @@ def example_toml() -> str:
     c = GradingConfig()
     lines = [
         "# twentyone grading configuration: the course rubric (every key is optional)",
-        f"seed = {c.seed}            # base seed: every submission plays the same seeds",
+        "# seed = 2026            # pins the base seed (every submission plays the same seeds); without it each run",
+        "                         # draws a secret one, kept in results.sqlite and shown to the instructor only",
         f"decks = {c.decks}",
         f'rules = "{c.rules}"         # a preset, then any ",KEY=VALUE" overrides (twentyone rules --presets)',
         f"function_set = {c.function_set}         # the function set graded (bet1, first_action1, ...)",

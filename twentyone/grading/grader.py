@@ -142,7 +142,12 @@ class Grader:
         self._fixed: list[MatchJob] = []
         stored = store.keys()
         self.done = len(stored)
+        rows = list(store.matches())
+        # A submission with a damaged stored match is not played further: the report names it, ungraded.
+        damaged = {d.subject for d in store.damaged.values() if d.table == "match"}
         for e in self.entries:
+            if e.name in damaged:
+                continue
             for purpose, crit in config.win_criteria().items():
                 if crit.weight > 0:
                     self.progress[(purpose, e.name)] = _Progress(purpose, crit, e.name, e.spec)
@@ -156,7 +161,7 @@ class Grader:
         self.tournament_rows: list[MatchRow] | None = [] if t.enabled and len(self.players) >= 2 else None
         self.tournament_units = 0  # units issued so far
         self.tournament_done = False
-        for row in store.matches():
+        for row in rows:
             p = self.progress.get((row.purpose, row.subject))
             if p is not None and row.outcome.seat is not None:
                 p.results[row.idx] = winner_of(row.outcome, row.outcome.seat)
@@ -187,7 +192,7 @@ class Grader:
         if j.needed <= self.tournament_units:
             return []  # the batch asked for is still playing
         start, self.tournament_units = self.tournament_units, j.needed
-        return tournament_jobs(self.players, t.format, j.needed - start, self.config.seed + SEED_OFFSET,
+        return tournament_jobs(self.players, t.format, j.needed - start, self.config.base_seed + SEED_OFFSET,
                                self.config.decks, self.config.rules, self.limits,
                                skip={r.key for r in rows}, start=start)
 

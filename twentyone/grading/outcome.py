@@ -99,7 +99,7 @@ class MatchOutcome:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], key: str, info: JobInfo) -> MatchOutcome:
-        """Read a stored outcome back; KeyError, TypeError or ValueError if it is not one."""
+        """Read a stored outcome back; KeyError, TypeError or ValueError if it is not one (``check``)."""
         return cls(
             key=key, info=info, reason=str(d["reason"]), rounds=int(d["rounds"]),
             accounts=[int(x) for x in d["accounts"]], ranks=[int(x) for x in d["ranks"]],
@@ -109,6 +109,28 @@ class MatchOutcome:
             bankroll=[[int(x) for x in h] for h in d.get("bankroll") or []],
             incidents=[Incident(int(i["seat"]), int(i["round"]), str(i["foul"]), dict(i["record"]))
                        for i in d.get("incidents") or []],
-            error=d.get("error"), replay=d.get("replay"), first_fault=str(d.get("first_fault", "")),
+            error=_text_or_none(d.get("error")), replay=_text_or_none(d.get("replay")),
+            first_fault=str(d.get("first_fault", "")),
             trace=tuple(TraceRound.from_list(r) for r in d.get("trace") or ()),
-        )
+        ).check()
+
+    def check(self) -> MatchOutcome:
+        """Self, if it is a match of its seats: a value per seat in every per-seat list, a seat among them, ranks
+        from 1, counts never negative; ValueError naming what is not."""
+        n = len(self.info.names)
+        for what in ("accounts", "ranks", "seat_rounds", "fouls", "faults", "fault_details"):
+            if len(getattr(self, what)) != n:
+                raise ValueError(f"{len(getattr(self, what))} {what} for {n} seats")
+        if self.info.seat is not None and not 1 <= self.info.seat <= n:
+            raise ValueError(f"seat {self.info.seat} of {n}")
+        if any(not 1 <= r <= n for r in self.ranks):
+            raise ValueError(f"ranks {self.ranks} of {n} seats")
+        if min(self.seat_rounds + self.fouls + [self.rounds], default=0) < 0:
+            raise ValueError("a negative count of rounds or fouls")
+        if any(len(h) != n for h in self.bankroll) or any(not 1 <= i.seat <= n for i in self.incidents):
+            raise ValueError("a bankroll or an incident of a seat the match does not have")
+        return self
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)

@@ -113,7 +113,7 @@ def builtin_label(spec: str) -> str:
 def criterion_job(config: GradingConfig, purpose: str, crit: WinRate, name: str, spec: str, i: int,
                   limits: Limits | None) -> MatchJob:
     """Match ``i`` of a win-rate criterion: seed ``seed + i // 2``, the submission at seat 1 + i % 2."""
-    seed = config.seed + i // 2
+    seed = config.base_seed + i // 2
     seat = 1 + i % 2
     specs = (spec, crit.opponent) if seat == 1 else (crit.opponent, spec)
     opponent = builtin_label(crit.opponent)
@@ -127,7 +127,7 @@ def criterion_job(config: GradingConfig, purpose: str, crit: WinRate, name: str,
 
 def legal_job(config: GradingConfig, name: str, spec: str, i: int, limits: Limits | None) -> MatchJob:
     """Legal-play match ``i``: five seats, the submission at seat 1 + i % 5 among built-in players."""
-    seed = config.seed + LEGAL_SEED_OFFSET + i
+    seed = config.base_seed + LEGAL_SEED_OFFSET + i
     seat = 1 + i % 5
     specs = list(LEGAL_TABLE)
     specs.insert(seat - 1, spec)

@@ -305,6 +305,9 @@ def render_index(report: ClassReport) -> str:
              f'<p class="meta">{"Graded class" if report.kind == "grade" else "Tournament"} \u00b7 created '
              f"<b>{escape(report.created)}</b> \u00b7 <b>{report.matches:,}</b> matches \u00b7 "
              f"<b>{report.rounds:,}</b> rounds</p>"]
+    if report.damaged:  # stored rows left out (RULES.md, grade_store_damage): for the instructor, never a student
+        parts.append('<h2>Damaged results</h2>\n<ul class="error">'
+                     + "".join(f"<li>{escape(line)}</li>" for line in report.damaged) + "</ul>")
     if report.kind == "grade":
         ties = report.config.get("ties")
         n = len(report.students)

@@ -169,10 +169,16 @@ class ClassReport:
     rounds: int = 0
     #: A graded class's similarity page in one line ('' when there is none).
     similarity: str = ""
+    #: Stored rows left out because they are damaged or belong to no entry, one line each (for the instructor:
+    #: the terminal and the class page; ``scores.json`` leaves them out, as it leaves out the seed).
+    damaged: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """As a JSON-ready dict (student totals included)."""
+        """As a JSON-ready dict (student totals included): what ``scores.json`` holds, which students may be
+        given, so without the run's seed (RULES.md, **secret_seed**) and without ``damaged``."""
         d = asdict(self)
         for s, sd in zip(self.students, d["students"]):
             sd["total"] = s.total
+        del d["damaged"]
+        d["config"] = {k: v for k, v in d["config"].items() if k != "seed"}
         return d

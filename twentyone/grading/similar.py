@@ -31,6 +31,7 @@ def similar(submissions: Sequence[Path], config: GradingConfig, out: Path, execu
     if not submissions:
         raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
     line = sandbox_line(config.isolation)
+    config = config.seeded()  # a secret seed unless the configuration pins one (RULES.md, secret_seed)
     entries = prepare_entries(list(submissions), out / FILES, config)
     if line is not None:
         execution.info(line)

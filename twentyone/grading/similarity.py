@@ -19,17 +19,18 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from twentyone.grading.behaviour import PairPlay, Play, Slot, compare_plays, plays_of
 from twentyone.grading.config import Similarity, config_from_dict
-from twentyone.grading.fingerprints import (CodeScore, Source, code_scores, common_prints, fingerprint, language_of,
-                                            read_text, template_grams)
+from twentyone.grading.fingerprints import (MAX_COMPARED, CodeScore, Source, code_scores, common_prints, fingerprint,
+                                            language_of, read_text, template_grams)
 from twentyone.grading.outcome import EntryKind
 from twentyone.grading.store import EntryRow, SourceRow, Store
 from twentyone.grading.traces import REFERENCE_TITLES, TraceRound
+from twentyone.handin import HandInFileError, read_file
 
 __all__ = ["SimilarityReport", "PairRow", "Member", "build", "similarity_of", "collect_sources", "template_sources",
            "traces_of", "reference_title", "CODE_MIN_SHARED", "MAX_LISTED", "VERDICT"]
@@ -198,8 +199,8 @@ def collect_sources(entries: Sequence[EntryRow]) -> list[SourceRow]:
         if not language:
             continue
         try:
-            text = read_text(path.read_bytes())
-        except OSError:
+            text = read_text(read_file(path))
+        except HandInFileError:
             continue
         shown = e.source if e.graded in ("", e.source) else f"{e.source}/{e.graded}"
         out.append(SourceRow(e.name, "submission", shown, language, text))
@@ -241,10 +242,14 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
     ignore_template = template_grams(templates)
     by_name = {s.name: s for s in sources if s.role == "submission"}
     prints: dict[str, Source] = {}
+    done: dict[tuple[str, str], Source] = {}  # identical copies are fingerprinted once
     for n in names:
         s = by_name.get(n)
         if s is not None:
-            prints[n] = fingerprint(n, s.text, s.language, ignore_template)
+            same = done.get((s.text, s.language))
+            prints[n] = replace(same, name=n) if same is not None else fingerprint(n, s.text, s.language,
+                                                                                  ignore_template)
+            done.setdefault((s.text, s.language), prints[n])
     fingerprinted = list(prints.values())
     common = common_prints([s for s in fingerprinted if not s.error])
     scores = code_scores([s for s in fingerprinted if not s.error])
@@ -280,6 +285,8 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
             notes.append("no source file to compare")
         elif fp.error:
             notes.append(f"code not compared: {fp.error}")
+        elif fp.cut:
+            notes.append(f"code compared on its first {MAX_COMPARED:,} characters only (it is longer)")
         pl = play_by.get(n)
         if n in errors:
             notes.append(f"not played: {errors[n]}")
