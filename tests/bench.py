@@ -308,7 +308,8 @@ def bench_grading(runs: int, seconds: float) -> None:
         os.environ["TWENTYONE_CACHE"] = str(root / "cache")  # every file compiles, as on a fresh machine
         subs = make_class(root / "class", 30)
         t = time.perf_counter()
-        rep = grade(subs, GradingConfig(), root / "out", False, quiet)
+        # The base seed pinned (a run draws a secret one by default), so that every run plays the same matches.
+        rep = grade(subs, GradingConfig(seed=2026), root / "out", False, quiet)
         took = time.perf_counter() - t
         print(f"grade 30 C submissions, default budget, sandboxed, {os.cpu_count()} workers: {took:.0f} s "
               f"({rep.matches:,} matches, {rep.rounds:,} rounds; target <= 300 s)")
@@ -324,7 +325,7 @@ def bench_grading(runs: int, seconds: float) -> None:
                     continue
             out = root / label.split()[0]
             t = time.perf_counter()
-            r = grade(few, GradingConfig(), out, False, ex)
+            r = grade(few, GradingConfig(seed=2026), out, False, ex)
             took = time.perf_counter() - t
             print(f"grade 4 C submissions on the {label}: {r.matches / took:,.0f} matches/s, "
                   f"{r.rounds / took:,.0f} rounds/s ({took:.1f} s incl. start-up)")
