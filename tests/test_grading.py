@@ -90,15 +90,17 @@ def test_winner_of_counts_a_fault_as_a_loss() -> None:
 
 
 def test_decision_stops_as_soon_as_the_interval_excludes_the_threshold(tmp_path: Path) -> None:
-    """An always-stand submission fails both win criteria after the first batch: no more is played."""
+    """An always-stand submission fails both win criteria within the first batch, as soon as no result of the
+    rest of the batch could change the look at 20: the rest is never played."""
     rep = grade([STAND_PY], small(tournament={"enabled": False}), tmp_path, False, QUIET)
     (st,) = rep.students
     by = {c.name: c for c in st.criteria}
-    assert by["beat_stand"].status == "fail" and by["beat_stand"].matches == 20
+    assert by["beat_stand"].status == "fail" and by["beat_stand"].matches < 20
+    assert "decided after" in by["beat_stand"].detail
     assert by["beat_basic"].status == "fail" and by["beat_basic"].high is not None and by["beat_basic"].high < 0.6
     assert by["legal"].status == "pass" and st.score == 60
-    with Store.open(tmp_path) as s:
-        assert len(list(s.matches("beat_stand"))) == 20 and len(list(s.matches("legal"))) == 5
+    with Store.open(tmp_path) as s:  # tasks of 10: the second task of the batch was dropped before it started
+        assert len(list(s.matches("beat_stand"))) == 10 and len(list(s.matches("legal"))) == 5
 
 
 def test_borderline_at_the_maximum(tmp_path: Path) -> None:
@@ -213,7 +215,9 @@ def test_resume_after_kill_9_plays_only_the_missing_matches(tmp_path: Path, monk
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     with Store.open(broken) as a, Store.open(clean) as b:
-        assert a.keys() == b.keys() and a.count() == len(before) + len(played)
+        # -j 1 plays exactly what the scores use; two workers may also have stored a few matches that were
+        # playing when their criterion was decided (never counted)
+        assert b.keys() <= a.keys() and a.count() == len(before) + len(played)
         still = {r[0]: r[1] for r in a._conn.execute("SELECT key, finished_at FROM matches")}
         assert all(still[k] == finished_at[k] for k in before)
     assert _scores(broken) == _scores(clean)
@@ -267,8 +271,6 @@ def test_dask_and_local_pool_give_identical_scores(tmp_path: Path) -> None:
     grade(subs, cfg, tmp_path / "dask", False,
           Execution(cluster="", dask_workers=2, progress=False, warn=lambda m: None))
     assert _scores(tmp_path / "local") == _scores(tmp_path / "dask")
-    with Store.open(tmp_path / "local") as a, Store.open(tmp_path / "dask") as b:
-        assert a.keys() == b.keys()
 
 
 def test_grader_resumes_from_the_store_without_replaying(tmp_path: Path) -> None:
@@ -321,8 +323,10 @@ def test_a_student_named_like_a_builtin_is_kept_apart(tmp_path: Path) -> None:
     sub.write_text(FOULS_PY.read_text())
     rep = grade([sub], small(tournament={"enabled": False}), tmp_path / "o", False, QUIET)
     (st,) = rep.students
+    used = {c.name: c.matches for c in st.criteria if c.name != "legal"}  # the matches the verdicts used
     with Store.open(tmp_path / "o") as s:
-        own = sum(r.outcome.fouls[r.names.index("basic")] for r in s.matches())
+        own = sum(r.outcome.fouls[r.names.index("basic")] for r in s.matches()
+                  if r.purpose not in used or r.idx < used[r.purpose])
         assert all(r.names.count("basic") == 1 for r in s.matches())
     assert st.name == "basic" and st.incident_count == own > 0
 

@@ -73,7 +73,8 @@ class MatchOutcome:
     #: A setup error (e.g. a player that could not be built): the match was not played.
     error: str | None = None
     #: After a time-out the match is replayed alone (``runner.drive``): ``confirmed`` when the replay
-    #: timed out at the same round too, ``cleared`` when it did not (this is then the replay's result).
+    #: timed out at the same round too, ``cleared`` when it did not (this is then the replay's result);
+    #: ``charged`` when a replay had already confirmed a time-out of the same player, so none was needed.
     replay: str | None = None
     #: What the first play's time-out said, when the replay cleared it.
     first_fault: str = ""

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from twentyone.grading.config import GradingConfig, WinRate, config_from_dict
+from twentyone.grading.config import GradingConfig, WinRate, config_from_dict, seats_of
 from twentyone.grading.outcome import EntryKind
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
@@ -71,6 +71,10 @@ def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: Gr
     if decision == Decision.BORDERLINE:
         detail += (f" (the interval still holds the threshold after the maximum of {crit.max_matches} matches; "
                    f"points by the '{config.borderline}' rule)")
+    if judgement.settled_at:
+        detail += (f" (decided after {verdict.matches} matches: whatever the matches up to {judgement.settled_at} "
+                   f"gave, the interval at {judgement.settled_at} would {'pass' if decision == Decision.PASS else 'fail'}"
+                   f", so they were not played)")
     outcomes = [by_idx[i].outcome for i in range(verdict.matches)]
     sub_money = [o.accounts[(o.seat or 1) - 1] for o in outcomes]
     opp_money = [o.accounts[2 - (o.seat or 1)] for o in outcomes]
@@ -154,7 +158,13 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
 
 
 def _confirmed(cause: str, replay: str | None) -> str:
-    return f"{cause} (confirmed on replay)" if cause == "timeout" and replay == "confirmed" else cause
+    if cause != "timeout":
+        return cause
+    if replay == "confirmed":
+        return f"{cause} (confirmed on replay)"
+    if replay == "charged":
+        return f"{cause} (charged without a replay: a replay alone had confirmed an earlier time-out of this player)"
+    return cause
 
 
 def _samples(rows: list[MatchRow]) -> list[BankrollSample]:
@@ -190,6 +200,11 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
         if crit.weight > 0:
             crits.append(_win_criterion(purpose, crit, [r for r in own if r.purpose == purpose], config))
     lp = config.legal
+    # A criterion decided early may have more matches stored (they were playing when it was decided): only the
+    # matches its verdict used count, so the legal-play line does not depend on what happened to be stored.
+    cut = {c.name: c.matches for c in crits if c.status in (Status.PASS, Status.FAIL, Status.BORDERLINE)}
+    rows = [r for r in rows if not (r.subject == entry.name and r.purpose in cut and r.idx >= cut[r.purpose])]
+    own = [r for r in own if not (r.purpose in cut and r.idx >= cut[r.purpose])]
     shown, count, matches, causes, replay_notes = _incidents(entry.name, rows, lp.incidents)
     reference = entry.kind == EntryKind.BUILTIN
     if reference:
@@ -264,7 +279,8 @@ def class_report(store: Store) -> ClassReport:
     units = 0
     t_rows = [r for r in rows if r.purpose == "tournament"]
     if config.tournament.enabled and len(usable) >= 2 and t_rows:
-        judged = judge_tournament(t_rows, [(e.name, e.spec) for e in usable], config.tournament)
+        judged = judge_tournament(t_rows, [(e.name, e.spec) for e in usable], config.tournament,
+                                  seats=seats_of(config.rules))
         units = judged.units
         shared = places(judged.standings, config.tournament.bonus) if units else {}
         for st in judged.standings:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from twentyone.grading.config import TournamentBonus
+from twentyone.grading.config import DUPLICATE_GROUP, TournamentBonus
 from twentyone.grading.results import StandingRow
 from twentyone.grading.rubric import Result, pair_result
 from twentyone.grading.stats import wilson
@@ -76,11 +76,14 @@ def standings(rows: Iterable[MatchRow], entries: Sequence[tuple[str, str]],
     return out
 
 
-def matches_per_unit(n: int, fmt: str) -> int:
-    """Matches in one unit of a tournament of ``n`` entries (``plan.tournament_jobs``): a deal of ``table5``
-    seats everyone once per rotation of its table (``n`` matches); a unit of ``pairs`` is one match of every
+def matches_per_unit(n: int, fmt: str, seats: int = 5) -> int:
+    """Matches in one unit of a tournament of ``n`` entries at tables of ``seats`` (``plan.tournament_jobs``): a
+    deal of ``table5`` seats everyone once per rotation of its table (``n`` matches), or under one-seat rules
+    is one duplicate job per group of up to ``plan.DUPLICATE_GROUP``; a unit of ``pairs`` is one match of every
     pair."""
-    return n * (n - 1) // 2 if fmt == "pairs" else n
+    if fmt == "pairs":
+        return n * (n - 1) // 2
+    return n if seats > 1 else -(-n // DUPLICATE_GROUP)
 
 
 def _usable(table: Sequence[StandingRow]) -> list[StandingRow]:
@@ -138,15 +141,15 @@ class TournamentJudgement:
 
 
 def judge_tournament(rows: Sequence[MatchRow], players: Sequence[tuple[str, str]], t: TournamentBonus,
-                     errors: dict[str, str] | None = None) -> TournamentJudgement:
+                     errors: dict[str, str] | None = None, seats: int = 5) -> TournamentJudgement:
     """Apply the tournament's stop rule to its stored matches, unit by unit (RULES.md, **grade_bonus**).
 
     Units are added in batches of ``t.matches``; after each whole batch, the tournament is done when the
     top places that carry a bonus are separated at ``t.confidence`` (``separated``), or when the budget
     ``t.max_matches`` units is reached.  Only whole units in order count, so the result does not depend
-    on which matches finished first.
+    on which matches finished first.  ``seats``: the seats of the rule set's tables.
     """
-    per = matches_per_unit(len(players), t.format)
+    per = matches_per_unit(len(players), t.format, seats)
     have = Counter(r.outcome.info.idx for r in rows)
     budget = max(t.matches, t.max_matches)
     units = min(t.matches, budget)
