@@ -24,6 +24,7 @@ from tests.outcomes import outcome
 from twentyone.grading.commands import Execution, grade
 from twentyone.grading.scoring import class_report
 from twentyone.grading.store import Store
+from twentyone.rules import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "tests" / "fixtures"
@@ -405,3 +406,78 @@ def test_champion_as_a_reference_line(tmp_path: Path) -> None:
     assert stand_line["rate"] > 0.9 and stand_line["matches"] >= 2
     assert not (out / "gradescope" / "champion (reference)").exists()
     assert "reference line" in (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_looping_submission_costs_its_time_outs_once(tmp_path: Path) -> None:
+    """The looping hand-in (sandboxed): one time-out is replayed and confirmed, every later one is charged without
+    a replay, and both win-rate criteria fail before their first batch is over, so the rest is never played."""
+    from dataclasses import replace
+
+    cfg = small(tournament={"enabled": False}, legal={"matches": 2},
+                beat_stand={"batch": 40, "min_matches": 40, "max_matches": 40},
+                beat_basic={"batch": 40, "min_matches": 40, "max_matches": 40})
+    cfg = replace(cfg, isolation=replace(cfg.isolation, trusted=False, decision_timeout=0.2))
+    rep = grade([FIX / "handins" / "looper"], cfg, tmp_path, False, QUIET)
+    (st,) = rep.students
+    by = {c.name: c for c in st.criteria}
+    assert by["legal"].status == "fail" and by["beat_stand"].status == "fail" and by["beat_basic"].status == "fail"
+    assert by["beat_stand"].matches < 40 and by["beat_basic"].matches < 40
+    with Store.open(tmp_path) as s:
+        replays = [r.outcome.replay for r in s.matches()]
+        assert s.count() < 2 + 40 + 40
+    assert replays.count("confirmed") == 1 and replays.count("charged") == len(replays) - 1
+    causes = {i.cause for i in st.incidents}
+    assert causes == {"timeout (confirmed on replay)",
+                      "timeout (charged without a replay: a replay alone had confirmed an earlier time-out of this "
+                      "player)"}
+
+
+@pytest.mark.parametrize("rules", list(PRESETS))
+def test_every_rule_preset_can_be_graded(tmp_path: Path, rules: str) -> None:
+    """grade --rules PRESET works for every preset, the class tournament included: tables sized to its seats."""
+    r = subprocess.run(CLI + ["grade", str(STAND_PY), str(FOULS_PY), "--rules", rules, "--config",
+                              str(_small_toml(tmp_path)), "--out", str(tmp_path / "o"), "-q", "-j", "1"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / "o" / "scores.json").read_text())
+    for s in data["students"]:
+        assert s["error"] is None and all(c["matches"] > 0 for c in s["criteria"][1:3]), s
+        assert s["tournament_rank"] is not None
+
+
+def _small_toml(tmp_path: Path) -> Path:
+    cfg = tmp_path / "g.toml"
+    cfg.write_text('[legal]\nmatches = 2\n[beat_stand]\nbatch = 10\nmin_matches = 10\nmax_matches = 10\n'
+                   '[beat_basic]\nbatch = 10\nmin_matches = 10\nmax_matches = 10\n[tournament]\nmatches = 2\n'
+                   'max_matches = 2\n[isolation]\ntrusted = true\n')
+    return cfg
+
+
+def test_incidents_keep_what_was_asked_and_answered(tmp_path: Path) -> None:
+    """A foul's incident says which function was asked and what it answered ('x' to first_action on a 12), which
+    the round record does not keep; its page shows the round, not the raw key."""
+    rep = grade([FOULS_PY], small(tournament={"enabled": False}), tmp_path, False, QUIET)
+    (st,) = rep.students
+    inc = st.incidents[0]
+    assert (inc.cause, inc.asked, inc.answer) == ("illegal_action", "first_action", "x")
+    record = json.loads(inc.excerpt)
+    me = next(p for p in record["players"] if p["seat"] == inc.seat)
+    assert me["foul"] == "illegal_action" and me["actions"] == ""
+    page = (tmp_path / "students" / "fouls_py.html").read_text(encoding="utf-8")
+    assert "<dt>Answered</dt><dd>&#x27;x&#x27;</dd>" in page and '<tr class="you">' in page
+
+
+def test_scores_csv_fills_the_tournament_rate(tmp_path: Path) -> None:
+    """scores.csv's tournament_rate, tournament_low and tournament_high hold each student's pairwise win rate."""
+    import csv
+
+    rep = grade([BASIC_C, STAND_PY, FOULS_PY], small(tournament={"matches": 2, "max_matches": 2}), tmp_path, False,
+                QUIET)
+    with open(tmp_path / "scores.csv", encoding="utf-8", newline="") as f:
+        rows = {r["name"]: r for r in csv.DictReader(f)}
+    for s in rep.students:
+        t = next(c for c in s.criteria if c.name == "tournament")
+        row = rows[s.name]
+        assert t.rate is not None and float(row["tournament_rate"]) == pytest.approx(t.rate, abs=1e-6)
+        assert float(row["tournament_low"]) <= float(row["tournament_rate"]) <= float(row["tournament_high"])
+        assert int(row["tournament_matches"]) == t.matches > 0

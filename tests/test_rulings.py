@@ -1271,6 +1271,37 @@ def test_grade_bonus_stops_when_separated() -> None:
     assert j.decided and j.units == 10  # never separated: the budget ends it
 
 
+def test_grade_bonus_seats_no_more_a_player_that_always_times_out() -> None:
+    """After a batch in which a player timed out in every match, the next batch is planned without it; it keeps
+    its place, last, and a player that timed out only sometimes plays on."""
+    from twentyone.grading.config import TournamentBonus
+    from twentyone.grading.standings import judge_tournament, matches_per_unit
+    from twentyone.grading.store import MatchRow
+
+    players = [("a", "x"), ("b", "y"), ("loop", "z"), ("slow", "w")]
+    t = TournamentBonus(matches=2, max_matches=6, bonus=(10.0,))
+
+    def deal(unit: int, names: list[str]) -> list[MatchRow]:
+        out = []
+        for r in range(len(names)):
+            seated = names[r:] + names[:r]
+            faults = ["timeout" if n == "loop" or (n == "slow" and unit == 0) else None for n in seated]
+            ranks = [1 if n in ("a", "b") else 3 for n in seated]  # a and b tie: never separated
+            out.append(MatchRow(f"k{unit}|{r}", "tournament", "", unit, unit, seated,
+                                outcome(ranks, faults, idx=unit, names=seated)))
+        return out
+
+    first = [row for u in range(2) for row in deal(u, ["a", "b", "loop", "slow"])]
+    j = judge_tournament(first, players, t)
+    assert not j.decided and j.needed == 4 and [n for n, _ in j.active] == ["a", "b", "slow"]
+    assert j.standings[-1].name == "loop" and j.standings[-1].wins == 0
+    assert matches_per_unit(len(j.active), "table5") == 3
+    later = first + [row for u in range(2, 4) for row in deal(u, ["a", "b", "slow"])]
+    j = judge_tournament(later, players, t)
+    assert j.units == 4 and [n for n, _ in j.active] == ["a", "b", "slow"]  # slow timed out only in deal 0
+    assert j.standings[-1].name == "loop" and j.standings[-1].matches == 8
+
+
 def test_ruling_grade_incident_kinds() -> None:
     """Only the configured kinds cost the legal-play points; every incident says what the course program did."""
     rows = _graded(["win"] * 10, fouls=[0] * 9 + [1])

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from twentyone.players.sandbox.limits import Limits
 
 __all__ = ["Execution", "grade", "tournament", "report", "summary_table", "tournament_entries", "FILES",
-           "RunInterrupted"]
+           "RunInterrupted", "entry_notes"]
 
 #: The folder of ``--out`` that keeps what the matches need on disk: a zip's strategy file (and the headers
 #: and main.c beside it), or a copy of a file whose path is not UTF-8, in ``files/NAME/``.
@@ -209,9 +209,17 @@ def _store_failed(e: StoreError, store: Store, out: Path, command: str) -> Store
                       f"with: {_continue_command(command, out)}")
 
 
+def entry_notes(entries: Sequence[EntryRow]) -> list[str]:
+    """Every entry's notes as the terminal shows them, once each, each naming its student (``notes.named``)."""
+    from twentyone.grading.notes import named
+
+    return list(dict.fromkeys(named(n, e.name, e.source, e.graded, re.sub(r":[1-5]$", "", e.spec))
+                              for e in entries for n in e.notes))
+
+
 def _show_entries(entries: Sequence[EntryRow], warn: Callable[[str], None]) -> None:
-    """Each entry's notes (once each), then the error line of each entry that cannot play."""
-    for note in dict.fromkeys(n for e in entries for n in e.notes):
+    """Each entry's notes (once each, named), then the error line of each entry that cannot play."""
+    for note in entry_notes(entries):
         warn(note)
     for e in entries:
         if e.error is not None:
@@ -443,6 +451,8 @@ def summary_table(rep: ClassReport, stream: IO[str] | None = None) -> None:
     for col in ("bonus", "total", "incidents"):
         t.add_column(col, justify="right")
     for s in rep.students:
+        if s.reference:
+            continue
         by = {c.name: c for c in s.criteria}
         cells = []
         for n in names:
@@ -451,3 +461,19 @@ def summary_table(rep: ClassReport, stream: IO[str] | None = None) -> None:
                          + (f" {100 * crit.rate:.1f}%" if crit.rate is not None else ""))
         t.add_row(s.name, *cells, f"{s.bonus:g}", f"{s.total:g}/{s.max_score:g}", str(s.incident_count))
     console.print(t)
+    refs = [s for s in rep.students if s.reference]
+    if refs:  # apart from the class: the win rates a built-in reaches, no score
+        ref_table = Table(title="reference lines: built-in players graded beside the class, no points")
+        ref_table.add_column("reference", overflow="fold")
+        rated = [n for n in names if n != "legal"]
+        for n in rated:
+            ref_table.add_column(f"{n.replace('_', ' ')} (95% CI)", justify="right", overflow="fold")
+        for s in refs:
+            by = {c.name: c for c in s.criteria}
+            shown = []
+            for n in rated:
+                rc = by.get(n)
+                shown.append(f"{100 * rc.rate:.1f}% ({100 * (rc.low or 0):.1f}-{100 * (rc.high or 0):.1f}), "
+                             f"{rc.matches} matches" if rc is not None and rc.rate is not None and rc.matches else "-")
+            ref_table.add_row(s.name, *shown)
+        console.print(ref_table)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from twentyone.errors import CompileError, TwentyOneError
 from twentyone.grading.config import GradingConfig, Isolation, WinRate, seats_of
-from twentyone.grading.notes import source_notes
+from twentyone.grading.notes import named, source_notes
 from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.plan import SEED_OFFSET, MatchJob, criterion_job, legal_job, tournament_jobs
 from twentyone.grading.rubric import Result, judge_batches, winner_of
@@ -74,7 +74,8 @@ def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         rows = list(pool.map(check, range(len(subs))))
     if warn is not None:
-        for note in dict.fromkeys(n for r in rows for n in r.notes):
+        for note in dict.fromkeys(named(n, r.name, r.source, r.graded, r.spec.rpartition(":")[0])
+                                  for r in rows for n in r.notes):
             warn(note)
     return rows
 
@@ -216,7 +217,7 @@ class Grader:
         if j.needed <= self.tournament_units:
             return []  # the batch asked for is still playing
         start, self.tournament_units = self.tournament_units, j.needed
-        return tournament_jobs(self.players, t.format, j.needed - start, self.config.seed + SEED_OFFSET,
+        return tournament_jobs(j.active or self.players, t.format, j.needed - start, self.config.seed + SEED_OFFSET,
                                self.config.decks, self.config.rules, self.limits,
                                skip={r.key for r in rows}, start=start)
 

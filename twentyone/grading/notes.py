@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["source_notes", "outside_calls", "shared_globals", "function_sets"]
+__all__ = ["source_notes", "outside_calls", "shared_globals", "function_sets", "named"]
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
@@ -103,3 +103,12 @@ def source_notes(path: Path, main: Path | None, graded_set: int) -> list[str]:
                      "tables, and in the sandbox a process of its own), so no other set touched them as they do in "
                      "the course program")
     return notes
+
+
+def named(note: str, name: str, *paths: str) -> str:
+    """``note`` as the terminal prints it: it names its student, by one of the submission's ``paths`` (its
+    source, its strategy file) when it says one, else by ``NAME: `` in front (so two students' notes that say
+    the same of their own files are two lines, each saying whose it is)."""
+    if note.startswith(f"{name}: ") or any(p and p in note for p in paths):
+        return note
+    return f"{name}: {note}"

@@ -26,7 +26,8 @@ from twentyone.legality import Foul
 from twentyone.match import Seating, play_match, rank
 from twentyone.players.sandbox.cpus import allowed_cpus, release
 from twentyone.players.sandbox.limits import Limits, die_with_parent
-from twentyone.players.spec import make_strategy
+from twentyone.players.spec import builtin_name, make_strategy
+from twentyone.records import SeatView
 from twentyone.roundlog import RoundLog
 from twentyone.rules import get_rules
 from twentyone.strategy import Strategy
@@ -34,7 +35,7 @@ from twentyone.strategy import Strategy
 if TYPE_CHECKING:
     from twentyone.grading.tracer import Tracer
 
-__all__ = ["play_job", "play_batch", "run_jobs", "drive", "parse_cluster", "timed_out", "confirm_timeout"]
+__all__ = ["play_job", "play_batch", "run_jobs", "drive", "parse_cluster", "timed_out", "confirm_timeout", "Answers"]
 
 #: Round records kept per seat and match for the report (the count of fouls is always whole).
 MAX_INCIDENTS_PER_SEAT = 5
@@ -70,7 +71,10 @@ def play_job(job: MatchJob) -> MatchOutcome:
             # Keyed by the SPEC's occurrence in this match, not its seat: a student who moves from
             # seat to seat keeps one worker (and zygote); a SPEC seated twice gets two.
             nth = job.specs[:i].count(spec) + 1
-            seatings.append(Seating(f"player{i + 1}", spec, _strategy(spec, nth, job.limits, job.capture_dir)))
+            strategy = _strategy(spec, nth, job.limits, job.capture_dir)
+            if builtin_name(spec) is None:  # a file: what it answered is kept for the report's incidents
+                strategy = Answers(strategy)
+            seatings.append(Seating(f"player{i + 1}", spec, strategy))
         except TwentyOneError as e:
             # The seat that could not be built faults; the match is not played.
             faults: list[str | None] = [None] * n
@@ -101,13 +105,15 @@ def play_job(job: MatchJob) -> MatchOutcome:
         faults=[by_seat[i + 1].fault for i in range(n)],
         fault_details=[by_seat[i + 1].fault_detail for i in range(n)],
         bankroll=[list(h) for h in result.history],
-        incidents=_incidents(log, lambda seat: seat),
+        incidents=_incidents(log, lambda seat: seat, {k + 1: s.strategy for k, s in enumerate(seatings)}),
         trace=tracer.trace() if tracer is not None else (),
     )
 
 
-def _incidents(log: RoundLog, seat_of: Callable[[int], int]) -> list[Incident]:
-    """The rounds of ``log`` with a foul, ``MAX_INCIDENTS_PER_SEAT`` per seat, each under ``seat_of(its seat)``."""
+def _incidents(log: RoundLog, seat_of: Callable[[int], int], strategies: dict[int, Strategy]) -> list[Incident]:
+    """The rounds of ``log`` with a foul, ``MAX_INCIDENTS_PER_SEAT`` per seat, each under ``seat_of(its seat)``;
+    a foul that is not a fault says what the seat's strategy (in ``strategies``, by seat of ``log``) was asked
+    last in that round and what it answered."""
     incidents: list[Incident] = []
     kept: dict[int, int] = {}
     for rec in log.records or []:
@@ -117,8 +123,55 @@ def _incidents(log: RoundLog, seat_of: Callable[[int], int]) -> list[Incident]:
             seat = seat_of(p["seat"])
             if p["foul"] is not None and kept.get(seat, 0) < MAX_INCIDENTS_PER_SEAT:
                 kept[seat] = kept.get(seat, 0) + 1
-                incidents.append(Incident(seat, rec["round"], p["foul"], rec))
+                answers = strategies.get(p["seat"])
+                asked, answer = ("", "")
+                if isinstance(answers, Answers) and p["foul"] not in FAULTS:
+                    asked, answer = answers.last.get(rec["round"], ("", ""))
+                incidents.append(Incident(seat, rec["round"], p["foul"], rec, asked, answer))
     return incidents
+
+
+#: Fouls that are strategy faults: what was answered (if anything) is in the fault's detail.
+FAULTS = frozenset({Foul.ERROR, Foul.CRASH, Foul.TIMEOUT})
+
+
+class Answers(Strategy):
+    """A file player as the table sees it, every call passed on unchanged, noting in each round which decision
+    it was asked last and what it answered: the round record keeps only legal characters, and the report's
+    incident says what the illegal one was."""
+
+    def __init__(self, inner: Strategy) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.course_interface = inner.course_interface
+        #: Round -> (the function asked last, its answer, shown as text and cut to 20 characters).
+        self.last: dict[int, tuple[str, str]] = {}
+
+    def start_match(self, match: object, decks: int, seats: int, seat: int) -> None:
+        self.last.clear()
+        self.inner.start_match(match, decks, seats, seat)
+
+    def bet(self, view: SeatView) -> int:
+        return self.inner.bet(view)
+
+    def first_action(self, view: SeatView) -> str:
+        a = self.inner.first_action(view)
+        self.last[view.round] = ("first_action", a[:20] if a.__class__ is str else repr(a)[:20])
+        return a
+
+    def continue_action(self, view: SeatView) -> str:
+        a = self.inner.continue_action(view)
+        self.last[view.round] = ("continue_action", a[:20] if a.__class__ is str else repr(a)[:20])
+        return a
+
+    def show(self, view: SeatView) -> None:
+        self.inner.show(view)
+
+    def show_before_bet(self, view: SeatView) -> None:
+        self.inner.show_before_bet(view)
+
+    def close(self) -> None:
+        """The inner strategy belongs to the runner's cache: nothing is closed here."""
 
 
 def _constant(value: int, _seat: int) -> int:
@@ -135,7 +188,7 @@ def _duplicate(job: MatchJob, seatings: Sequence[Seating], tracer: Tracer | None
     for k, seating in enumerate(seatings):
         log = RoundLog(keep=True)
         results.append(play_match([seating], job.decks, job.seed, rules, log=log, history=job.bankroll))
-        incidents += _incidents(log, functools.partial(_constant, k + 1))
+        incidents += _incidents(log, functools.partial(_constant, k + 1), {1: seating.strategy})
     alone = [r.ranking[0] for r in results]
     longest = max(len(r.history) for r in results)
     bankroll = [[r.history[min(t, len(r.history) - 1)][0] if r.history else rules.start_money for r in results]

@@ -120,14 +120,14 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
     causes: Counter[str] = Counter()
     notes: list[str] = []
 
-    def add(key: str, rnd: int, cause: str, excerpt: str) -> None:
+    def add(key: str, rnd: int, cause: str, excerpt: str, seat: int = 0, asked: str = "", answer: str = "") -> None:
         nonlocal count
         kind = cause.split(" ", 1)[0]
         causes[cause] += 1
         if kind in counts:
             count += 1
         if len(shown) < MAX_INCIDENTS_SHOWN:
-            shown.append(Incident(key, rnd, cause, excerpt, course_note(kind), kind in counts))
+            shown.append(Incident(key, rnd, cause, excerpt, course_note(kind), kind in counts, seat, asked, answer))
 
     for row in rows:
         if name not in row.names:
@@ -146,7 +146,7 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
             recs = [inc for inc in o.incidents if inc.seat == seat0 + 1]
             for inc in recs:
                 add(row.key, inc.round, _confirmed(inc.foul, o.replay),
-                    json.dumps(inc.record, ensure_ascii=False))
+                    json.dumps(inc.record, ensure_ascii=False), inc.seat, inc.asked, inc.answer)
             if fault and not any(inc.foul == fault for inc in recs):
                 add(row.key, o.seat_rounds[seat0], _confirmed(fault, o.replay),
                     o.fault_details[seat0] or o.error or fault)
@@ -242,7 +242,9 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
             detail += (f" (pairwise win rate {_pct(standing.rate)}, {conf} CI {_pct(standing.low)}-"
                        f"{_pct(standing.high)}, over {units} deal(s))")
         crits.append(Criterion("tournament", TITLES["tournament"], bonus, max(scale, default=0.0), Status.BONUS,
-                               detail))
+                               detail, matches=standing.matches if standing else 0,
+                               rate=standing.rate if standing else None, low=standing.low if standing else None,
+                               high=standing.high if standing else None, confidence=config.tournament.confidence))
     score = 0.0 if reference else sum(c.points for c in crits if c.name != "tournament")
     samples = _samples([r for r in own if r.outcome.bankroll])
     return StudentScore(entry.name, entry.source, entry.kind, None, "", score, config.max_score, bonus, crits,

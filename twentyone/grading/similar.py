@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.commands import FILES, Execution, _progress, entry_error_line
+from twentyone.grading.commands import FILES, Execution, _progress, entry_error_line, entry_notes
 from twentyone.grading.config import GradingConfig
 from twentyone.grading.grader import limits_of, prepare_entries
 from twentyone.grading.outcome import MatchOutcome
@@ -31,7 +31,7 @@ def similar(submissions: Sequence[Path], config: GradingConfig, out: Path, execu
     if not submissions:
         raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
     entries = prepare_entries(list(submissions), out / FILES, config)
-    for note in dict.fromkeys(n for e in entries for n in e.notes):
+    for note in entry_notes(entries):
         execution.warn(note)
     for e in entries:
         if e.error is not None:

@@ -18,9 +18,10 @@ from twentyone.grading.results import StandingRow
 from twentyone.grading.rubric import Result, pair_result
 from twentyone.grading.stats import wilson
 from twentyone.grading.store import MatchRow
+from twentyone.legality import Foul
 
 __all__ = ["pairwise", "standings", "matches_per_unit", "TournamentJudgement", "judge_tournament", "separated",
-           "Place", "places"]
+           "Place", "places", "withdrawn"]
 
 
 def pairwise(row: MatchRow) -> Iterable[tuple[str, str, Result]]:
@@ -138,6 +139,20 @@ class TournamentJudgement:
     #: The units 0 .. needed-1 the next look needs.
     needed: int
     rows: list[MatchRow] = field(default_factory=list)
+    #: The players the next batch seats: every player, less those withdrawn (``withdrawn``).
+    active: list[tuple[str, str]] = field(default_factory=list)
+
+
+def withdrawn(rows: Iterable[MatchRow], players: Sequence[tuple[str, str]]) -> list[str]:
+    """The players of ``players`` who sat in some match of ``rows`` and timed out in every one of them (a time-out
+    stands only once confirmed on replay): they can only lose, so a class tournament seats them no more."""
+    played: Counter[str] = Counter()
+    timed: Counter[str] = Counter()
+    for r in rows:
+        for i, name in enumerate(r.names):
+            played[name] += 1
+            timed[name] += r.outcome.faults[i] == Foul.TIMEOUT
+    return [name for name, _ in players if played[name] and timed[name] == played[name]]
 
 
 def judge_tournament(rows: Sequence[MatchRow], players: Sequence[tuple[str, str]], t: TournamentBonus,
@@ -147,20 +162,24 @@ def judge_tournament(rows: Sequence[MatchRow], players: Sequence[tuple[str, str]
     Units are added in batches of ``t.matches``; after each whole batch, the tournament is done when the
     top places that carry a bonus are separated at ``t.confidence`` (``separated``), or when the budget
     ``t.max_matches`` units is reached.  Only whole units in order count, so the result does not depend
-    on which matches finished first.  ``seats``: the seats of the rule set's tables.
+    on which matches finished first.  ``seats``: the seats of the rule set's tables.  After each batch a
+    player who timed out in every match it played is withdrawn (``withdrawn``): the next batches are
+    planned without it, and it keeps its place, last, from the matches it played.
     """
-    per = matches_per_unit(len(players), t.format, seats)
     have = Counter(r.outcome.info.idx for r in rows)
     budget = max(t.matches, t.max_matches)
-    units = min(t.matches, budget)
-    judged = TournamentJudgement(standings([], players, errors, t.confidence), 0, False, units)
-    while all(have[u] >= per for u in range(units)):
+    active = list(players)
+    start, units = 0, min(t.matches, budget)
+    judged = TournamentJudgement(standings([], players, errors, t.confidence), 0, False, units, [], active)
+    while all(have[u] >= matches_per_unit(len(active), t.format, seats) for u in range(start, units)):
         used = [r for r in rows if r.outcome.info.idx < units]
         table = standings(used, players, errors, t.confidence)
-        done = units >= budget or separated(table, len(t.bonus))
-        judged = TournamentJudgement(table, units, done, units, used)
+        out = withdrawn(used, active)
+        active = [p for p in active if p[0] not in out]
+        done = units >= budget or separated(table, len(t.bonus)) or len(active) < 2
+        judged = TournamentJudgement(table, units, done, units, used, active)
         if done:
             return judged
-        units = min(units + t.matches, budget)
+        start, units = units, min(units + t.matches, budget)
         judged.needed = units
     return judged
