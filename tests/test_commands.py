@@ -209,3 +209,31 @@ def test_the_options_agree_with_the_readme() -> None:
     tour = text[text.index("### `twentyone tournament`"):text.index("### `twentyone report")]
     shared = set(re.findall(r"`(--[a-z-]+)`", tour[tour.index("Other options are as for"):tour.index("SPEC")]))
     assert len(shared) >= 10 and shared <= _options("grade") & _options("tournament"), shared - _options("grade")
+
+
+def test_every_warning_names_its_student(tmp_path: Path) -> None:
+    """The notes of grade and similar name their student: two students' shared-statics notes that differ only in
+    their variables are two lines, each saying whose; a note that names the file already is not prefixed."""
+    import shutil
+    from dataclasses import replace
+
+    from twentyone.grading.commands import Execution, entry_notes
+    from twentyone.grading.config import GradingConfig, Similarity
+    from twentyone.grading.grader import prepare_entries
+    from twentyone.grading.similar import similar
+
+    handins = FIX / "handins"
+    for name in ("li_lei", "han_meimei"):
+        shutil.copytree(handins / "real_course", tmp_path / name)
+    subs = [handins / "own_main", tmp_path / "li_lei", tmp_path / "han_meimei"]
+    entries = prepare_entries(subs, tmp_path / "files", GradingConfig())
+    lines = entry_notes(entries)
+    assert any(ln.startswith("own_main: the student's own main.c calls advantage()") for ln in lines), lines
+    shared = [ln for ln in lines if "share its global and static variables" in ln]
+    assert sorted(ln.split(":", 1)[0] for ln in shared) == ["han_meimei", "li_lei", "own_main"], shared
+    person = [ln for ln in lines if "PERSON" in ln]
+    assert person and all(str(tmp_path / ln.split(":", 1)[0]) in ln for ln in person if not ln.startswith("own_main"))
+    said: list[str] = []
+    cfg = replace(GradingConfig(), similarity=Similarity(traces=0))
+    similar(subs, cfg, tmp_path / "sim", Execution(progress=False, warn=said.append))
+    assert sorted(ln.split(":", 1)[0] for ln in said if "share its global" in ln) == ["han_meimei", "li_lei", "own_main"]

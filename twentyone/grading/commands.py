@@ -213,7 +213,7 @@ def entry_notes(entries: Sequence[EntryRow]) -> list[str]:
     """Every entry's notes as the terminal shows them, once each, each naming its student (``notes.named``)."""
     from twentyone.grading.notes import named
 
-    return list(dict.fromkeys(named(n, e.name, e.source, e.graded, re.sub(r":[1-5]$", "", e.spec))
+    return list(dict.fromkeys(named(n, e.name, e.source, re.sub(r":[1-5]$", "", e.spec))
                               for e in entries for n in e.notes))
 
 

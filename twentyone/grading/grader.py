@@ -74,7 +74,7 @@ def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         rows = list(pool.map(check, range(len(subs))))
     if warn is not None:
-        for note in dict.fromkeys(named(n, r.name, r.source, r.graded, r.spec.rpartition(":")[0])
+        for note in dict.fromkeys(named(n, r.name, r.source, r.spec.rpartition(":")[0])
                                   for r in rows for n in r.notes):
             warn(note)
     return rows

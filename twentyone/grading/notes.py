@@ -107,7 +107,7 @@ def source_notes(path: Path, main: Path | None, graded_set: int) -> list[str]:
 
 def named(note: str, name: str, *paths: str) -> str:
     """``note`` as the terminal prints it: it names its student, by one of the submission's ``paths`` (its
-    source, its strategy file) when it says one, else by ``NAME: `` in front (so two students' notes that say
+    source as given, its strategy file's path) when it says one, else by ``NAME: `` in front (so two students' notes that say
     the same of their own files are two lines, each saying whose it is)."""
     if note.startswith(f"{name}: ") or any(p and p in note for p in paths):
         return note
