@@ -88,3 +88,8 @@ def summary_table(report: SimilarityReport, rows: int = 20) -> None:
                   f"{100 * p.reference_agreement:.1f}% {p.reference}" if p else "-", str(p.compared if p else 0),
                   closest, " ".join(w for w, f in (("code", row.code_flag), ("play", row.play_flag)) if f))
     console.print(t)
+    counts = report.unlisted_counts()
+    if counts:  # why the other pairs are not in the table
+        console.print(f"pairs not listed: {sum(n for _, n in counts)}", markup=False)
+        for kind, n in counts:
+            console.print(f"  {n}: {kind}", markup=False)
