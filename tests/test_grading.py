@@ -481,3 +481,18 @@ def test_scores_csv_fills_the_tournament_rate(tmp_path: Path) -> None:
         assert t.rate is not None and float(row["tournament_rate"]) == pytest.approx(t.rate, abs=1e-6)
         assert float(row["tournament_low"]) <= float(row["tournament_rate"]) <= float(row["tournament_high"])
         assert int(row["tournament_matches"]) == t.matches > 0
+
+
+def test_two_identical_submissions_share_rank_and_bonus(tmp_path: Path) -> None:
+    """Two copies of one file in a pairs class tournament have the same record: the same rank (the better one, as
+    ties do) and the same bonus; a clearly better player above them is ranked first alone."""
+    for name in ("wang", "zhao"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "mycodes.py").write_text(STAND_PY.read_text())
+    rep = grade([tmp_path / "wang", tmp_path / "zhao", BASIC_C],
+                small(tournament={"format": "pairs", "matches": 20, "max_matches": 40, "bonus": [10, 6, 3]}),
+                tmp_path / "o", False, QUIET)
+    by = {s.name: s for s in rep.students}
+    assert by["basic"].tournament_rank == 1 and by["basic"].bonus == 10
+    assert by["wang"].tournament_rank == by["zhao"].tournament_rank == 2
+    assert by["wang"].bonus == by["zhao"].bonus == 4.5

@@ -32,7 +32,8 @@ from twentyone.grading.store import EntryRow, SourceRow, Store
 from twentyone.grading.traces import REFERENCE_TITLES, TraceRound
 
 __all__ = ["SimilarityReport", "PairRow", "Member", "build", "similarity_of", "collect_sources", "template_sources",
-           "traces_of", "reference_title", "CODE_MIN_SHARED", "MAX_LISTED", "MAX_UNLISTED", "VERDICT"]
+           "traces_of", "reference_title", "CODE_MIN_SHARED", "MAX_LISTED", "MAX_UNLISTED", "VERDICT", "code_flagged",
+           "play_alpha"]
 
 #: A pair is flagged on code only with at least this many fingerprints in common.
 CODE_MIN_SHARED = 10
@@ -325,7 +326,7 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
     index = {p.name: i for i, p in enumerate(plays)}
     by_play = {(plays[i].name, plays[j].name): v for (i, j), v in comparison.pairs.items()}
     compared = len(by_play)
-    alpha = settings.behaviour_alpha / max(1, compared)
+    alpha = play_alpha(settings, compared)
 
     order = {n: k for k, n in enumerate(names)}
     keys = set(code) | set(by_play)
@@ -335,7 +336,7 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
         p = by_play.get((a, b))
         if p is None and (b, a) in by_play:
             p = _swap(by_play[(b, a)])
-        code_flag = c is not None and c.score >= settings.code_flag and c.shared >= CODE_MIN_SHARED
+        code_flag = c is not None and code_flagged(c, settings)
         play_flag = p is not None and p.flagged(settings.behaviour_margin, alpha)
         rows.append(PairRow(a, b, c, p, code_flag, play_flag))
     rows.sort(key=lambda r: (-r.flags, -r.strength(settings), -r.code_score, -r.play_score, order[r.a], order[r.b]))
@@ -368,6 +369,18 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
             shown.play.unusual, shown.play.unusual_bets = found.unusual, found.unusual_bets
             shown.play.sample = found.sample if i < j else [(y, x) for x, y in found.sample]
     return report
+
+
+def code_flagged(c: CodeScore, settings: Similarity) -> bool:
+    """A pair is flagged on code from a code score of ``settings.code_flag`` with at least ``CODE_MIN_SHARED``
+    fingerprints in common (two small files that share a few lines score high on little evidence)."""
+    return c.score >= settings.code_flag and c.shared >= CODE_MIN_SHARED
+
+
+def play_alpha(settings: Similarity, compared: int) -> float:
+    """The sign test's level for one pair: ``behaviour_alpha`` divided by the ``compared`` pairs (Bonferroni), so
+    that a class of independent strategies is flagged at all with a chance of at most ``behaviour_alpha``."""
+    return settings.behaviour_alpha / max(1, compared)
 
 
 def _swap(p: PairPlay) -> PairPlay:
