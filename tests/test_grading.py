@@ -20,6 +20,7 @@ from twentyone.grading.grader import Grader, prepare_entries
 from twentyone.grading.plan import criterion_job
 from twentyone.grading.rubric import winner_of
 
+from tests.conftest import require_module
 from tests.outcomes import outcome
 from twentyone.grading.commands import Execution, grade
 from twentyone.grading.scoring import class_report
@@ -265,7 +266,7 @@ def test_sandbox_is_the_default_and_a_crash_costs_only_that_student(tmp_path: Pa
 @pytest.mark.slow
 def test_dask_and_local_pool_give_identical_scores(tmp_path: Path) -> None:
     """The same configuration on a 2-worker Dask LocalCluster and on the local pool scores identically."""
-    pytest.importorskip("dask.distributed")
+    require_module("dask.distributed")
     cfg = small()
     subs = [BASIC_C, STAND_PY, FOULS_PY]
     grade(subs, cfg, tmp_path / "local", False, Execution(workers=2, progress=False, warn=lambda m: None))
@@ -364,7 +365,7 @@ def test_basic_beats_stand_as_the_outside_simulation_found() -> None:
 @pytest.mark.slow
 def test_cluster_address_sends_the_work_to_a_running_scheduler(tmp_path: Path) -> None:
     """--cluster dask:ADDRESS grades on an existing Dask scheduler, with the same scores as locally."""
-    distributed = pytest.importorskip("dask.distributed")
+    distributed = require_module("dask.distributed")
     cfg = tmp_path / "g.toml"
     cfg.write_text('[legal]\nmatches = 2\n[beat_stand]\nbatch = 20\nmin_matches = 20\nmax_matches = 20\n'
                    '[beat_basic]\nbatch = 20\nmin_matches = 20\nmax_matches = 20\n[tournament]\nmatches = 2\n'
@@ -383,7 +384,7 @@ def test_cluster_address_sends_the_work_to_a_running_scheduler(tmp_path: Path) -
 
 def test_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     """A scheduler address nobody answers on is one clear line, not a traceback."""
-    pytest.importorskip("dask.distributed")
+    require_module("dask.distributed")
     r = subprocess.run(CLI + ["grade", str(STAND_PY), "--out", str(tmp_path / "o"), "--trusted", "-q",
                               "--cluster", "dask:tcp://127.0.0.1:9"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "cannot reach the Dask scheduler" in r.stderr and "Traceback" not in r.stderr

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require
 from twentyone.errors import TwentyOneError
 from twentyone.grading.config import GradingConfig
 from twentyone.grading.outcome import JobInfo, MatchOutcome
@@ -176,8 +177,7 @@ def test_pool_workers_take_their_own_cpus_after_the_parent_played_sandboxed(tmp_
     from twentyone.players.sandbox.cpus import allowed_cpus
 
     every = allowed_cpus()  # this process may itself be pinned by an earlier test's sandboxed match
-    if len(every) < 2:
-        pytest.skip("needs two CPUs")
+    require(len(every) >= 2, "two CPUs")
     script = tmp_path / "where.py"
     script.write_text(_WHERE)
     out = json.loads(subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,

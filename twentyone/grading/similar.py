@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.commands import FILES, Execution, _progress, entry_error_line, entry_notes
+from twentyone.grading.commands import (FILES, Execution, _nothing_left_if_refused, _progress, entry_error_line,
+                                        entry_notes)
 from twentyone.grading.config import GradingConfig
 from twentyone.grading.grader import limits_of, prepare_entries
 from twentyone.grading.outcome import MatchOutcome
@@ -30,7 +31,8 @@ def similar(submissions: Sequence[Path], config: GradingConfig, out: Path, execu
     """Compare ``submissions`` by code and by play; write the pages into ``out`` and return the report."""
     if not submissions:
         raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
-    entries = prepare_entries(list(submissions), out / FILES, config)
+    with _nothing_left_if_refused(out):  # Ctrl-C while the files compile leaves --out as it was
+        entries = prepare_entries(list(submissions), out / FILES, config)
     for note in entry_notes(entries):
         execution.warn(note)
     for e in entries:
