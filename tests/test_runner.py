@@ -224,3 +224,40 @@ def test_a_job_no_longer_wanted_is_not_played() -> None:
     drive([jobs[:2], jobs[2:4], jobs[4:]], lambda outs: seen.extend(o.key for o in outs) or [], workers=1,
           wanted=lambda j: len(seen) < 2 or j.info.idx % 2 == 0)
     assert seen == [j.key for j in jobs[:2]] + [jobs[2].key, jobs[4].key]
+
+
+def test_a_confirmed_looper_waits_behind_the_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a player's time-out is confirmed, its queued batches are played after everyone else's."""
+    from twentyone.grading import runner
+    from twentyone.grading.runner import drive
+    from twentyone.players.sandbox.limits import Limits
+
+    loop = tmp_path / "loop.py"
+    loop.write_text("def bet1(N):\n    while True:\n        pass\n"
+                    "def first_action1(t, n): return 's'\ndef continue_action1(p): return 's'\n"
+                    "def show1(b, p, n, N, pos): pass\n")
+    limits = Limits.for_timeouts(0.2, 20.0)
+
+    def job(key: str, spec: str) -> MatchJob:
+        return MatchJob(key, (spec, "stand"), 3, JobInfo("tournament", "", 0, 3, ("p", "stand")), limits=limits)
+
+    later = [[job("loop|1", f"{loop}:1")], [job("other|1", "basic")], [job("loop|2", f"{loop}:1")],
+             [job("other|2", "hilo")]]
+    played: list[str] = []
+    real = runner.play_job
+
+    def counted(j: MatchJob) -> MatchOutcome:
+        played.append(j.key)
+        return real(j)
+
+    monkeypatch.setattr(runner, "play_job", counted)
+    given = [False]
+
+    def on_done(outs: list[MatchOutcome]) -> list[list[MatchJob]]:
+        if given[0]:
+            return []
+        given[0] = True
+        return later
+
+    drive([[job("loop|0", f"{loop}:1")]], on_done, workers=1)
+    assert played == ["loop|0", "loop|0", "other|1", "other|2", "loop|1", "loop|2"]

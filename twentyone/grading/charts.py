@@ -27,7 +27,7 @@ __all__ = ["SHORT", "CHART_SIZE", "CLASS_CHART_SIZE", "NO_CHARTS", "CJK_FONTS", 
 #: Chart size in pixels (width, height).
 CHART_SIZE = (580, 300)
 #: The class page's charts, in pixels (width, height).
-CLASS_CHART_SIZE = (640, 420)
+CLASS_CHART_SIZE = (560, 400)
 #: The class page's charts: file (under ``class/``) and alt text.
 CLASS_CHARTS = {"class/totals.png": "Histogram of the students' totals (rubric points plus bonus)",
                 "class/win-rates.png": "Each student's win rate against stand by its win rate against basic, with "
@@ -285,6 +285,7 @@ def _rates_figure(students: Sequence[StudentScore], stand_line: float, basic_lin
                       "win rate against basic", CLASS_CHART_SIZE)
     ax.axvline(stand_line, color="#c0392b", linestyle="--", linewidth=1.2, label=f"rubric: {stand_line:.0%} vs stand")
     ax.axhline(basic_line, color="#c77c00", linestyle="--", linewidth=1.2, label=f"rubric: {basic_line:.0%} vs basic")
+    labels: dict[tuple[float, float, bool], list[str]] = {}  # students on one point share one label
     for s in students:
         x, y = _rate(s, "beat_stand"), _rate(s, "beat_basic")
         if x is None or y is None or x.rate is None or y.rate is None:
@@ -293,13 +294,16 @@ def _rates_figure(students: Sequence[StudentScore], stand_line: float, basic_lin
         ax.errorbar([x.rate], [y.rate], xerr=[[x.rate - (x.low or x.rate)], [(x.high or x.rate) - x.rate]],
                     yerr=[[y.rate - (y.low or y.rate)], [(y.high or y.rate) - y.rate]], fmt=marker, color=colour,
                     ecolor=colour, elinewidth=0.8, alpha=0.9, markersize=5, capsize=0)
-        ax.annotate(text(s.name), (x.rate, y.rate), xytext=(4, 3), textcoords="offset points", fontsize=7,
-                    color=colour)
+        labels.setdefault((x.rate, y.rate, s.reference), []).append(text(s.name))
+    for (x_rate, y_rate, reference), names in labels.items():
+        left = x_rate > 0.8  # near the right edge the label goes to the left of its point
+        ax.annotate(", ".join(names), (x_rate, y_rate), xytext=(-4 if left else 4, 3), textcoords="offset points",
+                    fontsize=7, ha="right" if left else "left", color="#7b8794" if reference else "#2d6cdf")
     ax.set_xlim(0, 1.02)
     ax.set_ylim(0, 1.02)
     ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper left", fontsize=8)  # no submission beats basic while losing to stand: free space
     return fig, ax
 
 

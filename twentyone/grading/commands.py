@@ -259,7 +259,9 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
         with _nothing_left_if_refused(out):
             entries = prepare_entries(submissions, out / FILES, config, warn=None)
             entries += reference_entries(config, len(entries))
-            store = _new_run(out, "grade", f"Grading of {len(entries)} submission(s)", config.to_dict(), entries)
+            graded = len(entries) - len(config.reference)
+            store = _new_run(out, "grade", f"Grading of {graded} submission{'s' if graded != 1 else ''}",
+                             config.to_dict(), entries)
     try:
         _show_entries(entries, execution.warn)
         with _progress(execution.progress, "grading") as update:

@@ -357,8 +357,9 @@ def render_index(report: ClassReport, charts: dict[str, str] | None = None) -> s
                      + (f" A tie counts as <b>{escape(str(ties))}</b>." if ties is not None else "") + "</p>")
         parts.append(_grade_table(report))
         if any(s.reference for s in report.students):
-            parts.append("<h2>Reference lines</h2>\n<p class=\"note\">Built-in players graded beside the class, "
-                         "without points: the win rates they reach here (champion is the best known player).</p>")
+            parts.append("<h2>Reference lines</h2>\n<p class=\"note\">Built-in players graded beside the class as "
+                         "reference lines, without points: the win rates they reach here (champion is the best known "
+                         "player).</p>")
             parts.append(_reference_table(report))
         if report.students:
             parts.append("<h2>The class at a glance</h2>")

@@ -253,7 +253,8 @@ def drive(first: Sequence[Sequence[MatchJob]],
     a time-out is held back; no new batch starts while one is held, and once nothing else is playing it
     is replayed alone in this process (``confirm_timeout``); only then does ``on_done`` see it.  Once a
     replay has confirmed a player's time-out, that player's later time-outs are charged without a replay
-    (``replay`` ``charged``): a looping submission costs its own time-outs, not a serial replay of each.
+    (``replay`` ``charged``): a looping submission costs its own time-outs, not a serial replay of each, and its
+    batches wait behind everyone else's (``_next_batch``).
     """
     jobs: dict[str, MatchJob] = {}
     held: list[MatchOutcome] = []
@@ -293,11 +294,11 @@ def drive(first: Sequence[Sequence[MatchJob]],
         held.clear()
         return remember(on_done(kept))
 
-    queue = deque(remember(first))
+    queue: deque[list[MatchJob]] = deque(remember(first))
     with _executor(workers, cluster, dask_workers) as ex:
         while queue or ex.busy() or held:
             while queue and not held and ex.room():
-                batch = [j for j in queue.popleft() if wanted is None or wanted(j)]
+                batch = [j for j in _next_batch(queue, confirmed) if wanted is None or wanted(j)]
                 if batch:
                     ex.submit(batch)
             if ex.busy():
@@ -305,6 +306,18 @@ def drive(first: Sequence[Sequence[MatchJob]],
                     queue.extend(done(outcomes))
             elif held:
                 queue.extend(replay_held())
+
+
+def _next_batch(queue: deque[list[MatchJob]], confirmed: set[str]) -> list[MatchJob]:
+    """The first queued batch that seats no player whose time-out is confirmed, else the first: a looping player's
+    matches (a decision limit each) wait until the others' are under way, so the class's criteria and tournament
+    go on meanwhile instead of waiting behind them, and its own criteria are decided before much of it is played."""
+    if confirmed:
+        for k, batch in enumerate(queue):
+            if not any(spec in confirmed for j in batch for spec in j.specs):
+                del queue[k]
+                return batch
+    return queue.popleft()
 
 
 def _timed_out_specs(o: MatchOutcome, job: MatchJob) -> set[str]:
@@ -350,7 +363,8 @@ class _Inline:
 
 
 class _Pool:
-    """Batches played in a local process pool, at most four per worker queued at once."""
+    """Batches played in a local process pool: one playing per worker and one more waiting, so a batch that is no
+    longer wanted when its turn comes is still in ``drive``'s queue, where it can be dropped."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
@@ -358,7 +372,7 @@ class _Pool:
         self.pending: set[Future[list[MatchOutcome]]] = set()
 
     def room(self) -> bool:
-        return len(self.pending) < 4 * self.workers
+        return len(self.pending) < self.workers + 1
 
     def submit(self, batch: list[MatchJob]) -> None:
         self.pending.add(self.pool.submit(play_batch, batch))
