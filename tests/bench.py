@@ -107,7 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="shorter runs")
     p.add_argument("--against", type=Path, metavar="DIR",
                    help="only compare the course engine figure with another checkout's (its _core built in place)")
+    p.add_argument("--looper", type=int, metavar="N",
+                   help="only what a looping hand-in adds to the grade of a class of N generated submissions")
     args = p.parse_args(argv)
+    if args.looper is not None:
+        looper_alone(args.looper)
+        return 0
     if args.against is not None:
         compare_engine(args.against.resolve(), 3 if args.quick else 6)
         return 0
@@ -313,6 +318,7 @@ def bench_grading(runs: int, seconds: float) -> None:
         took = time.perf_counter() - t
         print(f"grade 30 C submissions, default budget, sandboxed, {os.cpu_count()} workers: {took:.0f} s "
               f"({rep.matches:,} matches, {rep.rounds:,} rounds; target <= 300 s)")
+        bench_looper(subs, root, took)
         few = subs[:4]
         for label, ex in (("local pool, 2 workers", Execution(workers=2, progress=False, warn=lambda m: None)),
                           ("Dask LocalCluster, 2 workers", Execution(cluster="", dask_workers=2, progress=False,
@@ -329,6 +335,51 @@ def bench_grading(runs: int, seconds: float) -> None:
             took = time.perf_counter() - t
             print(f"grade 4 C submissions on the {label}: {r.matches / took:,.0f} matches/s, "
                   f"{r.rounds / took:,.0f} rounds/s ({took:.1f} s incl. start-up)")
+
+
+def looper_alone(n: int) -> None:
+    """``--looper N``: only what a looping hand-in adds to a class of ``n`` generated C submissions (default
+    budget, sandboxed, a worker per core): the class graded without it, then with it, every file compiled
+    afresh."""
+    import os
+    import tempfile
+
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import GradingConfig
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        os.environ["TWENTYONE_CACHE"] = str(root / "cache")
+        subs = make_class(root / "class", n)
+        t = time.perf_counter()
+        grade(subs, GradingConfig(), root / "out", False, Execution(progress=False, warn=lambda m: None))
+        took = time.perf_counter() - t
+        print(f"grade {n} C submissions, default budget, sandboxed, {os.cpu_count()} workers: {took:.1f} s "
+              f"(load {os.getloadavg()[0]:.1f})")
+        bench_looper(subs, root, took)
+
+
+def bench_looper(subs: list[Path], root: Path, without: float) -> None:
+    """Issue 22: what one hand-in that loops (``tests/fixtures/handins/looper``: every first_action spins until
+    its 1 s CPU limit) adds to the benchmark class's grade, every file compiled afresh as before (target <= 60 s).
+    Each of its matches is a time-out, so the figure is about (its matches x 1 s) / cores."""
+    import os
+
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.store import Store
+
+    quiet = Execution(progress=False, warn=lambda m: None)  # one worker per core, as bench_grading
+    os.environ["TWENTYONE_CACHE"] = str(root / "cache-looper")
+    t = time.perf_counter()
+    grade(subs + [ROOT / "tests" / "fixtures" / "handins" / "looper"], GradingConfig(), root / "out-looper", False,
+          quiet)
+    took = time.perf_counter() - t
+    with Store.open(root / "out-looper") as store:
+        played = [r for r in store.matches() if "looper" in r.names]
+    replays = sum(r.outcome.replay == "confirmed" for r in played)
+    print(f"grade the same {len(subs)} and a looping hand-in: {took:.0f} s, so it adds {took - without:.0f} s (target <= 60 s); "
+          f"it sat in {len(played)} matches, each a time-out of 1 s of CPU, {replays} replayed alone")
 
 
 def bench_analysis(runs: int, seconds: float) -> None:

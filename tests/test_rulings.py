@@ -1171,14 +1171,50 @@ def test_ruling_grade_ties() -> None:
     assert half.criteria[1].rate == 0.9 and loss.criteria[1].rate == 0.8
 
 
+def _looks_only(results: list[str], crit: Any, ties: str = "half") -> str:
+    """The decision rule with whole batches only, from RULES.md: after each batch, from ``min_matches`` on, pass
+    when the interval lies wholly above the threshold, fail when wholly below; borderline at the maximum."""
+    from twentyone.grading.stats import wilson
+
+    n = min(crit.batch, crit.max_matches)
+    while True:
+        wins = sum({"win": 1.0, "tie": 0.5 if ties == "half" else 0.0, "loss": 0.0}[r] for r in results[:n])
+        _, low, high = wilson(wins, n, crit.confidence)
+        if n >= crit.min_matches and low > crit.threshold:
+            return "pass"
+        if n >= crit.min_matches and high < crit.threshold:
+            return "fail"
+        if n >= crit.max_matches:
+            return "borderline"
+        n = min(n + crit.batch, crit.max_matches)
+
+
 def test_ruling_grade_decision() -> None:
-    """Decided at the first batch whose interval excludes the threshold; later matches are not counted."""
+    """Decided at the first look whose interval excludes the threshold, or as soon as no later result before that
+    look could change it; later matches are not counted, and the verdict is always the looks' own."""
+    import random
+
+    from twentyone.grading.rubric import judge_batches
+    from twentyone.grading.stats import wilson
+
     rows = _graded(["loss"] * 10 + ["win"] * 20)
     c = _grade(rows, _config()).criteria[1]
-    assert (c.status, c.matches, c.points) == ("fail", 10, 0) and c.high is not None and c.high < 0.9
+    # All lost: settled at the first k whose best case (every match up to the look at 10 won) still fails there.
+    first = next(k for k in range(1, 11) if wilson(10 - k, 10)[2] < 0.9)
+    assert (c.status, c.matches, c.points) == ("fail", first, 0) and first < 10 and "decided after" in c.detail
     waits = _grade(_graded(["win"] * 10 + ["loss"] * 10), _config(beat_stand={"batch": 10, "min_matches": 20,
                                                                                "max_matches": 30}))
-    assert waits.criteria[1].matches == 20  # nothing is decided before min_matches
+    assert 10 < waits.criteria[1].matches <= 20  # nothing is decided at the look of 10, before min_matches
+    cfg = _config(beat_stand={"batch": 10, "min_matches": 20, "max_matches": 50}).beat_stand
+    rng = random.Random(5)
+    for _ in range(300):  # an early verdict is the looks' verdict, however the skipped matches would have gone
+        p = rng.choice([0.3, 0.8, 0.9, 0.95, 1.0])
+        played = [rng.choices(["win", "tie", "loss"], [p, (1 - p) / 3, 2 * (1 - p) / 3])[0] for _ in range(50)]
+        j = judge_batches(dict(enumerate(played)), cfg, "half")
+        assert j.verdict is not None
+        k = j.verdict.matches
+        for rest in (["win"] * 50, ["loss"] * 50, played[k:]):
+            assert _looks_only(played[:k] + rest[:50 - k], cfg) == j.verdict.status
 
 
 def test_ruling_grade_borderline() -> None:
@@ -1201,6 +1237,44 @@ def test_ruling_grade_fairness() -> None:
         jobs = [criterion_job(c, "beat_stand", c.beat_stand, name, f"{name}.c:1", i, None) for i in range(4)]
         assert [(j.seed - c.seed, j.info.seat) for j in jobs] == [(0, 1), (0, 2), (1, 1), (1, 2)]
         assert jobs[1].specs == ("stand", f"{name}.c:1")
+
+
+def test_ruling_grade_table_size() -> None:
+    """Tables are sized to the rule set's seats; under one seat a criterion's match is the duplicate of the
+    submission and the built-in, each alone on the same seed, ranked against each other by the ranking ruling."""
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.plan import criterion_job, legal_job, tournament_jobs
+    from twentyone.grading.runner import play_job
+    from twentyone.match import Seating
+    from twentyone.players.builtin import Basic, Stand
+    from twentyone.rules import get_rules
+
+    for rules, seats in (("course", 5), ("french", 4), ("lianzhong", 4), ("unix-bj", 1), ("judge", 1)):
+        c = GradingConfig(rules=rules)
+        legal = [legal_job(c, "li", "li.py:1", i, None) for i in range(5)]
+        assert [len(j.specs) for j in legal] == [seats] * 5
+        assert [j.info.seat for j in legal] == [1 + i % seats for i in range(5)]
+        jobs = [criterion_job(c, "beat_stand", c.beat_stand, "li", "li.py:1", i, None) for i in range(4)]
+        if seats > 1:  # grade_fairness: seed pairs, seats swapped
+            assert [(j.seed - c.seed, j.info.seat, j.duplicate) for j in jobs] == [(0, 1, False), (0, 2, False),
+                                                                                   (1, 1, False), (1, 2, False)]
+        else:  # every seed once, the submission first
+            assert [(j.seed - c.seed, j.info.seat, j.duplicate) for j in jobs] == [(i, 1, True) for i in range(4)]
+        deal = tournament_jobs([(n, "stand") for n in "abcdefghi"], "table5", 1, 7, 6, rules, None)
+        cap = 5 if seats == 1 else seats  # one seat: groups of up to five, one duplicate job each
+        groups = {frozenset(j.info.names) for j in deal}
+        assert len(groups) == -(-9 // cap) and max(len(g) for g in groups) <= cap
+        assert len(deal) == (len(groups) if seats == 1 else 9) and all(j.duplicate == (seats == 1) for j in deal)
+    c = GradingConfig(rules="unix-bj", decks=1)
+    job = criterion_job(c, "beat_basic", c.beat_basic, "li", "stand", 3, None)
+    o = play_job(job)
+    alone = [play_match([Seating("x", "x", p)], 1, c.seed + 3, get_rules("unix-bj")) for p in (Stand(), Basic())]
+    assert o.accounts == [r.ranking[0].account for r in alone] and o.seat_rounds == [r.rounds for r in alone]
+    richer = 0 if o.accounts[0] > o.accounts[1] else 1
+    if o.accounts[0] != o.accounts[1]:
+        assert o.ranks[richer] == 1 and o.ranks[1 - richer] == 2
+    else:
+        assert o.ranks == [1, 1]
 
 
 def test_ruling_grade_bonus() -> None:
@@ -1244,6 +1318,37 @@ def test_grade_bonus_stops_when_separated() -> None:
     same = [row for u in range(10) for row in deal(u, [1, 1, 1])]
     j = judge_tournament(same, players, t)
     assert j.decided and j.units == 10  # never separated: the budget ends it
+
+
+def test_grade_bonus_seats_no_more_a_player_that_always_times_out() -> None:
+    """After a batch in which a player timed out in every match, the next batch is planned without it; it keeps
+    its place, last, and a player that timed out only sometimes plays on."""
+    from twentyone.grading.config import TournamentBonus
+    from twentyone.grading.standings import judge_tournament, matches_per_unit
+    from twentyone.grading.store import MatchRow
+
+    players = [("a", "x"), ("b", "y"), ("loop", "z"), ("slow", "w")]
+    t = TournamentBonus(matches=2, max_matches=6, bonus=(10.0,))
+
+    def deal(unit: int, names: list[str]) -> list[MatchRow]:
+        out = []
+        for r in range(len(names)):
+            seated = names[r:] + names[:r]
+            faults = ["timeout" if n == "loop" or (n == "slow" and unit == 0) else None for n in seated]
+            ranks = [1 if n in ("a", "b") else 3 for n in seated]  # a and b tie: never separated
+            out.append(MatchRow(f"k{unit}|{r}", "tournament", "", unit, unit, seated,
+                                outcome(ranks, faults, idx=unit, names=seated)))
+        return out
+
+    first = [row for u in range(2) for row in deal(u, ["a", "b", "loop", "slow"])]
+    j = judge_tournament(first, players, t)
+    assert not j.decided and j.needed == 4 and [n for n, _ in j.active] == ["a", "b", "slow"]
+    assert j.standings[-1].name == "loop" and j.standings[-1].wins == 0
+    assert matches_per_unit(len(j.active), "table5") == 3
+    later = first + [row for u in range(2, 4) for row in deal(u, ["a", "b", "slow"])]
+    j = judge_tournament(later, players, t)
+    assert j.units == 4 and [n for n, _ in j.active] == ["a", "b", "slow"]  # slow timed out only in deal 0
+    assert j.standings[-1].name == "loop" and j.standings[-1].matches == 8
 
 
 def test_ruling_grade_incident_kinds() -> None:

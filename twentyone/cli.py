@@ -120,17 +120,25 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="rule set, overriding the configuration's 'rules' (course); see 'twentyone rules --presets'")
     g.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help="override one rule option; repeatable (see 'twentyone rules --options')")
+    g.add_argument("--seed", "-s", type=_int_range(0, 2**63 - 1, "seed"), default=None,
+                   help="base seed, overriding the configuration's 'seed' (default: a secret one drawn for the run, "
+                        "shown at the end and on index.html)")
+    g.add_argument("--decks", "-n", type=_int_range(1, 5000, "decks"), default=None,
+                   help="decks, overriding the configuration's 'decks' (6)")
     _run_options(g)
 
     t = sub.add_parser("tournament", help="play a tournament between players; standings and reports in --out",
                        description="Play a tournament between 2 or more players and rank them by win rate.")
-    t.add_argument("players", nargs="+", metavar="SPEC", help=PLAYER_HELP.replace("; repeat for each seat, 1 to 5 seats", ""))
+    t.add_argument("players", nargs="*", metavar="SPEC",
+                   help=PLAYER_HELP.replace("; repeat for each seat, 1 to 5 seats", "")
+                   + "; none with --resume (the stored run has them)")
     t.add_argument("--matches", "-m", type=_int_range(1, 100000, "matches"), default=20,
                    help="matches per pair (pairs) or deals of the field (table5) (20)")
     t.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED - 200000, "seed"), default=None,
                    help="base seed (default: a secret one drawn for the run, shown at the end and on index.html)")
     t.add_argument("--format", choices=("pairs", "table5"), default="pairs",
-                   help="pairs: 2-seat round robin; table5: tables of up to 5, reseated every match (pairs)")
+                   help="pairs: 2-seat round robin; table5: tables of up to 5 (or the rule set's seats), reseated "
+                        "every deal (pairs)")
     t.add_argument("--decks", "-n", type=_whole_decks, default=None, help="decks (the rules': 6)")
     add_rule_options(t)
     t.add_argument("--out", type=Path, default=Path("tournament-results"), metavar="DIR",
@@ -259,9 +267,13 @@ def _run_grade(args: argparse.Namespace) -> int:
         config = replace(config, reference=tuple(dict.fromkeys(config.reference + tuple(args.reference)))).check()
     if args.rules is not None or args.rule:
         config = replace(config, rules=get_rules(args.rules or config.rules).with_assignments(args.rule).name).check()
+    if args.seed is not None:
+        config = replace(config, seed=args.seed).check()
+    if args.decks is not None:
+        config = replace(config, decks=args.decks).check()
     given = args.config is not None or args.trusted or args.decision_timeout is not None \
         or args.match_timeout is not None or args.decision_wall_timeout is not None or bool(args.reference) \
-        or args.rules is not None or bool(args.rule)
+        or args.rules is not None or bool(args.rule) or args.seed is not None or args.decks is not None
     rep = grade(args.submissions, config, args.out, args.resume, _execution(args), config_given=given)
     if not args.quiet:
         summary_table(rep)
@@ -276,7 +288,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
 
     rules = rules_of(args)
     decks = args.decks if args.decks is not None else rules.decks
-    rules.check_table(decks, 2)
+    rules.check_table(decks, 1)  # tables are sized to the rule set's seats (one seat: the duplicate format)
     rep = tournament(args.players, args.matches, args.seed, args.format, decks, rules.name, args.out,
                      args.resume, _isolation(args, Isolation()), _execution(args))
     if not args.quiet:
@@ -615,12 +627,23 @@ def _run_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """The parser of ``command`` (the top-level parser when there is none)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            found: argparse.ArgumentParser = action.choices[command]
+            return found
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``twentyone`` console script."""
     parser = _build_parser()
     if argv is None and "_ARGCOMPLETE" in os.environ:
         complete(parser)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # the subcommand's own parser says it, so the line points to its own --help
+        _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command is None:
         parser.print_help()
         return 2
@@ -655,7 +678,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(visible(e.messages, MAX_MESSAGES, lines=True), file=sys.stderr)
         return 2
     except TwentyOneError as e:
-        return _fail(str(e))
+        return _fail(str(e), getattr(e, "status", 2))  # a grade or tournament stopped by Ctrl-C: 130
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
     except BrokenPipeError:

@@ -18,8 +18,8 @@ from typing import Any
 from twentyone.errors import ConfigError, RulesError
 from twentyone.rules import get_rules
 
-__all__ = ["GradingConfig", "LegalPlay", "WinRate", "TournamentBonus", "Isolation", "Similarity", "load_config",
-           "config_from_dict", "example_toml", "draw_seed", "SEEDS"]
+__all__ = ["seats_of", "DUPLICATE_GROUP", "GradingConfig", "LegalPlay", "WinRate", "TournamentBonus", "Isolation",
+           "Similarity", "load_config", "config_from_dict", "example_toml", "draw_seed", "SEEDS"]
 
 #: Base seeds are drawn from, and must lie in, 0 .. SEEDS-1 (a match's seed adds at most a million to it).
 SEEDS = 2**63
@@ -29,6 +29,16 @@ REFERENCE_PLAYERS = ("champion", "basic", "hilo", "stand")
 #: Every kind of incident a match can record (the round log's ``foul`` values and the faults).
 INCIDENT_KINDS = ("illegal_action", "illegal_insurance", "unaffordable_insurance", "unaffordable_double", "error",
                   "crash", "timeout")
+
+
+#: Players compared on one seed in a duplicate group of a ``table5`` tournament under one-seat rules.
+DUPLICATE_GROUP = 5
+
+
+def seats_of(rules: str) -> int:
+    """The seats of a table under the rule set ``rules`` (1 .. 5): every table of a run is sized to them
+    (RULES.md, **grade_table_size**)."""
+    return get_rules(rules).max_seats
 
 
 @dataclass(frozen=True)
@@ -170,12 +180,16 @@ class GradingConfig:
 
         if self.seed is not None and not 0 <= self.seed < SEEDS:
             raise bad("seed", self.seed, "0 .. 2^63-1")
-        if not 1 <= self.decks <= 8:
-            raise bad("decks", self.decks, "1 .. 8")
         try:
-            get_rules(self.rules)
+            rules = get_rules(self.rules)
         except RulesError as e:
             raise ConfigError(f"{where}: rules: {e}") from None
+        if not rules.min_decks <= self.decks <= rules.max_decks:
+            raise bad("decks", self.decks, f"{rules.min_decks} .. {rules.max_decks} under the rules {self.rules!r}")
+        try:
+            rules.check_table(self.decks, 1)
+        except RulesError as e:
+            raise ConfigError(f"{where}: {e}") from None
         unknown = [r for r in self.reference if r not in REFERENCE_PLAYERS]
         if unknown:
             raise bad("reference", unknown, "built-in players among " + ", ".join(REFERENCE_PLAYERS))

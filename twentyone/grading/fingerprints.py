@@ -12,9 +12,11 @@
   changes nothing.  The header every student must write (``int bet1(int N)`` ... ``void show5(...)``, and
   a Python strategy's ``def bet(self, view):``) is dropped; only the body counts.  Prototypes of those
   functions are dropped too.
-- **Fingerprints.** Every run of ``K`` tokens (a k-gram) is hashed; robust winnowing (Schleimer, Wilkerson
-  and Aiken, SIGMOD 2003, as MOSS does) keeps the smallest hash of every window of ``W`` consecutive
-  k-grams, so every match of at least ``K + W - 1`` tokens is found.
+- **Fingerprints.** Every run of ``K`` tokens (a k-gram) is hashed; winnowing (Schleimer, Wilkerson and
+  Aiken, SIGMOD 2003, as MOSS does) keeps the smallest hash of every window of ``W`` consecutive k-grams,
+  so every match of at least ``K + W - 1`` tokens is found, and none shorter than ``K``.  (Robust
+  winnowing's rule for a window holding its minimum twice chooses a position; the fingerprints are
+  compared as a set of hash values, so the choice changes nothing here.)
 - **What never counts.** Every k-gram of the course's template (``c_src/mycodes.c``, and ``mycodes.py``
   for Python) is ignored, as is a fingerprint found in more than ``max(10, 10%)`` of the class's files
   (MOSS's rule for code everyone was given or everyone writes).
@@ -377,7 +379,12 @@ def _grams(units: Sequence[Sequence[Token]]) -> list[int]:
 
 
 def _winnow(grams: Sequence[int]) -> set[int]:
-    """Robust winnowing of each run of k-gram hashes (runs are split where no k-gram starts)."""
+    """Winnowing of each run of k-gram hashes (runs are split where no k-gram starts): the smallest hash of
+    every window of ``W`` consecutive k-grams (of the whole run when it is shorter).
+
+    Robust winnowing also says *which* position to select when a window holds its minimum twice; fingerprints
+    are compared here as a set of hash values, where the position makes no difference, so every window's
+    minimum is simply kept."""
     selected: set[int] = set()
     run: list[int] = []
     for h in [*grams, -1]:
@@ -385,17 +392,7 @@ def _winnow(grams: Sequence[int]) -> set[int]:
             run.append(h)
             continue
         if run:
-            if len(run) <= W:
-                selected.add(min(run))
-            else:
-                last = -1
-                for i in range(len(run) - W + 1):
-                    window = run[i:i + W]
-                    m = min(window)
-                    j = i + W - 1 - window[::-1].index(m)  # the rightmost smallest
-                    if j != last:
-                        selected.add(m)
-                        last = j
+            selected.update(min(run[i:i + W]) for i in range(max(1, len(run) - W + 1)))
             run = []
     return selected
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from twentyone.handin import HandInFileError, read_file
 
-__all__ = ["source_notes", "outside_calls", "shared_globals", "function_sets"]
+__all__ = ["source_notes", "outside_calls", "shared_globals", "function_sets", "named"]
 
 # Every pattern here is linear in the student's text: possessive quantifiers, and a comment or a string
 # that is never closed ends with its line (a string) or the text (a comment), so no start is scanned twice.
@@ -122,3 +122,12 @@ def source_notes(path: Path, main: Path | None, graded_set: int) -> list[str]:
                      "tables, and in the sandbox a process of its own), so no other set touched them as they do in "
                      "the course program")
     return notes
+
+
+def named(note: str, name: str, *paths: str) -> str:
+    """``note`` as the terminal prints it: it names its student, by one of the submission's ``paths`` (its
+    source as given, its strategy file's path) when it says one, else by ``NAME: `` in front (so two students' notes that say
+    the same of their own files are two lines, each saying whose it is)."""
+    if note.startswith(f"{name}: ") or any(p and p in note for p in paths):
+        return note
+    return f"{name}: {note}"

@@ -43,12 +43,16 @@ class JobInfo:
 
 @dataclass(frozen=True)
 class Incident:
-    """A round with a foul, as kept with a match outcome: the seat, the round, the cause and the round record."""
+    """A round with a foul, as kept with a match outcome: the seat, the round, the cause and the round record;
+    for a foul (not a fault), which function was asked last (``first_action`` or ``continue_action``) and what it
+    answered (the round record keeps only legal characters)."""
 
     seat: int
     round: int
     foul: str
     record: dict[str, Any]
+    asked: str = ""
+    answer: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,8 @@ class MatchOutcome:
     #: A setup error (e.g. a player that could not be built): the match was not played.
     error: str | None = None
     #: After a time-out the match is replayed alone (``runner.drive``): ``confirmed`` when the replay
-    #: timed out at the same round too, ``cleared`` when it did not (this is then the replay's result).
+    #: timed out at the same round too, ``cleared`` when it did not (this is then the replay's result);
+    #: ``charged`` when a replay had already confirmed a time-out of the same player, so none was needed.
     replay: str | None = None
     #: What the first play's time-out said, when the replay cleared it.
     first_fault: str = ""
@@ -107,8 +112,8 @@ class MatchOutcome:
             faults=[None if x is None else str(x) for x in d["faults"]],
             fault_details=[str(x) for x in d["fault_details"]],
             bankroll=[[int(x) for x in h] for h in d.get("bankroll") or []],
-            incidents=[Incident(int(i["seat"]), int(i["round"]), str(i["foul"]), dict(i["record"]))
-                       for i in d.get("incidents") or []],
+            incidents=[Incident(int(i["seat"]), int(i["round"]), str(i["foul"]), dict(i["record"]),
+                                str(i.get("asked", "")), str(i.get("answer", ""))) for i in d.get("incidents") or []],
             error=_text_or_none(d.get("error")), replay=_text_or_none(d.get("replay")),
             first_fault=str(d.get("first_fault", "")),
             trace=tuple(TraceRound.from_list(r) for r in d.get("trace") or ()),

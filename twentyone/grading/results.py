@@ -44,6 +44,11 @@ class Incident:
     course: str = ""
     #: False when the configuration does not count this kind against the legal-play points.
     counted: bool = True
+    #: The student's seat in the match (0: not known); a one-seat duplicate's record shows it at seat 1.
+    seat: int = 0
+    #: For a foul that is not a fault: the function asked (``first_action``, ``continue_action``) and its answer.
+    asked: str = ""
+    answer: str = ""
 
 
 @dataclass

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from twentyone.grading.config import GradingConfig, WinRate, config_from_dict
+from twentyone.grading.config import GradingConfig, WinRate, config_from_dict, seats_of
 from twentyone.grading.outcome import EntryKind
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
@@ -75,6 +75,10 @@ def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: Gr
     if decision == Decision.BORDERLINE:
         detail += (f" (the interval still holds the threshold after the maximum of {crit.max_matches} matches; "
                    f"points by the '{config.borderline}' rule)")
+    if judgement.settled_at:
+        detail += (f" (decided after {verdict.matches} matches: whatever the matches up to {judgement.settled_at} "
+                   f"gave, the interval at {judgement.settled_at} would {'pass' if decision == Decision.PASS else 'fail'}"
+                   f", so they were not played)")
     outcomes = [by_idx[i].outcome for i in range(verdict.matches)]
     sub_money = [o.accounts[(o.seat or 1) - 1] for o in outcomes]
     opp_money = [o.accounts[2 - (o.seat or 1)] for o in outcomes]
@@ -120,7 +124,7 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
     causes: Counter[str] = Counter()
     notes: list[str] = []
 
-    def add(key: str, rnd: int, cause: str, excerpt: str) -> None:
+    def add(key: str, rnd: int, cause: str, excerpt: str, seat: int = 0, asked: str = "", answer: str = "") -> None:
         nonlocal count
         kind = cause.split(" ", 1)[0]
         causes[cause] += 1
@@ -128,7 +132,7 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
             count += 1
         if len(shown) < MAX_INCIDENTS_SHOWN:
             shown.append(Incident(key, rnd, visible(cause, 200), visible(excerpt, MAX_EXCERPT), course_note(kind),
-                                  kind in counts))
+                                  kind in counts, seat, visible(asked, 200), visible(answer, 200)))
 
     for row in rows:
         if name not in row.names:
@@ -148,7 +152,7 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
             recs = [inc for inc in o.incidents if inc.seat == seat0 + 1]
             for inc in recs:
                 add(label, inc.round, _confirmed(inc.foul, o.replay),
-                    json.dumps(visible_data(inc.record), ensure_ascii=False))
+                    json.dumps(visible_data(inc.record), ensure_ascii=False), inc.seat, inc.asked, inc.answer)
             if fault and not any(inc.foul == fault for inc in recs):
                 add(label, o.seat_rounds[seat0], _confirmed(fault, o.replay),
                     o.fault_details[seat0] or o.error or fault)
@@ -177,7 +181,13 @@ def _messages(text: str) -> str:
 
 
 def _confirmed(cause: str, replay: str | None) -> str:
-    return f"{cause} (confirmed on replay)" if cause == "timeout" and replay == "confirmed" else cause
+    if cause != "timeout":
+        return cause
+    if replay == "confirmed":
+        return f"{cause} (confirmed on replay)"
+    if replay == "charged":
+        return f"{cause} (charged without a replay: a replay alone had confirmed an earlier time-out of this player)"
+    return cause
 
 
 def _samples(rows: list[MatchRow]) -> list[BankrollSample]:
@@ -213,6 +223,11 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
         if crit.weight > 0:
             crits.append(_win_criterion(purpose, crit, [r for r in own if r.purpose == purpose], config))
     lp = config.legal
+    # A criterion decided early may have more matches stored (they were playing when it was decided): only the
+    # matches its verdict used count, so the legal-play line does not depend on what happened to be stored.
+    cut = {c.name: c.matches for c in crits if c.status in (Status.PASS, Status.FAIL, Status.BORDERLINE)}
+    rows = [r for r in rows if not (r.subject == entry.name and r.purpose in cut and r.idx >= cut[r.purpose])]
+    own = [r for r in own if not (r.purpose in cut and r.idx >= cut[r.purpose])]
     shown, count, matches, causes, replay_notes = _incidents(entry.name, rows, lp.incidents)
     reference = entry.kind == EntryKind.BUILTIN
     if reference:
@@ -250,7 +265,9 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
             detail += (f" (pairwise win rate {_pct(standing.rate)}, {conf} CI {_pct(standing.low)}-"
                        f"{_pct(standing.high)}, over {units} deal(s))")
         crits.append(Criterion("tournament", TITLES["tournament"], bonus, max(scale, default=0.0), Status.BONUS,
-                               detail))
+                               detail, matches=standing.matches if standing else 0,
+                               rate=standing.rate if standing else None, low=standing.low if standing else None,
+                               high=standing.high if standing else None, confidence=config.tournament.confidence))
     score = 0.0 if reference else sum(c.points for c in crits if c.name != "tournament")
     samples = _samples([r for r in own if r.outcome.bankroll])
     return StudentScore(entry.name, visible(entry.source), entry.kind, None, "", score, config.max_score, bonus,
@@ -325,7 +342,8 @@ def class_report(store: Store) -> ClassReport:
     units = 0
     t_rows = [r for r in rows if r.purpose == "tournament"]
     if config.tournament.enabled and len(usable) >= 2 and t_rows:
-        judged = judge_tournament(t_rows, [(e.name, e.spec) for e in usable], config.tournament)
+        judged = judge_tournament(t_rows, [(e.name, e.spec) for e in usable], config.tournament,
+                                  seats=seats_of(config.rules))
         units = judged.units
         shared = places(judged.standings, config.tournament.bonus) if units else {}
         for st in judged.standings:

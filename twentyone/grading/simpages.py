@@ -24,7 +24,8 @@ from urllib.parse import quote
 from twentyone.grading.behaviour import Play
 from twentyone.grading.fingerprints import K, Region, Source, matched_regions
 from twentyone.grading.report import SORT_JS, _page, _td, _th
-from twentyone.grading.similarity import CODE_MIN_SHARED, VERDICT, PairRow, SimilarityReport, reference_title
+from twentyone.grading.similarity import (CODE_MIN_SHARED, MAX_UNLISTED, VERDICT, PairRow, SimilarityReport,
+                                         reference_title)
 from twentyone.grading.traces import hand_at
 from twentyone.rules import COURSE
 from twentyone.safetext import visible, visible_data
@@ -160,6 +161,16 @@ def render_similarity(report: SimilarityReport, back: str | None = None) -> str:
     else:
         parts.append('<p class="note">No two submissions have anything in common beyond the template and the '
                      "references.</p>")
+    unlisted = report.unlisted()
+    if unlisted:
+        parts.append(f"<h2>Pairs not listed ({len(unlisted)})</h2>")
+        parts.append('<ul id="not-listed">' + "".join(f"<li>{n} pair{'s' if n != 1 else ''}: {escape(kind)}</li>"
+                                                     for kind, n in report.unlisted_counts()) + "</ul>")
+        shown = unlisted[:MAX_UNLISTED]
+        more = (f" (the first {len(shown)} of {len(unlisted)})" if len(shown) < len(unlisted) else "")
+        parts.append(f"<details><summary>Why each pair is not listed{more}</summary><ul>"
+                     + "".join(f"<li>{escape(a)} \u2194 {escape(b)}: {escape(why)}</li>" for a, b, _, why in shown)
+                     + "</ul></details>")
     parts.append("<h2>Submissions</h2>")
     mrows = []
     for m in report.members:

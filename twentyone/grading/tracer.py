@@ -105,6 +105,7 @@ class Tracer(Strategy):
     def __init__(self, inner: Strategy, references: Sequence[Strategy]) -> None:
         self.inner = inner
         self.name = inner.name
+        self.course_interface = inner.course_interface  # a course function set never splits, traced or not
         self.references = list(references)
         self.rounds: list[TraceRound] = []
         self._open: _Open | None = None
