@@ -1279,11 +1279,13 @@ def test_every_ruling_has_its_test() -> None:
     import re
     from pathlib import Path
 
+    from tests import test_judge_rulings  # the rulings of "The judge problem"
     from tests import test_rulings_variants  # the rulings of "Rule variants" and "The French game"
 
     text = (Path(__file__).resolve().parent.parent / "twentyone" / "RULES.md").read_text(encoding="utf-8")
     names = set(re.findall(r"\*\*([a-z0-9_]+)(?: \(project decision\))?\*\*", text))
-    tests = {n[len("test_ruling_"):] for n in [*globals(), *vars(test_rulings_variants)] if n.startswith("test_ruling_")}
+    tests = {n[len("test_ruling_"):] for n in [*globals(), *vars(test_rulings_variants), *vars(test_judge_rulings)]
+             if n.startswith("test_ruling_")}
     assert tests == names
     assert sorted(n for n in globals() if n.startswith("test_bug_")) == [
         f"test_bug_{i}_{s}" for i, s in enumerate(["round_limit", "tmpcards_no_leak", "blackjack_and_insurance_pay",

@@ -1,4 +1,5 @@
-"""The ``twentyone`` command line: ``match``, ``play``, ``grade``, ``tournament``, ``report``, ``similar``, ``rules``.
+"""The ``twentyone`` command line: ``match``, ``play``, ``grade``, ``tournament``, ``report``, ``similar``, ``rules``,
+``judge``.
 
 Every error a user can cause prints one line, ``twentyone: error: ...``, and exits with status 2;
 nothing prints a traceback.  Each command imports what it needs when it runs, so that ``report``
@@ -144,6 +145,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from twentyone.games.commands import add_parsers as add_game_parsers  # solo, elimination
 
     add_game_parsers(sub)
+    from twentyone.judge.commands import add_parsers as add_judge_parsers  # judge
+
+    add_judge_parsers(sub)
     return p
 
 
@@ -485,6 +489,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.analysis_run(args))
         if getattr(args, "game_run", None) is not None:
             return int(args.game_run(args))
+        if getattr(args, "judge_run", None) is not None:
+            return int(args.judge_run(args))
         if args.command == "match":
             return _run_match(args)
         if args.command == "play":
