@@ -42,7 +42,7 @@ def add_parsers(sub: Any) -> None:
                        description="Judge Blackjack.h solutions of the judge problem of seed 004: 5000 decks, "
                                    "10^6 to start, a test won above 1.3x10^6; Accepted when every test is won. "
                                    "See twentyone/judge/JUDGE.md.")
-    j.add_argument("solutions", nargs="+", metavar="SOLUTION",
+    j.add_argument("solutions", nargs="*", metavar="SOLUTION",
                    help="a .cpp file (run in the sandbox), a .py file written against twentyone.judge.blackjack "
                         "(with --trusted), or a built-in: " + "; ".join(f"{k}: {v}" for k, v in BUILTINS.items()))
     j.add_argument("--seed", "-s", type=_whole(0, MAX_SEED, "seed"), default=None,
@@ -91,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
     """Run ``twentyone judge`` as ``args`` ask; the exit status."""
     from twentyone.judge.solutions import solution
 
+    if not args.solutions and not args.resume:
+        raise TwentyOneError("no solution: give a .cpp file (or .py with --trusted, or sample, strong, strong-bold)")
     if args.local and args.out is not None:
         raise TwentyOneError("--local plays one test of one solution: it takes no --out")
     if args.resume and args.out is None:

@@ -11,7 +11,8 @@ added).  It insures (the whole B/2) only when the hole card is more likely a ten
 returns 2C in all, so it pays only then.
 
 Its bets go toward the target: a bet that wins the test on an even win (1.3x10^6 + 1 - money), or all the
-money when that is less.  With ``wait`` (the default) it first bets 1 a hand through the 5000 decks,
+money when that is less.  With ``wait`` (the default) it first bets 2 a hand (the smallest bet a Black Jack
+pays 3:2 on) through the 5000 decks,
 playing the full shoe's exact decisions, and bets toward the target only once fewer than ``wait_cards``
 cards are left and the round's EV off the composition seen (a linear model fitted to the exact analyser's
 EVs, ``ev_model``, within 0.5 percentage points of the exact EV down to 100 cards) is ``z`` standard
@@ -25,19 +26,22 @@ command line's built-in name ``strong``, or ``strong-bold`` for ``wait=False``).
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
 from twentyone.judge.game import TARGET
 from twentyone.judge.hands import best_total
 
-__all__ = ["Api", "Strong", "ev_model", "judge_rules"]
+__all__ = ["Api", "Strong", "ev_model", "judge_rules", "WAIT_BET"]
 
 #: Card code (1..13) -> the analyser's rank index (0 = A .. 9 = ten-valued).
 _RANK: Final = (0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 9)
 _LETTER: Final = "A23456789T"
 _FULL: Final = (20000,) * 9 + (80000,)
 _Q0: Final = tuple(c / 260000 for c in _FULL)
+#: The bet of a waiting hand: the smallest whose Black Jack is paid the whole 3:2 (5B/2 is rounded down).
+WAIT_BET: Final = 2
 
 
 class Api(Protocol):
@@ -139,19 +143,19 @@ class Strong:
         the deviation being that of the model's EV over random compositions of the cards left."""
         base, d = ev_model()
         mean = sum(dr * q for dr, q in zip(d, _Q0))
-        sd = (sum(dr * dr * q for dr, q in zip(d, _Q0)) - mean * mean) ** 0.5 / max(self.unseen, 1) ** 0.5
+        sd = math.sqrt(max(sum(dr * dr * q for dr, q in zip(d, _Q0)) - mean * mean, 0.0) / max(self.unseen, 1))
         return base + self.z * sd
 
     # -- bets --------------------------------------------------------------------------------------------------
     def _bet(self, money: int) -> int:
         bold = min(money, TARGET + 1 - money)
-        if not self.wait:
+        if not self.wait or money <= WAIT_BET:
             return bold
         if self.unseen > self.wait_cards:
-            return 1
+            return WAIT_BET
         if self.unseen <= self.must_cards or self._estimated_ev() > self._need():
             return bold
-        return 1
+        return WAIT_BET
 
     # -- decisions ---------------------------------------------------------------------------------------------
     def _choose(self, cards: Sequence[int], up: int, options: int, exact: bool) -> str:
@@ -204,8 +208,8 @@ class Strong:
 
     # -- one hand ----------------------------------------------------------------------------------------------
     def _small(self, api: Api) -> None:
-        """A hand of bet 1: the full shoe's decisions, looked up (the waiting hands, tens of thousands a test)."""
-        a, b, up = api.init_game(1)
+        """A waiting hand: the full shoe's decisions, looked up (tens of thousands of hands a test)."""
+        a, b, up = api.init_game(WAIT_BET)
         left = self.left
         left[_RANK[a]] -= 1
         left[_RANK[b]] -= 1
@@ -265,10 +269,10 @@ class Strong:
         """One hand: bet, insure when it pays, play by the analyser, and note every card seen."""
         money = api.bet_you_have()
         bet = self._bet(money)
-        if bet == 1 and money > 1:
+        if bet == WAIT_BET and self.wait:
             self._small(api)
             return
-        exact = bet > 1  # a bet of 1 is played by the full shoe's decisions (cached): it moves nothing
+        exact = True  # a bet toward the target: played off the composition seen
         if bet > 1:
             self.bold_hands += 1
         v = api.init_game(bet)
