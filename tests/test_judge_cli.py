@@ -100,6 +100,9 @@ def test_a_class_is_judged_on_the_same_seeds_and_resumes(tmp_path: Path, capsys:
     assert (out / "results.csv").read_text().splitlines()[0].startswith("name,solution,kind,verdict,passed")
     code, _, err = run(["judge", "strong", "--out", str(out), "--seed", "20"], capsys)
     assert code == 2 and "already holds a run: add --resume" in err
+    (out / "index.html").unlink()
+    code, text, _ = run(["report", str(out)], capsys)  # the pages again, from the store alone
+    assert code == 0 and (out / "index.html").read_text() == page and text.startswith("strong-bold: ")
 
 
 @pytest.mark.parametrize(("args", "words"), [

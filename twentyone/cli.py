@@ -272,6 +272,11 @@ def _run_tournament(args: argparse.Namespace) -> int:
 
 def _run_report(args: argparse.Namespace) -> int:
     from twentyone.grading.commands import Execution, report, summary_table
+    from twentyone.judge.classrun import is_judge_run, remake
+
+    if is_judge_run(args.out):  # a class judged by 'twentyone judge --out'
+        remake(args.out, quiet=args.quiet)
+        return 0
 
     rep = report(args.out, Execution(progress=False))
     if not args.quiet:

@@ -27,7 +27,7 @@ from twentyone.judge.game import Ending, TestResult
 from twentyone.judge.solutions import Solution, solution, test_seeds
 from twentyone.judge.verdict import Judgement, Verdict
 
-__all__ = ["judge_class", "judgements", "write_pages", "KIND"]
+__all__ = ["judge_class", "judgements", "write_pages", "is_judge_run", "remake", "KIND"]
 
 #: The store's ``kind`` of a judge run.
 KIND = "judge"
@@ -113,10 +113,7 @@ def judge_class(specs: Sequence[str], out: Path, seed: int | None, tests: int, r
     if as_json:
         print(json.dumps([j.to_dict(curve_points=None) for j in found], ensure_ascii=False))
     elif not quiet:
-        for j in found:
-            reason = f": {j.reason()}" if j.verdict is not Verdict.ACCEPTED else ""
-            print(f"{j.name}: {j.verdict}, passed {j.passed} of {len(j.seeds)}{reason}")
-        print(f"report: {out / 'index.html'}")
+        _summary(found, out)
     return 1 if any(j.error for j in found) else 0
 
 
@@ -185,6 +182,31 @@ def judgements(store: Store) -> list[Judgement]:
                                          f"({err})") from None
         out.append(j)
     return out
+
+
+def is_judge_run(out: Path) -> bool:
+    """True when ``out`` holds a judge run's store."""
+    if not Store.exists(out):
+        return False
+    with Store.open(out) as store:
+        return bool(store.meta("kind") == KIND)
+
+
+def remake(out: Path, quiet: bool = False) -> list[Judgement]:
+    """Rewrite the pages of the judge run in ``out`` from its store alone (``twentyone report DIR``)."""
+    with Store.open(out) as store:
+        found = judgements(store)
+        write_pages(found, store, out)
+    if not quiet:
+        _summary(found, out)
+    return found
+
+
+def _summary(found: list[Judgement], out: Path) -> None:
+    for j in found:
+        reason = f": {j.reason()}" if j.verdict is not Verdict.ACCEPTED else ""
+        print(f"{j.name}: {j.verdict}, passed {j.passed} of {len(j.seeds)}{reason}")
+    print(f"report: {out / 'index.html'}")
 
 
 # -- the pages -----------------------------------------------------------------------------------------------------
