@@ -44,6 +44,7 @@ def test_the_statements_sample_compiles_unchanged_and_gets_a_verdict() -> None:
         assert got.ending in (Ending.WON, Ending.ILLEGAL, Ending.BROKE)
 
 
+@pytest.mark.slow
 def test_a_whole_shoe_of_calls_through_the_sandbox_matches_in_process() -> None:
     """A solution betting 1 a hand plays all 260,000 cards (about 50,000 hands) in its box exactly as in process."""
     got = solution(str(FIXTURES / "minbet.cpp")).test(3)

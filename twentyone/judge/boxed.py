@@ -23,10 +23,15 @@ import struct
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from twentyone.errors import CompileError, PlayerSpecError, strategy_text
 from twentyone.judge.game import Ending, Game, Illegal, IllegalCall, JudgeStop, TestResult
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from twentyone.players.sandbox.box import Box, BoxSettings
 
 __all__ = ["JudgeLimits", "build", "read_solution", "run_test", "HEADER", "CLIENT"]
 
@@ -36,7 +41,6 @@ HEADER: Final = _JUDGE_SRC / "Blackjack.h"
 CLIENT: Final = _JUDGE_SRC / "tw_judge_client.cpp"
 #: The only symbol of the solution left global: ``void play()``.
 PLAY_SYMBOL: Final = "_Z4playv"
-_HEAD: Final = struct.Struct("=4i")
 _PACKS: dict[int, struct.Struct] = {}
 
 
@@ -79,14 +83,14 @@ def read_solution(path: Path) -> bytes:
     return text.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8")
 
 
-def build(path: Path, warn: object = None) -> Path:
+def build(path: Path, warn: Callable[[str], None] | None = None) -> Path:
     """Compile the solution ``path`` (or reuse its cached build) and return its box program."""
     from twentyone.players.cbuild import compile_program
 
     source = read_solution(path)
     try:
         return compile_program(path, source, lang="cpp", headers=[HEADER], box_sources=[CLIENT],
-                               keep=[PLAY_SYMBOL], warn=warn if callable(warn) else None)
+                               keep=[PLAY_SYMBOL], warn=warn)
     except CompileError as e:
         raise CompileError(str(e), e.messages.replace("`_Z4playv'", "`play()'")) from None
 
@@ -112,10 +116,7 @@ def _complete(buf: bytes) -> bool:
 class _Served:
     """One test served to one box."""
 
-    def __init__(self, game: Game, box: object, stdout_r: int, limits: JudgeLimits, deadline: float) -> None:
-        from twentyone.players.sandbox.box import Box
-
-        assert isinstance(box, Box)
+    def __init__(self, game: Game, box: Box, stdout_r: int, limits: JudgeLimits, deadline: float) -> None:
         self.game = game
         self.box = box
         self.stdout_r = stdout_r
@@ -259,7 +260,7 @@ def _fault_of(status: int, cpu: float, limits: JudgeLimits) -> str:
     return f"it crashed: {describe_status(status)[1]}"
 
 
-def _settings(limits: JudgeLimits) -> object:
+def _settings(limits: JudgeLimits) -> BoxSettings:
     from twentyone.players.sandbox.client import _settings as box_settings
     from twentyone.players.sandbox.limits import Limits
 
@@ -273,12 +274,11 @@ def run_test(program: Path, seed: int, limits: JudgeLimits = JudgeLimits(), stde
              game: Game | None = None) -> TestResult:
     """Play one test (shoe ``seed``, or ``game``) with the box program ``program``; the box's standard error
     goes to ``stderr_path`` (capped).  PlayerSpecError (one line) when this machine cannot confine it."""
-    from twentyone.players.sandbox.box import BoxSettings, BoxStartError, await_ready, spawn
+    from twentyone.players.sandbox.box import BoxStartError, spawn
     from twentyone.players.sandbox.cpus import engine_cpu
 
     game = game if game is not None else Game(seed)
     settings = _settings(limits)
-    assert isinstance(settings, BoxSettings)
     start = time.perf_counter()
     if stderr_path is not None:
         stderr_path.parent.mkdir(parents=True, exist_ok=True)
@@ -303,10 +303,9 @@ def run_test(program: Path, seed: int, limits: JudgeLimits = JudgeLimits(), stde
         os.close(out_r)
 
 
-def _play(game: Game, box: object, out_r: int, limits: JudgeLimits, start: float) -> TestResult:
-    from twentyone.players.sandbox.box import Box, await_ready
+def _play(game: Game, box: Box, out_r: int, limits: JudgeLimits, start: float) -> TestResult:
+    from twentyone.players.sandbox.box import await_ready
 
-    assert isinstance(box, Box)
     ready = await_ready(box, limits.load_seconds)
     if ready.how in ("refused", "weak"):
         detail = ready.text if ready.how == "refused" else f"only {ready.layers.describe(ready.abi)} hold"
@@ -342,10 +341,7 @@ def _play(game: Game, box: object, out_r: int, limits: JudgeLimits, start: float
     return _done(game.result(), box, start)
 
 
-def _done(result: TestResult, box: object, start: float) -> TestResult:
-    from twentyone.players.sandbox.box import Box
-
-    assert isinstance(box, Box)
+def _done(result: TestResult, box: Box, start: float) -> TestResult:
     box.kill()
     box.reap_or_kill(1.0)
     result.seconds = time.perf_counter() - start

@@ -2,7 +2,8 @@
 ``cal_max_point`` and ``win``, on its card codes.
 
 Cards are the statement's codes: A, 2 .. 10, J, Q, K are 1 .. 13.  J, Q and K count 10; an A counts
-1 or 11.  A hand is a list of codes.  ``c_src/judge/tw_judge_client.cpp`` implements the same four
+1 or 11.  A hand is a list of codes; the helpers take any numbers (RULES.md judge_helpers_any_numbers: 1 is an
+A, 10 and over count 10, others their value).  ``c_src/judge/tw_judge_client.cpp`` implements the same four
 helpers for C++ solutions (they run in the solution's own process, as the statement's header did);
 ``tests/test_judge_game.py`` checks both give the same answers.
 """
@@ -10,18 +11,8 @@ helpers for C++ solutions (they run in the solution's own process, as the statem
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
 
-__all__ = ["CARD_NAMES", "points", "hard_total", "best_total", "is_blackjack", "cal_point", "cal_max_point", "win",
-           "card_name", "hand_text", "check_cards"]
-
-#: How a card code is written in messages: ``A 2 .. 10 J Q K``.
-CARD_NAMES: Final = ("?", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-
-
-def points(card: int) -> int:
-    """The points of one card, an A counted 1."""
-    return card if card < 10 else 10
+__all__ = ["hard_total", "best_total", "is_blackjack", "cal_point", "cal_max_point", "win", "hand_text"]
 
 
 def hard_total(cards: Sequence[int]) -> int:
@@ -41,14 +32,6 @@ def best_total(cards: Sequence[int]) -> int:
         else:
             hard += c if c < 10 else 10
     return hard + 10 if ace and hard <= 11 else hard
-
-
-def check_cards(cards: Sequence[int]) -> int | None:
-    """The first entry of ``cards`` that is not a card code 1..13, or None."""
-    for c in cards:
-        if not isinstance(c, int) or isinstance(c, bool) or not 1 <= c <= 13:
-            return c if isinstance(c, int) else -1
-    return None
 
 
 def is_blackjack(v: Sequence[int]) -> bool:
@@ -83,11 +66,6 @@ def win(a: Sequence[int], b: Sequence[int]) -> int:
     if y > 21:
         return 1
     return (x > y) - (x < y)
-
-
-def card_name(card: int) -> str:
-    """``A``, ``2`` .. ``10``, ``J``, ``Q``, ``K``."""
-    return CARD_NAMES[card] if 1 <= card <= 13 else str(card)
 
 
 def hand_text(cards: Sequence[int]) -> str:

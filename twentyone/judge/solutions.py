@@ -34,7 +34,7 @@ SAMPLE: Final = Path(__file__).resolve().parent / "data" / "sample.cpp"
 #: Built-in solutions by name, and what they are.
 BUILTINS: Final = {
     "sample": "the statement's sample solution (C++, in the sandbox)",
-    "strong": "the project's strong solution: the exact analyser's decisions, bets of 1 until the end of the shoe, "
+    "strong": "the project's strong solution: the exact analyser's decisions, bets of 2 until the end of the shoe, "
               "then toward the target (in process)",
     "strong-bold": "the strong solution betting toward the target from the first hand (in process)",
 }
