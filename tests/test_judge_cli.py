@@ -6,6 +6,7 @@ import io
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,8 +94,8 @@ def test_a_class_is_judged_on_the_same_seeds_and_resumes(tmp_path: Path, capsys:
         assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 6
     second = json.loads((out / "results.json").read_text())
 
-    def played(run: dict[str, object]) -> list[list[dict[str, object]]]:
-        return [[{k: v for k, v in r.items() if k != "seconds"} for r in s["results"]] for s in run["solutions"]]  # type: ignore[attr-defined]
+    def played(run: dict[str, Any]) -> list[list[dict[str, Any]]]:
+        return [[{k: v for k, v in r.items() if k != "seconds"} for r in s["results"]] for s in run["solutions"]]
 
     assert played(second) == played(first)
     assert (out / "results.csv").read_text().splitlines()[0].startswith("name,solution,kind,verdict,passed")

@@ -251,7 +251,8 @@ def write_pages(found: list[Judgement], store: Store, out: Path) -> list[Path]:
     seeds = f"{config.get('seed')} .. {int(config.get('seed', 0)) + n - 1}" if n else "none"
     parts = [f"<h1>{escape(title)}</h1>",
              f'<p class="meta">created <b>{escape(created)}</b> \u00b7 seeds <b>{escape(seeds)}</b> \u00b7 '
-             f"<b>{n}</b> tests a solution \u00b7 CPU budget <b>{escape(str(config.get('cpu_seconds')))} s</b> a test</p>",
+             f"<b>{n}</b> tests a solution \u00b7 CPU budget <b>{escape(str(config.get('cpu_seconds')))} s</b> "
+             "a test</p>",
              '<p class="note">5000 decks, 10^6 to start; a test is won when the money goes above 1.3x10^6. '
              "Accepted only when every test is won. Replay a test with "
              "<code>echo SEED | twentyone judge SOLUTION --local</code>. Click a header to sort.</p>",
@@ -260,8 +261,8 @@ def write_pages(found: list[Judgement], store: Store, out: Path) -> list[Path]:
     charts = _charts(found, out)
     if charts:
         parts.append("<h2>Money after each hand</h2>")
-        parts.append('<div class="charts">' + "".join(
-            f'<img src="{escape(rel)}" alt="{escape(alt)}" width="580" height="300">' for rel, alt in charts) + "</div>")
+        images = [f'<img src="{escape(rel)}" alt="{escape(alt)}" width="580" height="300">' for rel, alt in charts]
+        parts.append('<div class="charts">' + "".join(images) + "</div>")
     elif charts is None:
         parts.append('<p class="note">Money charts not drawn: matplotlib is not installed '
                      "(pip install 'twentyone[reports]').</p>")

@@ -318,8 +318,8 @@ class Game:
         elif phase is Phase.SPLIT1:
             why = "before stand_1(): the first hand of the split is played with hit_1() and stand_1()"
         elif phase is Phase.SPLIT2:
-            why = ("after stand_1(): the second hand is played with hit_2() and stand_2()" if name in ("hit_1", "stand_1")
-                   else "after split(): the second hand is played with hit_2() and stand_2()")
+            after = "stand_1()" if name in ("hit_1", "stand_1") else "split()"
+            why = f"after {after}: the second hand is played with hit_2() and stand_2()"
         elif phase is Phase.DONE:
             why = f"after the hand ended with {self.how_done}: play() must return"
         elif name in ("hit_1", "stand_1", "hit_2", "stand_2"):
