@@ -36,7 +36,8 @@ BUILTINS: Final = {
     "sample": "the statement's sample solution (C++, in the sandbox)",
     "strong": "the project's strong solution: the exact analyser's decisions, bets of 2 until the end of the shoe, "
               "then toward the target (in process)",
-    "strong-bold": "the strong solution betting toward the target from the first hand (in process)",
+    "strong-now": "the strong solution betting by its table from the first hand, without waiting (in process)",
+    "strong-bold": "the strong solution betting what the target needs from the first hand (bold play, in process)",
 }
 CPP_SUFFIXES: Final = (".cpp", ".cc", ".cxx", ".c++")
 
@@ -231,7 +232,7 @@ def _run_strong(game: Game, spec: str) -> TestResult:
     """The strong solution's test, in this process."""
     from twentyone.judge.strong import Strong
 
-    player = Strong(wait=spec != "strong-bold")
+    player = Strong(wait=spec == "strong", bets="bold" if spec == "strong-bold" else "table")
     try:
         while game.ending is None:
             game.begin_play()

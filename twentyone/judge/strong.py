@@ -10,17 +10,22 @@ which the analyser does not count, so the split value of a pair of A or of tens 
 added).  It insures (the whole B/2) only when the hole card is more likely a ten than not: insurance
 returns 2C in all, so it pays only then.
 
-Its bets go toward the target: a bet that wins the test on an even win (1.3x10^6 + 1 - money), or all the
-money when that is less.  With ``wait`` (the default) it first bets 2 a hand (the smallest bet a Black Jack
-pays 3:2 on) through the 5000 decks,
-playing the full shoe's exact decisions, and bets toward the target only once fewer than ``wait_cards``
-cards are left and the round's EV off the composition seen (a linear model fitted to the exact analyser's
-EVs, ``ev_model``, within 0.5 percentage points of the exact EV down to 100 cards) is ``z`` standard
-deviations above the full shoe's, or in any case once fewer than ``must_cards`` are left.  Without ``wait``
-it bets toward the target from the first hand.  JUDGE.md gives their measured win rates.
+Its bets go toward the target.  By default they are ``judge.betting``'s table: at each level of money the bet
+that maximises the chance to end above 1.3x10^6, solved by dynamic programming over the odds of a hand's
+results (it bets 150,000 from 10^6, less than the 300,001 a single win needs, so that a Black Jack's 3:2 and a
+won double reach the target too).  With ``bets="bold"`` it bets what the target needs (or all the money):
+bold play.  A double is not made when a single win already reaches the target: it would only risk more.
+
+With ``wait`` (the default) it first bets 2 a hand (the smallest bet a Black Jack pays 3:2 on) through the
+5000 decks, playing the full shoe's exact decisions, and bets toward the target only once fewer than
+``wait_cards`` cards are left and the round's EV off the composition seen (a linear model fitted to the exact
+analyser's EVs, ``ev_model``, within 0.5 percentage points of the exact EV down to 100 cards) is ``z``
+standard deviations above the full shoe's, or in any case once fewer than ``must_cards`` are left.  Without
+``wait`` it bets toward the target from the first hand.  JUDGE.md gives the measured win rates.
 
 Use it in process: ``Strong().play(api)`` with ``api`` a ``Game`` or the ``judge.blackjack`` module (the
-command line's built-in name ``strong``, or ``strong-bold`` for ``wait=False``).
+command line's built-ins ``strong``; ``strong-now``: ``wait=False``; ``strong-bold``: ``wait=False,
+bets="bold"``).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
+from twentyone.errors import TwentyOneError
 from twentyone.judge.game import TARGET
 from twentyone.judge.hands import best_total
 
@@ -104,15 +110,19 @@ def ev_model() -> tuple[float, tuple[float, ...]]:
 #: for a bet of 1 by the first two cards' points and the up card, then by a hand's hard total, whether it holds
 #: an A, and the up card (off 5000 decks a hand's composition moves an EV by about 10^-5: none of these).
 _FULL_DECISIONS: dict[tuple[str, str, int], str] = {}
-_SMALL_FIRST: dict[tuple[int, int, int], str] = {}
+_SMALL_FIRST: dict[tuple[int, int, int, int], str] = {}
 _SMALL_LATER: dict[tuple[int, bool, int], str] = {}
 
 
 class Strong:
     """The strong solution; ``play(api)`` plays one hand, as the statement's ``play()``."""
 
-    def __init__(self, wait: bool = True, wait_cards: int = 3000, must_cards: int = 120, z: float = 0.5) -> None:
+    def __init__(self, wait: bool = True, bets: str = "table", wait_cards: int = 3000, must_cards: int = 120,
+                 z: float = 0.5) -> None:
+        if bets not in ("table", "bold"):
+            raise ValueError(f"bets: 'table' or 'bold', not {bets!r}")
         self.wait = wait
+        self.bets = bets
         self.wait_cards = wait_cards
         self.must_cards = must_cards
         self.z = z
@@ -147,15 +157,19 @@ class Strong:
         return base + self.z * sd
 
     # -- bets --------------------------------------------------------------------------------------------------
-    def _bet(self, money: int) -> int:
-        bold = min(money, TARGET + 1 - money)
-        if not self.wait or money <= WAIT_BET:
-            return bold
-        if self.unseen > self.wait_cards:
-            return WAIT_BET
-        if self.unseen <= self.must_cards or self._estimated_ev() > self._need():
-            return bold
-        return WAIT_BET
+    def _toward(self, money: int) -> int:
+        """A bet toward the target: the table's (``judge.betting``), or what the target needs (bold play)."""
+        if self.bets == "table":
+            from twentyone.judge.betting import table_bet
+
+            return table_bet(money)
+        return min(money, TARGET + 1 - money)
+
+    def _waiting(self) -> bool:
+        """True while it waits for the end of the shoe: more than ``wait_cards`` left, or an EV not worth a bet."""
+        if not self.wait or self.unseen <= self.must_cards:
+            return False
+        return self.unseen > self.wait_cards or self._estimated_ev() <= self._need()
 
     # -- decisions ---------------------------------------------------------------------------------------------
     def _choose(self, cards: Sequence[int], up: int, options: int, exact: bool) -> str:
@@ -177,7 +191,10 @@ class Strong:
         counts = list(self.left)
         for c in (*cards, up):
             counts[_RANK[c]] += 1
-        return self._evaluate(hand, up_letter, options, counts)
+        try:
+            return self._evaluate(hand, up_letter, options, counts)
+        except TwentyOneError:  # the last cards of the shoe: too few for the analyser; the full shoe's decision
+            return self._choose(cards, up, options, False)
 
     def _evaluate(self, hand: str, up: str, options: int, counts: Sequence[int]) -> str:
         from twentyone.analysis import Shoe, decision_evs, dealer_odds
@@ -207,9 +224,10 @@ class Strong:
         return best
 
     # -- one hand ----------------------------------------------------------------------------------------------
-    def _small(self, api: Api) -> None:
-        """A waiting hand: the full shoe's decisions, looked up (tens of thousands of hands a test)."""
-        a, b, up = api.init_game(WAIT_BET)
+    def play_fixed(self, api: Api, bet: int, double: bool = True, split: bool = True) -> None:
+        """One hand of ``bet`` by the full shoe's decisions, doubling and splitting only as allowed (the waiting
+        hands, and ``judge.betting``'s measure of a hand's results)."""
+        a, b, up = api.init_game(bet)
         left = self.left
         left[_RANK[a]] -= 1
         left[_RANK[b]] -= 1
@@ -219,10 +237,11 @@ class Strong:
             self._see(api.stand()[1:])
             return
         pa, pb = (a if a < 10 else 10), (b if b < 10 else 10)
-        key = (pa, pb, up if up < 10 else 10) if pa <= pb else (pb, pa, up if up < 10 else 10)
+        options = 1 | (2 if double else 0) | (4 if split and pa == pb else 0)
+        key = (pa, pb, up if up < 10 else 10, options) if pa <= pb else (pb, pa, up if up < 10 else 10, options)
         choice = _SMALL_FIRST.get(key)
         if choice is None:
-            choice = _SMALL_FIRST[key] = self._choose([a, b], up, 7, False)
+            choice = _SMALL_FIRST[key] = self._choose([a, b], up, options, False)
         if choice == "stand":
             self._see(api.stand()[1:])
             return
@@ -268,13 +287,14 @@ class Strong:
     def play(self, api: Api) -> None:
         """One hand: bet, insure when it pays, play by the analyser, and note every card seen."""
         money = api.bet_you_have()
-        bet = self._bet(money)
-        if bet == WAIT_BET and self.wait:
-            self._small(api)
+        if money > 2 * WAIT_BET and self._waiting():
+            self.play_fixed(api, WAIT_BET)
             return
-        exact = True  # a bet toward the target: played off the composition seen
-        if bet > 1:
-            self.bold_hands += 1
+        bet = self._toward(money)
+        # a bet toward the target is played off the composition seen; while that is within 1% of the full shoe's
+        # (each rank's share), by the full shoe's decisions, cached: they are the same but in near ties
+        exact = any(abs(n * 260000 - f * self.unseen) > 0.01 * f * self.unseen for n, f in zip(self.left, _FULL))
+        self.bold_hands += 1
         v = api.init_game(bet)
         a, b, up = v[0], v[1], v[2]
         self._see(v)
@@ -286,7 +306,9 @@ class Strong:
             if api.buy_insurance(c) == 1:
                 self._see(api.stand()[1:])
                 return
-        options = 1 | (2 if left >= bet else 0) | (4 if left >= bet and min(a, 10) == min(b, 10) else 0)
+        # a double that would stake more than the target needs only risks more: a single win already reaches it
+        doubles = left >= bet and money + bet <= TARGET
+        options = 1 | (2 if doubles else 0) | (4 if left >= bet and min(a, 10) == min(b, 10) else 0)
         cards = [a, b]
         choice = self._choose(cards, up, options, exact)
         if choice == "double":
