@@ -466,7 +466,7 @@ def bench_judge_strong(runs: int, seconds: float) -> None:
     from twentyone.judge.solutions import solution
     from twentyone.judge.verdict import win_rate
 
-    for name in ("strong-bold", "strong"):
+    for name in ("strong-bold", "strong-wait", "strong"):
         t = time.perf_counter()
         results = solution(name).tests(list(range(1, 2001)), workers=os.cpu_count() or 1)
         took = time.perf_counter() - t

@@ -7,8 +7,8 @@ A solution is given as:
 - a Python file (``.py``) written against ``judge.blackjack``: run in this process, so only with
   ``--trusted`` (there is no sandbox for the Python form);
 - a built-in: ``sample`` (the statement's sample solution, ``data/sample.cpp``, built and boxed like any
-  C++ file), ``strong`` (the project's strong solution, ``judge.strong``, in process) or ``strong-bold``
-  (the same, betting toward the target from the first hand).
+  C++ file), ``strong`` (the project's strong solution, ``judge.strong``, in process), ``strong-wait`` or
+  ``strong-bold`` (its variants).
 
 ``Solution.test(seed)`` plays one test and returns its ``TestResult``; ``Solution.tests(seeds, workers)``
 plays several, in worker processes when asked.
@@ -34,10 +34,12 @@ SAMPLE: Final = Path(__file__).resolve().parent / "data" / "sample.cpp"
 #: Built-in solutions by name, and what they are.
 BUILTINS: Final = {
     "sample": "the statement's sample solution (C++, in the sandbox)",
-    "strong": "the project's strong solution: the exact analyser's decisions, bets of 2 until the end of the shoe, "
-              "then toward the target (in process)",
-    "strong-now": "the strong solution betting by its table from the first hand, without waiting (in process)",
-    "strong-bold": "the strong solution betting what the target needs from the first hand (bold play, in process)",
+    "strong": "the project's strong solution: the exact analyser's decisions off the composition seen, bets from a "
+              "table that maximises the chance to reach the target (in process)",
+    "strong-wait": "the strong solution's decisions, bets of 2 until the end of the shoe, then what the target needs "
+                   "whenever the composition's EV is high (in process)",
+    "strong-bold": "the strong solution's decisions, betting what the target needs from the first hand (bold play, "
+                   "in process)",
 }
 CPP_SUFFIXES: Final = (".cpp", ".cc", ".cxx", ".c++")
 
@@ -232,7 +234,7 @@ def _run_strong(game: Game, spec: str) -> TestResult:
     """The strong solution's test, in this process."""
     from twentyone.judge.strong import Strong
 
-    player = Strong(wait=spec == "strong", bets="bold" if spec == "strong-bold" else "table")
+    player = Strong(wait=spec == "strong-wait", bets="table" if spec == "strong" else "bold")
     try:
         while game.ending is None:
             game.begin_play()

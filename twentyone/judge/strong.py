@@ -16,7 +16,7 @@ results (it bets 150,000 from 10^6, less than the 300,001 a single win needs, so
 won double reach the target too).  With ``bets="bold"`` it bets what the target needs (or all the money):
 bold play.  A double is not made when a single win already reaches the target: it would only risk more.
 
-With ``wait`` (the default) it first bets 2 a hand (the smallest bet a Black Jack pays 3:2 on) through the
+With ``wait`` it first bets 2 a hand (the smallest bet a Black Jack pays 3:2 on) through the
 5000 decks, playing the full shoe's exact decisions, and bets toward the target only once fewer than
 ``wait_cards`` cards are left and the round's EV off the composition seen (a linear model fitted to the exact
 analyser's EVs, ``ev_model``, within 0.5 percentage points of the exact EV down to 100 cards) is ``z``
@@ -24,8 +24,8 @@ standard deviations above the full shoe's, or in any case once fewer than ``must
 ``wait`` it bets toward the target from the first hand.  JUDGE.md gives the measured win rates.
 
 Use it in process: ``Strong().play(api)`` with ``api`` a ``Game`` or the ``judge.blackjack`` module (the
-command line's built-ins ``strong``; ``strong-now``: ``wait=False``; ``strong-bold``: ``wait=False,
-bets="bold"``).
+command line's built-ins ``strong``: the table, from the first hand; ``strong-wait``: ``wait=True, bets="bold"``,
+bold bets only at the end of the shoe when its EV is high; ``strong-bold``: ``bets="bold"``).
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ _SMALL_LATER: dict[tuple[int, bool, int], str] = {}
 class Strong:
     """The strong solution; ``play(api)`` plays one hand, as the statement's ``play()``."""
 
-    def __init__(self, wait: bool = True, bets: str = "table", wait_cards: int = 3000, must_cards: int = 120,
+    def __init__(self, wait: bool = False, bets: str = "table", wait_cards: int = 3000, must_cards: int = 120,
                  z: float = 0.5) -> None:
         if bets not in ("table", "bold"):
             raise ValueError(f"bets: 'table' or 'bold', not {bets!r}")
