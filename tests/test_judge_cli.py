@@ -78,18 +78,23 @@ def test_a_class_is_judged_on_the_same_seeds_and_resumes(tmp_path: Path, capsys:
     on the stored seeds, and gives the same table."""
     out = tmp_path / "class"
     py = str(FIXTURES / "sample.py")
-    code, text, _ = run(["judge", "strong-bold", py, "--trusted", "--out", str(out), "--seed", "20", "--tests", "3"],
-                        capsys)
-    assert code == 0 and text.splitlines()[-1] == f"report: {out / 'index.html'}"
+    broken = tmp_path / "broken.cpp"
+    broken.write_text('#include "Blackjack.h"\nvoid play() { init_game(1) }\n')
+    code, text, _ = run(["judge", "strong-bold", py, str(broken), "--trusted", "--out", str(out), "--seed", "20",
+                         "--tests", "3"], capsys)
+    assert code == 1 and text.splitlines()[-1] == f"report: {out / 'index.html'}"  # one could not be judged
+    assert "broken: Not_judged, passed 0 of 3: " in text and "does not compile" in text
     page = (out / "index.html").read_text()
-    assert 'id="scores"' in page and "strong-bold" in page and "sample" in page
+    assert 'id="scores"' in page and "strong-bold" in page and "sample" in page and "Not_judged" in page
+    assert "broken: the compiler's messages" in page and "broken.cpp:2:" in page
     first = json.loads((out / "results.json").read_text())
-    assert [s["seeds"] for s in first["solutions"]] == [[20, 21, 22]] * 2
+    assert [s["seeds"] for s in first["solutions"]] == [[20, 21, 22]] * 3
+    assert [len(s["results"]) for s in first["solutions"]] == [3, 3, 0]
     with sqlite3.connect(out / "results.sqlite") as db:
         assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 6
         db.execute("DELETE FROM matches WHERE key = 'judge/sample/2'")
     code, again, _ = run(["judge", "--out", str(out), "--resume", "--trusted", "-q"], capsys)
-    assert code == 0
+    assert code == 1
     with sqlite3.connect(out / "results.sqlite") as db:
         assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 6
     second = json.loads((out / "results.json").read_text())
