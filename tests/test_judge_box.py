@@ -82,6 +82,8 @@ def test_a_call_from_a_global_initialiser_is_illegal() -> None:
     ((2, 8), Ending.ILLEGAL, "play() returned with the hand unfinished"),
     ((2, 9), Ending.FAULT, "the program ended (exit status 0) inside play()"),
     ((4, 4), Ending.FAULT, "an exception left play()"),
+    ((4, 5), Ending.ILLEGAL, "wrote to standard output"),
+    ((4, 6), Ending.ILLEGAL, "read from standard input"),
 ])
 def test_each_illegal_call_and_fault_is_named_with_its_place(scenarios: Path, first: tuple[int, int], ending: Ending,
                                                               words: str) -> None:

@@ -240,6 +240,7 @@ extern "C" void tw_box_prepare(const tw_box_config *cfg)
     }
     setvbuf(stdout, nullptr, _IONBF, 0);
     setvbuf(stdin, nullptr, _IONBF, 0); /* no buffer to size later: that would ask fstat, which the filter refuses */
+    setvbuf(stderr, nullptr, _IONBF, 0);
     std::cout.setf(std::ios::unitbuf);
 }
 
