@@ -529,12 +529,51 @@ def bench_student_runs(runs: int, seconds: float) -> None:
 
     print(f"one 'twentyone match' of a C file against basic, from the shell: sandboxed "
           f"{median_of(3, shell):.2f} s, --trusted {median_of(3, lambda: shell('--trusted')):.2f} s")
+def bench_judge(runs: int, seconds: float) -> None:
+    """Issue 24: one test of the statement's sample solution through the sandbox, and one test that plays the
+    whole 5000-deck shoe of calls (a solution betting 1 a hand), each built first (target <= 5 s a test)."""
+    from twentyone.judge.solutions import solution
+
+    sample = solution("sample")
+    whole = solution(str(ROOT / "tests" / "fixtures" / "judge" / "minbet.cpp"))
+    sample.prepare()
+    whole.prepare()
+    times, hands = [], []
+    for seed in range(1, 1 + max(runs, 5)):
+        t = time.perf_counter()
+        hands.append(sample.test(seed).hands)
+        times.append(time.perf_counter() - t)
+    t = time.perf_counter()
+    r = whole.test(1)
+    full = time.perf_counter() - t
+    print(f"judge, one test of the statement's sample through the sandbox: median {statistics.median(times):.3f} s "
+          f"(max {max(times):.3f} s, {statistics.median(hands):.0f} hands; target <= 5 s)")
+    print(f"judge, one test playing the whole 5000-deck shoe through the sandbox ({r.hands:,} hands): {full:.2f} s "
+          "(target <= 5 s)")
+
+
+def bench_judge_strong(runs: int, seconds: float) -> None:
+    """Issue 24: the strong solution's per-test win rate over 2,000 seeds (in process, one worker per core), with
+    its 95% interval, against the fair game's 1/1.3 and the outside simulation's 0.741."""
+    import os
+
+    from twentyone.judge.solutions import solution
+    from twentyone.judge.verdict import win_rate
+
+    for name in ("strong-bold", "strong-wait", "strong"):
+        t = time.perf_counter()
+        results = solution(name).tests(list(range(1, 2001)), workers=os.cpu_count() or 1)
+        took = time.perf_counter() - t
+        won = sum(r.won for r in results)
+        rate, low, high = win_rate(won, len(results))
+        print(f"judge, {name} over seeds 1..2000: {won} tests won, {rate:.1%} (95% CI {low:.1%}-{high:.1%}; "
+              f"fair game 1/1.3 = 76.9%, outside bold play 74.1%) in {took:.0f} s on {os.cpu_count()} workers")
 
 
 #: Further benchmarks register here.
 _EXTRA: list[Callable[[int, float], None]] = [bench_analysis, bench_variants, bench_champion, bench_c_players,
                                               bench_c_program, bench_sandbox, bench_student_runs, bench_grading,
-                                              bench_similarity]
+                                              bench_similarity, bench_judge, bench_judge_strong]
 
 
 if __name__ == "__main__":

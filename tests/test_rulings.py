@@ -1433,12 +1433,14 @@ def test_every_ruling_has_its_test() -> None:
     import re
     from pathlib import Path
 
+    from tests import test_judge_rulings  # the rulings of "The judge problem"
     from tests import test_rulings_tables  # the rulings of "bj(6)", "The Lianzhong table", "The Monte Carlo report"
     from tests import test_rulings_variants  # the rulings of "Rule variants" and "The French game"
 
     text = (Path(__file__).resolve().parent.parent / "twentyone" / "RULES.md").read_text(encoding="utf-8")
     names = set(re.findall(r"\*\*([a-z0-9_]+)(?: \(project decision\))?\*\*", text))
-    tests = {n[len("test_ruling_"):] for n in [*globals(), *vars(test_rulings_variants), *vars(test_rulings_tables)]
+    tests = {n[len("test_ruling_"):] for n in [*globals(), *vars(test_rulings_variants), *vars(test_rulings_tables),
+                                                *vars(test_judge_rulings)]
              if n.startswith("test_ruling_")}
     assert tests == names
     assert sorted(n for n in globals() if n.startswith("test_bug_")) == [

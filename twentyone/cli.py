@@ -1,5 +1,6 @@
 # PYTHON_ARGCOMPLETE_OK  (tab completion for bash and zsh: twentyone completion bash|zsh)
-"""The ``twentyone`` command line: ``match``, ``play``, ``grade``, ``tournament``, ``report``, ``similar``, ``rules``.
+"""The ``twentyone`` command line: ``match``, ``play``, ``grade``, ``tournament``, ``report``, ``similar``, ``rules``,
+``judge``.
 
 Every error a user can cause prints one line, ``twentyone: error: ...``, and exits with status 2;
 nothing prints a traceback.  Each command imports what it needs when it runs, so that ``report``
@@ -184,6 +185,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from twentyone.games.commands import add_parsers as add_game_parsers  # solo, elimination
 
     add_game_parsers(sub)
+    from twentyone.judge.commands import add_parsers as add_judge_parsers  # judge
+
+    add_judge_parsers(sub)
 
     cp = sub.add_parser("completion", help="print the tab-completion code for bash or zsh",
                         description="Print the shell code that makes Tab complete twentyone's commands, options, "
@@ -300,6 +304,11 @@ def _run_tournament(args: argparse.Namespace) -> int:
 
 def _run_report(args: argparse.Namespace) -> int:
     from twentyone.grading.commands import Execution, report, seed_line, summary_table
+    from twentyone.judge.classrun import is_judge_run, remake
+
+    if is_judge_run(args.out):  # a class judged by 'twentyone judge --out'
+        remake(args.out, quiet=args.quiet)
+        return 0
 
     rep = report(args.out, Execution(progress=False))
     if not args.quiet:
@@ -652,6 +661,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.analysis_run(args))
         if getattr(args, "game_run", None) is not None:
             return int(args.game_run(args))
+        if getattr(args, "judge_run", None) is not None:
+            return int(args.judge_run(args))
         if args.command == "match":
             return _run_match(args)
         if args.command == "play":

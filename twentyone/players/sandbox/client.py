@@ -37,7 +37,7 @@ from twentyone.players.sandbox.seccomp import build_filter
 from twentyone.records import Banker, Player
 from twentyone.table import StrategyFault
 
-__all__ = ["SandboxFunctionSet", "describe_status", "box_root", "host_layers_line"]
+__all__ = ["SandboxFunctionSet", "describe_status", "box_root", "box_settings", "host_layers_line"]
 
 #: The hot path's names for the frame layout of ``wire`` (a request header, a Player struct).
 _pack = wire.REQUEST.pack
@@ -103,6 +103,13 @@ def box_root() -> Path:
 
 
 _FILTERS: dict[bool, bytes] = {}
+
+
+def box_settings(limits: Limits, python: bool) -> BoxSettings:
+    """What every box of these ``limits`` is configured with (``python``: a Python box's filter, whose calls on
+    files fail instead of killing it); PlayerSpecError (one line) where no filter can be built.  The judge's boxes
+    use it too."""
+    return _settings(limits, python)
 
 
 def _settings(limits: Limits, python: bool) -> BoxSettings:
