@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Final
 
 from twentyone.errors import CompileError, PlayerSpecError, strategy_text
 from twentyone.judge.game import Ending, Game, Illegal, IllegalCall, JudgeStop, TestResult
+from twentyone.players.sandbox.box import MAX_CRASH
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -104,12 +105,16 @@ def _pack(tag: bytes, money: int, value: int, cards: list[int] | tuple[int, ...]
 
 
 def _complete(buf: bytes) -> bool:
-    """True when ``buf`` starts with a whole frame (or one ``Box.frame`` refuses at once: a text too long)."""
+    """True when ``buf`` starts with a whole frame (or one ``Box.frame`` refuses at once: a text too long); a
+    crash report (``C``: the box's words of where it crashed) counts whole once its words are in."""
     if len(buf) < 8:
         return False
+    n = int.from_bytes(buf[4:8], "little", signed=True)
+    if buf[0] == 67 and 0 < n <= MAX_CRASH:  # 'C'
+        end = 8 + 8 * n
+        return len(buf) > end and _complete(buf[end:])  # the frame after it (at the end: the box's end)
     if buf[0] != 69:  # not 'E'
         return True
-    n = int.from_bytes(buf[4:8], "little", signed=True)
     return not 0 <= n <= 4096 or len(buf) >= 8 + n
 
 
