@@ -105,7 +105,15 @@ def play_job(job: MatchJob) -> MatchOutcome:
         bankroll=[list(h) for h in result.history],
         incidents=incidents,
         trace=tracer.trace() if tracer is not None else (),
+        log=_kept_log(job, log),
     )
+
+
+def _kept_log(job: MatchJob, log: RoundLog) -> str:
+    """The round log the match keeps for its review and replay, its decisions priced (``grading.reviewer``)."""
+    from twentyone.grading.reviewer import kept_log
+
+    return kept_log(log.records or [], job.info.seat, job.trace or job.bankroll, MAX_INCIDENTS_PER_SEAT)
 
 
 def play_batch(jobs: Sequence[MatchJob]) -> list[MatchOutcome]:

@@ -19,6 +19,7 @@ from twentyone.grading.config import GradingConfig, WinRate, config_from_dict
 from twentyone.grading.outcome import EntryKind
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
+from twentyone.grading.review import class_reviews
 from twentyone.grading.rubric import Result, judge_batches, winner_of
 from twentyone.grading.standings import Place, judge_tournament, places, standings
 from twentyone.grading.stats import Decision
@@ -273,4 +274,6 @@ def class_report(store: Store) -> ClassReport:
                 rows_by[st.name] = st
     students = [grade_student(e, rows, config, ranks.get(e.name), len(ranks), shared.get(e.name),
                               rows_by.get(e.name), units) for e in entries]
-    return ClassReport("grade", title, created, config.to_dict(), students, [], len(rows), rounds)
+    report = ClassReport("grade", title, created, config.to_dict(), students, [], len(rows), rounds)
+    report.reviews = class_reviews(rows, students)  # issue 26: each student's decision review (grading.review)
+    return report
