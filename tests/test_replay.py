@@ -16,7 +16,7 @@ from tests.test_report import chromium
 from twentyone.review.costs import LETTERS
 from twentyone.review.pricing import MatchReview, review_match
 from twentyone.review.replay import REPLAY_JS, render_replay
-from twentyone.review.rounds import parse_log, read_log
+from twentyone.review.logs import parse_log, read_log
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"

@@ -11,7 +11,8 @@ import pytest
 from twentyone.cli import main
 from twentyone.review.costs import SITUATIONS, UPS, costliest
 from twentyone.review.pricing import _values, review_match
-from twentyone.review.rounds import LogError, parse_log, read_log, rounds_of
+from twentyone.review.logs import LogError, parse_log, read_log
+from twentyone.review.rounds import rounds_of
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"

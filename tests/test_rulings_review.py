@@ -30,7 +30,8 @@ from twentyone.match import Seating, play_match
 from twentyone.records import SeatView
 from twentyone.review.costs import Priced, bet_note
 from twentyone.review.pricing import MatchReview, review_match
-from twentyone.review.rounds import Decision, LoggedMatch, parse_records, replay_round
+from twentyone.review.logs import LoggedMatch, parse_records
+from twentyone.review.rounds import Decision, replay_round
 from twentyone.roundlog import RoundLog
 from twentyone.rules import COURSE, PRESETS, Rules
 from twentyone.strategy import Strategy

@@ -32,7 +32,7 @@ def pack_log(lines: Sequence[str]) -> str:
     """Log lines (JSON objects) as the stored text."""
     if not lines:
         return ""
-    data = zlib.compress("\n".join(lines).encode("utf-8"), 9)
+    data = zlib.compress("\n".join(lines).encode("utf-8"), 6)
     return base64.b64encode(data).decode("ascii")
 
 

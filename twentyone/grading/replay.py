@@ -20,7 +20,8 @@ from twentyone.grading.keptlog import REVIEW, unpack_log
 from twentyone.grading.results import ClassReport, ReplayPage, StudentReview, StudentScore
 from twentyone.review.costs import SITUATIONS, UPS, Priced
 from twentyone.review.replay import render_replay, round_anchor
-from twentyone.review.rounds import LogError, SeatInfo, parse_records, rounds_of
+from twentyone.review.logs import LogError, SeatInfo, parse_records
+from twentyone.review.rounds import rounds_of
 
 __all__ = ["ev_lost_cell", "review_section", "replay_link", "write_replays", "EV_LOST_HELP"]
 

@@ -17,7 +17,7 @@ from typing import Any
 from twentyone.errors import TwentyOneError
 from twentyone.grading.keptlog import INCIDENT_SCOPE, MATCH_SCOPE, REVIEW, pack_log
 from twentyone.review.pricing import review_match
-from twentyone.review.rounds import parse_records
+from twentyone.review.logs import parse_records
 
 __all__ = ["kept_log", "incident_rounds"]
 

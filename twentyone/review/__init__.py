@@ -1,8 +1,9 @@
 """What a strategy did, decision by decision: the review of a round log and its replay (issue 26).
 
-- ``rounds``: a round log read back (``read_log``) and each round replayed card by card
-  (``replay_round``): every decision of every seat with what it could see then and what it could choose,
-  and the steps a replay shows;
+- ``logs``: a round log read back (``read_log``): its rules, seats and rounds, each with its cards and the
+  cards seen before it;
+- ``rounds``: each round replayed card by card (``replay_round``): every decision of every seat with what it
+  could see then and what it could choose, and the steps a replay shows;
 - ``pricing``: each decision valued by the exact analyser (``review_match``), off the cards the seat could
   have seen since the shuffle: the EV of every legal option, the one taken and the EV lost;
 - ``costs``: priced decisions as plain values (``Priced``) and what is made of them: totals by situation

@@ -46,7 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 def run_review(args: argparse.Namespace) -> int:
     """``twentyone review``: print the review; write the replay page with ``--html``."""
     from twentyone.review.pricing import review_match
-    from twentyone.review.rounds import read_log
+    from twentyone.review.logs import read_log
 
     match = read_log(args.log)
     if not match.seats:

@@ -23,7 +23,8 @@ from twentyone.analysis.options import MAX_OPTION_DECKS, AnalysisRules
 from twentyone.analysis.shoe import Shoe
 from twentyone.errors import TwentyOneError
 from twentyone.review.costs import Priced, bet_note, BetNote, per_100, situation, true_count
-from twentyone.review.rounds import Decision, LogError, LoggedMatch, RoundPlay, rank_counts, rank_of, replay_round
+from twentyone.review.logs import LogError, LoggedMatch, rank_counts, rank_of
+from twentyone.review.rounds import Decision, RoundPlay, replay_round
 from twentyone.rules import Rules
 
 __all__ = ["MatchReview", "review_match", "price", "analysis_rules", "MIN_UNSEEN"]

@@ -26,7 +26,8 @@ from html import escape
 from typing import Any, Final
 
 from twentyone.review.costs import LETTERS, Priced, true_count
-from twentyone.review.rounds import MAX_TEXT, LoggedMatch, RoundPlay
+from twentyone.review.logs import MAX_TEXT, LoggedMatch
+from twentyone.review.rounds import RoundPlay
 
 __all__ = ["render_replay", "round_anchor", "REPLAY_JS"]
 
