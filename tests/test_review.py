@@ -55,6 +55,26 @@ def test_every_kind_of_log_replays_and_is_priced(tmp_path: Path, capsys: pytest.
     assert refills >= 2  # the 1-deck logs refilled in the middle of rounds
 
 
+def test_the_c_programs_log_is_reviewed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The course's C program (twentyone-c, the basic.c fixture at 5 seats on one deck) writes a log that
+    ``twentyone review`` reviews for every seat, no round left out."""
+    import subprocess
+
+    src = ROOT / "c_src"
+    exe = tmp_path / "twentyone-c"
+    subprocess.run(["gcc", "-O2", "-std=gnu99", f"-I{src}", f"-I{src / 'compat'}", str(src / "main.c"),
+                    str(src / "twentyone.c"), str(src / "tw_rng.c"), str(ROOT / "tests" / "fixtures" / "c" /
+                                                                          "students" / "basic.c"), "-o", str(exe)],
+                   check=True)
+    log = tmp_path / "c.jsonl"
+    subprocess.run([str(exe), "--seed", "2", "--decks", "1", "--seats", "5", "--log", str(log), "--quiet"],
+                   check=True, capture_output=True)
+    for seat in range(1, 6):
+        assert main(["review", str(log), "--seat", str(seat), "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["decisions"] and data["not_reviewed"] == [] and data["player"] == f"mycodes.c:{seat}"
+
+
 def test_a_log_that_does_not_follow_its_shoe_is_named() -> None:
     """A round whose cards are not the ones its shoe deals is a LogError naming the round and the seat."""
     lines = (GOLDEN / "builtins3.jsonl").read_text(encoding="utf-8").splitlines()

@@ -13,9 +13,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twentyone.errors import TwentyOneError
+
+if TYPE_CHECKING:
+    from twentyone.review.pricing import MatchReview
 
 __all__ = ["add_parser", "run_review", "format_review"]
 
@@ -74,7 +77,7 @@ def run_review(args: argparse.Namespace) -> int:
     return 0
 
 
-def review_json(review: Any) -> dict[str, Any]:
+def review_json(review: MatchReview) -> dict[str, Any]:
     """A ``MatchReview`` as JSON."""
     from twentyone.review.costs import by_situation, costliest
 
@@ -98,7 +101,7 @@ def _ev(v: float | None) -> str:
     return "  n/a " if v is None else f"{v:+.3f}"
 
 
-def format_review(review: Any) -> str:
+def format_review(review: MatchReview) -> str:
     """A ``MatchReview`` as the terminal shows it."""
     from twentyone.review.costs import LETTERS, SITUATIONS, UPS, by_situation, costliest
 

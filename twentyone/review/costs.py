@@ -196,10 +196,10 @@ def bet_note(bets: Sequence[tuple[int, float]]) -> BetNote:
         how = "the bets did not follow the count"
     else:
         how = "the bets fell as the count rose: against the count"
-    high = [b for b, tc in bets if tc < 1]
+    low = [b for b, tc in bets if tc < 1]  # the bets where the count gave no edge
     low_note = ""
-    if high and max(high) > min(ys):
-        low_note = (f" {sum(1 for b in high if b > min(ys))} of {len(high)} bets at a true count below +1 were above "
+    if low and max(low) > min(ys):
+        low_note = (f" {sum(1 for b in low if b > min(ys))} of {len(low)} bets at a true count below +1 were above "
                     f"the smallest bet ({min(ys):g}).")
     corr = "" if r is None else f" (correlation of bet and true count {r:+.2f})"
     return BetNote(tuple(rows), r, first + f"Bets from {min(ys):g} to {max(ys):g}: {how}{corr}.{low_note}")

@@ -77,13 +77,19 @@ def _values(opts: AnalysisRules, shoe: tuple[int, ...], hand: str, up: str) -> D
     return decision_evs(hand, up, opts, Shoe(shoe))
 
 
+@lru_cache(maxsize=64)
+def _full(decks: int) -> tuple[int, ...]:
+    """The counts of a full shoe of ``decks`` decks."""
+    return Shoe.decks(decks).counts
+
+
 def _ranks(cards: str) -> str:
     return "".join(sorted(rank_of(c) for c in cards))
 
 
 def price(d: Decision, rules: Rules, opts: AnalysisRules, decks: int) -> Priced:
     """Price decision ``d`` of a match played under ``rules`` with ``decks`` decks."""
-    full = Shoe.decks(decks).counts
+    full = _full(decks)
     remaining = tuple(f - s for f, s in zip(full, d.seen))
     if min(remaining) < 0 or sum(remaining) < 1:
         raise LogError(f"round {d.round}: seat {d.seat} has seen more cards than a shoe of {decks} decks holds")
