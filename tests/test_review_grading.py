@@ -118,7 +118,7 @@ def test_the_student_pages_link_to_their_replays(graded: tuple[Path, ClassReport
     scored = next(s for s in rep.students if s.name == "fouls_py")
     assert {s.match_key for s in scored.samples} <= keys
     linked = [i for i in scored.incidents if i.match_key in keys]
-    assert linked and all(f"#round-{i.round}" in page for i in linked)
+    assert linked and all(f"#round-{i.round}-foul" in page for i in linked)
     for p in review.replays:
         assert (out / "students" / p.path).is_file()
     stored = json.loads((out / "scores.json").read_text(encoding="utf-8"))
@@ -139,7 +139,7 @@ def test_report_makes_the_same_replays_again(graded: tuple[Path, ClassReport], t
 
 def test_a_costliest_link_opens_its_step_in_chromium(graded: tuple[Path, ClassReport]) -> None:
     """Clicking the first costliest decision on the student page opens its replay at that round and step, the
-    decision's EV lost on screen; an incident's link opens its round."""
+    decision's EV lost on screen; an incident's link opens its round at the foul, shown on the student's seat."""
     exe = chromium()
     out, rep = graded
     review = rep.reviews["fouls_py"]
@@ -158,5 +158,7 @@ def test_a_costliest_link_opens_its_step_in_chromium(graded: tuple[Path, ClassRe
         b.click("a.replay")
         b.wait(READY)
         href = b.eval("window.location.hash")
-        assert href.startswith("#round-") and b.eval("document.getElementById('replay').dataset.round") == href[7:]
+        assert href.startswith("#round-") and href.endswith("-foul")
+        assert b.eval("document.getElementById('replay').dataset.round") == href[len("#round-"):-len("-foul")]
+        assert b.eval("document.querySelector('.seat.mine .foul').textContent").startswith("illegal_action")
     assert not b.errors, b.errors

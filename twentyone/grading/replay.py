@@ -57,7 +57,7 @@ def replay_link(report: ClassReport, name: str, match_key: str, round_no: int | 
     page = _page_for(report, name, match_key)
     if page is None:
         return ""
-    anchor = round_anchor(round_no) if round_no else ""
+    anchor = round_anchor(round_no, foul=True) if round_no else ""
     text = f"replay round {round_no}" if round_no else "replay"
     return f'<a class="replay" href="{escape(_href(page.path, anchor))}">{escape(text)}</a>'
 

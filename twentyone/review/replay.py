@@ -13,7 +13,7 @@ the round, and for each decision of a highlighted seat the EV of every option, t
 The arrow keys step (left, right) and jump a round (up, down); ``n`` and ``p`` jump to the next or previous
 priced decision; Home and End go to the first and last round; the buttons do the same.  The address's
 fragment follows the position: ``#round-37`` opens round 37, ``#round-37-step-3`` its step 3 (steps count
-from 0, the deal).
+from 0, the deal), ``#round-37-foul`` the step where a reviewed seat fouled or faulted.
 """
 
 from __future__ import annotations
@@ -32,9 +32,10 @@ from twentyone.review.rounds import RoundPlay
 __all__ = ["render_replay", "round_anchor", "REPLAY_JS"]
 
 
-def round_anchor(round_no: int, step: int | None = None) -> str:
-    """The fragment of a round (and a step of it) in a replay page: ``round-37`` or ``round-37-step-3``."""
-    return f"round-{round_no}" + (f"-step-{step}" if step is not None else "")
+def round_anchor(round_no: int, step: int | None = None, foul: bool = False) -> str:
+    """The fragment of a round in a replay page: ``round-37``, a step of it ``round-37-step-3``, or the step with
+    the reviewed seat's foul or fault ``round-37-foul``."""
+    return f"round-{round_no}" + (f"-step-{step}" if step is not None else "-foul" if foul else "")
 
 
 def _cap(text: str) -> str:
@@ -303,11 +304,21 @@ REPLAY_JS: Final = r"""
       if (rounds[r].steps[s].d) { go(r, s); return; }
     }
   }
+  function foulStep(round) {
+    for (var k = 0; k < round.steps.length; k++) {
+      var hit = round.steps[k].e.some(function (e) { return e[0] === "foul" && mine[e[1]]; });
+      if (hit) { return k; }
+    }
+    return 0;
+  }
   function fromHash() {
-    var m = /^#round-(\d+)(?:-step-(\d+))?$/.exec(window.location.hash);
+    var m = /^#round-(\d+)(?:-step-(\d+)|-(foul))?$/.exec(window.location.hash);
     if (!m) { return false; }
     for (var i = 0; i < rounds.length; i++) {
-      if (rounds[i].n === Number(m[1])) { go(i, m[2] ? Number(m[2]) : 0, true); return true; }
+      if (rounds[i].n === Number(m[1])) {
+        go(i, m[2] ? Number(m[2]) : (m[3] ? foulStep(rounds[i]) : 0), true);
+        return true;
+      }
     }
     return false;
   }
