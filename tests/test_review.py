@@ -157,3 +157,18 @@ def test_bad_input_is_one_line(argv: list[str], message: str, tmp_path: Path,
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.startswith("twentyone: error: ") and message in err and err.count("\n") == 1
+
+
+def test_names_reach_the_terminal_as_plain_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A name holding terminal escapes and newlines is printed on one line with its control characters escaped,
+    and cut to 200 characters."""
+    lines = (GOLDEN / "builtins3.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["seats"][0]["name"] = "\x1b[2J\x1b]0;pwned\x07li\nsi" + "x" * 300
+    lines[0] = json.dumps(first)
+    log = tmp_path / "odd.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["review", str(log)]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "\x1b" not in head and "\x07" not in head and "\\x1b[2J\\x1b]0;pwned\\x07li si" in head
+    assert len(read_log(log).seats[0].name) == 200

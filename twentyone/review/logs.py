@@ -8,6 +8,7 @@ round's first card, or bj(6)'s ``drawn``) and the cards shown since the shuffle 
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -16,7 +17,7 @@ from twentyone.errors import TwentyOneError, strategy_text
 from twentyone.rules import Rules, get_rules
 
 __all__ = ["LogError", "SeatInfo", "LoggedRound", "LoggedMatch", "read_log", "parse_log", "parse_records",
-           "rank_counts", "rank_of", "course_interface", "RANKS", "MAX_TEXT"]
+           "rank_counts", "rank_of", "course_interface", "plain", "RANKS", "MAX_TEXT"]
 
 #: The analyser's ranks, in its index order: ace, two .. nine, ten-valued (J, Q and K count as T).
 RANKS: Final = "A23456789T"
@@ -27,6 +28,14 @@ MAX_TEXT: Final = 200
 
 class LogError(TwentyOneError, ValueError):
     """A round log cannot be read or replayed; the message names the file and line, or the round."""
+
+
+def plain(text: object) -> str:
+    """Text from a log (the students' data) as one capped line: whitespace collapsed, control and format
+    characters shown as ``\\xNN`` escapes (nothing reaches a terminal as a command), at most ``MAX_TEXT``
+    characters."""
+    line = strategy_text(str(text))
+    return "".join(c if unicodedata.category(c)[0] != "C" else ascii(c)[1:-1] for c in line)[:MAX_TEXT]
 
 
 def rank_of(card: str) -> str:
@@ -148,8 +157,8 @@ def parse_records(records: list[tuple[int, dict[str, Any]]], source: str) -> Log
     try:
         rules = get_rules(str(first["rules"]))
         decks = int(first["decks"])
-        seats = tuple(SeatInfo(int(s["seat"]), strategy_text(str(s.get("name", "")))[:MAX_TEXT],
-                               strategy_text(str(s.get("player", "")))[:MAX_TEXT]) for s in first["seats"])
+        seats = tuple(SeatInfo(int(s["seat"]), plain(s.get("name", "")), plain(s.get("player", "")))
+                      for s in first["seats"])
     except TwentyOneError as e:
         raise LogError(f"{source} line {records[0][0]}: {e}") from None
     except (KeyError, TypeError, ValueError) as e:

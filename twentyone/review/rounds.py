@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from twentyone.cards import TENS, VALUE, hand_total
-from twentyone.errors import strategy_text
 from twentyone.legality import (FAULTS, change_problem, double_amount, double_problem, insurance_problem,
                                 split_problem, surrender_problem)
-from twentyone.review.logs import LogError, LoggedMatch, LoggedRound, course_interface, rank_counts
+from twentyone.review.logs import LogError, LoggedMatch, LoggedRound, course_interface, plain, rank_counts
 
 __all__ = ["Decision", "Step", "RoundPlay", "replay_round", "rounds_of"]
 
@@ -142,7 +141,7 @@ class _Replay:
         self.up = ""
         names = {s.seat: s.name for s in match.seats}
         players = {s.seat: s.player for s in match.seats}
-        faults = {int(f["seat"]): strategy_text(str(f.get("detail", "")))
+        faults = {int(f["seat"]): plain(f.get("detail", ""))
                   for f in self.rec.get("faults", []) if isinstance(f, dict)}
         self.show_faults = {s: d for s, d in faults.items()}
         self.seats: list[_Seat] = []
