@@ -15,7 +15,8 @@ setup(
     long_description_content_type="text/markdown",
     python_requires=">=3.11",
     packages=find_packages(include=["twentyone", "twentyone.*", "mycodes", "mycodes.*"]),
-    package_data={"twentyone": ["py.typed", "RULES.md", "analysis/data/*.csv"], "mycodes": ["py.typed"]},
+    package_data={"twentyone": ["py.typed", "RULES.md", "analysis/data/*.csv", "judge/JUDGE.md", "judge/data/*.cpp"],
+                  "mycodes": ["py.typed"]},
     setup_requires=["cffi>=1.16"],
     cffi_modules=["twentyone/_core_build.py:ffi"],
     # tree-sitter and its C and C++ grammars: the similarity page parses every submission (grading.fingerprints)

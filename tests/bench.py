@@ -107,7 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="shorter runs")
     p.add_argument("--against", type=Path, metavar="DIR",
                    help="only compare the course engine figure with another checkout's (its _core built in place)")
+    p.add_argument("--looper", type=int, metavar="N",
+                   help="only what a looping hand-in adds to the grade of a class of N generated submissions")
     args = p.parse_args(argv)
+    if args.looper is not None:
+        looper_alone(args.looper)
+        return 0
     if args.against is not None:
         compare_engine(args.against.resolve(), 3 if args.quick else 6)
         return 0
@@ -308,10 +313,12 @@ def bench_grading(runs: int, seconds: float) -> None:
         os.environ["TWENTYONE_CACHE"] = str(root / "cache")  # every file compiles, as on a fresh machine
         subs = make_class(root / "class", 30)
         t = time.perf_counter()
-        rep = grade(subs, GradingConfig(), root / "out", False, quiet)
+        # The base seed pinned (a run draws a secret one by default), so that every run plays the same matches.
+        rep = grade(subs, GradingConfig(seed=2026), root / "out", False, quiet)
         took = time.perf_counter() - t
         print(f"grade 30 C submissions, default budget, sandboxed, {os.cpu_count()} workers: {took:.0f} s "
               f"({rep.matches:,} matches, {rep.rounds:,} rounds; target <= 300 s)")
+        bench_looper(subs, root, took)
         few = subs[:4]
         for label, ex in (("local pool, 2 workers", Execution(workers=2, progress=False, warn=lambda m: None)),
                           ("Dask LocalCluster, 2 workers", Execution(cluster="", dask_workers=2, progress=False,
@@ -324,10 +331,55 @@ def bench_grading(runs: int, seconds: float) -> None:
                     continue
             out = root / label.split()[0]
             t = time.perf_counter()
-            r = grade(few, GradingConfig(), out, False, ex)
+            r = grade(few, GradingConfig(seed=2026), out, False, ex)
             took = time.perf_counter() - t
             print(f"grade 4 C submissions on the {label}: {r.matches / took:,.0f} matches/s, "
                   f"{r.rounds / took:,.0f} rounds/s ({took:.1f} s incl. start-up)")
+
+
+def looper_alone(n: int) -> None:
+    """``--looper N``: only what a looping hand-in adds to a class of ``n`` generated C submissions (default
+    budget, sandboxed, a worker per core): the class graded without it, then with it, every file compiled
+    afresh."""
+    import os
+    import tempfile
+
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import GradingConfig
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        os.environ["TWENTYONE_CACHE"] = str(root / "cache")
+        subs = make_class(root / "class", n)
+        t = time.perf_counter()
+        grade(subs, GradingConfig(), root / "out", False, Execution(progress=False, warn=lambda m: None))
+        took = time.perf_counter() - t
+        print(f"grade {n} C submissions, default budget, sandboxed, {os.cpu_count()} workers: {took:.1f} s "
+              f"(load {os.getloadavg()[0]:.1f})")
+        bench_looper(subs, root, took)
+
+
+def bench_looper(subs: list[Path], root: Path, without: float) -> None:
+    """Issue 22: what one hand-in that loops (``tests/fixtures/handins/looper``: every first_action spins until
+    its 1 s CPU limit) adds to the benchmark class's grade, every file compiled afresh as before (target <= 60 s).
+    Each of its matches is a time-out, so the figure is about (its matches x 1 s) / cores."""
+    import os
+
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.store import Store
+
+    quiet = Execution(progress=False, warn=lambda m: None)  # one worker per core, as bench_grading
+    os.environ["TWENTYONE_CACHE"] = str(root / "cache-looper")
+    t = time.perf_counter()
+    grade(subs + [ROOT / "tests" / "fixtures" / "handins" / "looper"], GradingConfig(), root / "out-looper", False,
+          quiet)
+    took = time.perf_counter() - t
+    with Store.open(root / "out-looper") as store:
+        played = [r for r in store.matches() if "looper" in r.names]
+    replays = sum(r.outcome.replay == "confirmed" for r in played)
+    print(f"grade the same {len(subs)} and a looping hand-in: {took:.0f} s, so it adds {took - without:.0f} s (target <= 60 s); "
+          f"it sat in {len(played)} matches, each a time-out of 1 s of CPU, {replays} replayed alone")
 
 
 def bench_analysis(runs: int, seconds: float) -> None:
@@ -477,6 +529,45 @@ def bench_student_runs(runs: int, seconds: float) -> None:
 
     print(f"one 'twentyone match' of a C file against basic, from the shell: sandboxed "
           f"{median_of(3, shell):.2f} s, --trusted {median_of(3, lambda: shell('--trusted')):.2f} s")
+def bench_judge(runs: int, seconds: float) -> None:
+    """Issue 24: one test of the statement's sample solution through the sandbox, and one test that plays the
+    whole 5000-deck shoe of calls (a solution betting 1 a hand), each built first (target <= 5 s a test)."""
+    from twentyone.judge.solutions import solution
+
+    sample = solution("sample")
+    whole = solution(str(ROOT / "tests" / "fixtures" / "judge" / "minbet.cpp"))
+    sample.prepare()
+    whole.prepare()
+    times, hands = [], []
+    for seed in range(1, 1 + max(runs, 5)):
+        t = time.perf_counter()
+        hands.append(sample.test(seed).hands)
+        times.append(time.perf_counter() - t)
+    t = time.perf_counter()
+    r = whole.test(1)
+    full = time.perf_counter() - t
+    print(f"judge, one test of the statement's sample through the sandbox: median {statistics.median(times):.3f} s "
+          f"(max {max(times):.3f} s, {statistics.median(hands):.0f} hands; target <= 5 s)")
+    print(f"judge, one test playing the whole 5000-deck shoe through the sandbox ({r.hands:,} hands): {full:.2f} s "
+          "(target <= 5 s)")
+
+
+def bench_judge_strong(runs: int, seconds: float) -> None:
+    """Issue 24: the strong solution's per-test win rate over 2,000 seeds (in process, one worker per core), with
+    its 95% interval, against the fair game's 1/1.3 and the outside simulation's 0.741."""
+    import os
+
+    from twentyone.judge.solutions import solution
+    from twentyone.judge.verdict import win_rate
+
+    for name in ("strong-bold", "strong-wait", "strong"):
+        t = time.perf_counter()
+        results = solution(name).tests(list(range(1, 2001)), workers=os.cpu_count() or 1)
+        took = time.perf_counter() - t
+        won = sum(r.won for r in results)
+        rate, low, high = win_rate(won, len(results))
+        print(f"judge, {name} over seeds 1..2000: {won} tests won, {rate:.1%} (95% CI {low:.1%}-{high:.1%}; "
+              f"fair game 1/1.3 = 76.9%, outside bold play 74.1%) in {took:.0f} s on {os.cpu_count()} workers")
 
 
 def bench_review(runs: int, seconds: float) -> None:
@@ -554,7 +645,7 @@ def bench_review(runs: int, seconds: float) -> None:
 #: Further benchmarks register here.
 _EXTRA: list[Callable[[int, float], None]] = [bench_analysis, bench_variants, bench_champion, bench_c_players,
                                               bench_c_program, bench_sandbox, bench_student_runs, bench_grading,
-                                              bench_similarity, bench_review]
+                                              bench_similarity, bench_judge, bench_judge_strong, bench_review]
 
 
 if __name__ == "__main__":

@@ -1,15 +1,38 @@
-"""Shared test set-up: a private build cache per session, and the rule that CI never skips a sandbox test."""
+"""Shared test set-up: a private build cache per session, and the rule that CI never skips a test quietly: every
+skip for something the machine lacks (libseccomp, two CPUs, Dask, free disk) is a failure under CI=true."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-#: Under CI (CI=true) a test that needs the system-call filter fails instead of skipping.
+#: Under CI (CI=true) a test that needs what the machine lacks fails instead of skipping.
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def require(condition: bool, what: str) -> None:
+    """Skip the calling test unless ``condition`` holds (``what`` it needs, e.g. "two CPUs"); under CI=true a
+    missing requirement fails the test instead, so nothing passes quietly in CI."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"this test needs {what} and CI=true: it must not skip")
+    pytest.skip(f"needs {what}")
+
+
+def require_module(name: str) -> Any:
+    """The module ``name`` (``importorskip``, but a failure under CI=true)."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        require(False, f"the module {name} (pip install -e '.[dask]')")
+        raise
 
 
 @pytest.fixture(autouse=True, scope="session")

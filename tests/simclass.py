@@ -87,7 +87,7 @@ def _variants(n: int) -> list[Variant]:
 
 def traced_class(n: int, config: GradingConfig | None = None) -> dict[str, dict[tuple[int, int], list[TraceRound]]]:
     """The traces of ``n`` students (``student001`` ...), by match (seed, seat)."""
-    config = config or GradingConfig()
+    config = config or GradingConfig(seed=2026)
     variants = _variants(n)
     out: dict[str, dict[tuple[int, int], list[TraceRound]]] = {}
     for k in range(n):
@@ -115,7 +115,7 @@ def traced_overhead(spec: str, matches: int, limits: Limits | None = None) -> tu
     """Seconds per match of ``spec`` against stand, traced and untraced, over the first ``matches`` jobs."""
     import time
 
-    config = GradingConfig()
+    config = GradingConfig(seed=2026)
     jobs = [criterion_job(config, "beat_stand", config.beat_stand, "x", spec, i, limits) for i in range(matches)]
     play_job(jobs[0])  # compile, load and warm the references first
     play_job(replace(jobs[0], trace=False))

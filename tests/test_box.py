@@ -302,12 +302,22 @@ void show1(Banker *b, Player (*p)[], int pNum, int N, int pos) {}
 
 
 def test_frames_forged_while_loading_are_the_submissions_fault(tmp_path: Path) -> None:
-    """A constructor that writes 'H', 'P' and an 'R' of 1000 before any call: a malformed start, never a bet."""
+    """A constructor that writes 'H', 'P' and an 'R' of 1000 before any call: a malformed start, never a bet;
+    the match goes on without it."""
     path = tmp_path / "forge.c"
     path.write_text(FORGE)
-    with pytest.raises(Exception) as e:  # the first box does not start: one line, at seating
-        make_strategy(f"{path}:1", warn=lambda m: None, sandbox=Limits())
-    assert "malformed" in str(e.value)
+    s = make_strategy(f"{path}:1", warn=lambda m: None, sandbox=Limits())
+    log = RoundLog(io.StringIO(), keep=True)
+    try:
+        r = play_match([Seating("x", "x", s), Seating("b", "stand", Stand())], 6, 1, log=log)
+    finally:
+        s.close()
+    me = r.by_seat(1)
+    assert me.fault == "error" and me.fault_detail == "malformed reply while loading" and me.rounds == 1
+    assert r.by_seat(2).rounds == r.rounds > 1
+    bets = [p["bet"] for rec in log.records or [] if rec["type"] == "round" for p in rec["players"]  # type: ignore[union-attr]
+            if p["seat"] == 1]
+    assert 1000 not in bets
 
 
 def test_a_reply_flood_is_a_fault_and_the_engine_keeps_one_frame(tmp_path: Path) -> None:

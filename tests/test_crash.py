@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from twentyone.errors import PlayerSpecError
 from twentyone.match import Seating, play_match
 from twentyone.players.builtin import Stand
 from twentyone.players.sandbox.crash import locate
@@ -66,7 +65,7 @@ def test_a_division_by_zero_in_cpp_names_its_line(tmp_path: Path) -> None:
 
 
 def test_a_crash_while_loading_names_the_constructor(tmp_path: Path) -> None:
-    """A constructor that crashes: the file cannot be seated, and the line says where, while loading."""
+    """A constructor that crashes: that player's fault in its first match, saying where, while loading."""
     path = tmp_path / "ctor.c"
     path.write_text('#include "mycodes.h"\nstatic volatile long nowhere = 0;\n'
                     "__attribute__((constructor)) static void boom(void)\n"
@@ -74,9 +73,14 @@ def test_a_crash_while_loading_names_the_constructor(tmp_path: Path) -> None:
                     "    *(volatile int *)nowhere = 1;\n"
                     "}\n"
                     "int bet1(int N) { return 10; }\nchar first_action1(char *t, int n) { return 's'; }\n" + TAIL)
-    with pytest.raises(PlayerSpecError) as e:
-        make_strategy(f"{path}:1", warn=lambda m: None, sandbox=Limits())
-    assert "while loading (its initialisers): segmentation fault (signal SIGSEGV) at ctor.c:5 in boom" in str(e.value)
+    s = make_strategy(f"{path}:1", warn=lambda m: None, sandbox=Limits())
+    try:
+        r = play_match([Seating("x", "x", s), Seating("b", "stand", Stand())], 6, 1)
+    finally:
+        s.close()
+    assert r.by_seat(1).fault == "crash" and r.by_seat(1).rounds == 1
+    assert r.by_seat(1).fault_detail == ("while loading (its initialisers): segmentation fault (signal SIGSEGV) "
+                                         "at ctor.c:5 in boom")
 
 
 def test_a_python_exception_shows_only_the_students_lines(tmp_path: Path) -> None:

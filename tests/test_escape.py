@@ -262,12 +262,12 @@ def test_nothing_outside_the_sandbox_is_reached(attack: str, where: str, abi: st
 @pytest.mark.parametrize("attack", list(ATTACKS))
 @pytest.mark.timeout(120)
 def test_the_reach_fixture_gets_out_when_trusted(attack: str, scene: Scene, tmp_path: Path) -> None:
-    """The control of the test above: played in process (no --sandbox), each attack does get out, so the
+    """The control of the test above: played in process (--trusted), each attack does get out, so the
     containment asserted there is the sandbox's, not a fixture's that could not have done harm."""
     scene.reset()
     limits, pid = scene.limits(), scene.victim.pid
     log = tmp_path / "trusted.jsonl"
-    r = run(["match", "-p", _reach(scene, attack, "decision", tmp_path / attack), "-p", "stand", "--json", "--log",
+    r = run(["match", "--trusted", "-p", _reach(scene, attack, "decision", tmp_path / attack), "-p", "stand", "--json", "--log",
              log, "--output-dir", tmp_path / "printed"], tmp_path)
     r.ended_cleanly()
     assert _reached(scene, limits, pid, r, log, tmp_path / "printed"), f"{attack} did nothing even in process"

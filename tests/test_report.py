@@ -146,11 +146,13 @@ def test_single_student_gets_top_level_gradescope_file(grade_report: ClassReport
 def test_charts_are_valid_pngs(grade_out: tuple[Path, list[Path]]) -> None:
     """Every chart is a PNG of the drawn size and not a blank image."""
     out, written = grade_out
-    pngs = [p for p in written if p.suffix == ".png"]
+    pngs = [p for p in written if p.suffix == ".png" and p.parent.name != "class"]
     assert len(pngs) == 3 * 3  # alice, bob, dan: two win-rate charts and one bankroll chart each
     for p in pngs:
         assert png_size(p) == CHART_SIZE
         assert p.stat().st_size > 10_000
+    assert {p for p in written if p.parent.name == "class"} == {out / "class" / "totals.png",
+                                                                out / "class" / "win-rates.png"}
 
 
 def test_scores_json_is_the_report(grade_out: tuple[Path, list[Path]], grade_report: ClassReport) -> None:
@@ -301,7 +303,7 @@ def _bankroll_png(name: str, out: Path) -> bytes:
                            samples=[sample])
     write_reports(ClassReport(kind="grade", title="t", created="2026-01-01T00:00:00", config={},
                               students=[student]), out)
-    (png,) = out.rglob("*.png")
+    (png,) = (out / "students").rglob("*.png")
     return png.read_bytes()
 
 
@@ -419,3 +421,126 @@ def test_class_page_in_headless_chromium(grade_out: tuple[Path, list[Path]], gra
     assert len(body) == len(grade_report.students) and all(row and row[0] for row in body)
     by_total = sorted(grade_report.students, key=lambda s: -s.total)
     assert [row[0] for row in body] == [s.name for s in by_total]
+
+
+# ------------------------------------------------------------------------------------ the class at a glance
+
+def test_class_page_shows_the_win_rates_and_the_class(grade_out: tuple[Path, list[Path]]) -> None:
+    """index.html has each win rate with its interval in table#scores, as the terminal has them, and two
+    pictures of the class: a histogram of totals and the scatter of the two win rates."""
+    from twentyone.grading.charts import CLASS_CHART_SIZE
+
+    out, _ = grade_out
+    rows = Rows()
+    rows.feed((out / "index.html").read_text(encoding="utf-8"))
+    alice = next(r for r in rows.rows[1:] if r and r[0] == "alice")
+    assert "95.0% (93.0\u201397.0%)" in alice[3] and "70.0% (68.0\u201372.0%)" in alice[4]
+    page = (out / "index.html").read_text(encoding="utf-8")
+    for rel in ("class/totals.png", "class/win-rates.png"):
+        assert f'<img src="{rel}"' in page
+        assert png_size(out / rel) == CLASS_CHART_SIZE and (out / rel).stat().st_size > 10_000
+
+
+def test_the_scatter_draws_both_rubric_lines_and_labels_every_student(grade_report: ClassReport) -> None:
+    """The scatter: a vertical line at the stand threshold, a horizontal one at the basic threshold, and one
+    labelled point per student with both win rates (carol, who did not compile, has none)."""
+    from twentyone.grading import charts
+
+    with charts._chart_context() as text:
+        _, ax = charts._rates_figure(grade_report.students, 0.9, 0.6, text)
+    lines = [(tuple(ln.get_xdata()), tuple(ln.get_ydata())) for ln in ax.lines if ln.get_linestyle() == "--"]
+    assert ((0.9, 0.9), (0, 1)) in lines and ((0, 1), (0.6, 0.6)) in lines
+    assert sorted(t.get_text() for t in ax.texts) == sorted(["alice", "bob", HOSTILE])
+    points = {t.get_text(): t.xy for t in ax.texts}
+    assert points["alice"] == (0.95, 0.7)
+
+
+def test_a_reference_line_is_set_apart(grade_report: ClassReport, tmp_path: Path) -> None:
+    """--reference champion: its win rates in a table of their own, no score, neither in table#scores nor in
+    the terminal's class table, and no score in scores.csv."""
+    import io
+
+    from twentyone.grading.commands import summary_table
+
+    champ = StudentScore("champion (reference)", "champion", "builtin", None, "", 0.0, 100.0, 0.0,
+                         [Criterion("legal", "Plays legally", 0, 60, "not played", "a reference line"),
+                          win_criterion("beat_stand", 0.9, "pass", 20, 0.96, 200),
+                          win_criterion("beat_basic", 0.6, "pass", 20, 0.66, 400)], [], 0, [], reference=True)
+    report = ClassReport("grade", "with a reference", "2026-11-23", GradingConfig().to_dict(),
+                         grade_report.students + [champ], [], 10, 100)
+    write_reports(report, tmp_path)
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    rows = Rows()
+    rows.feed(page)
+    assert [r[0] for r in rows.rows[1:]] == [s.name for s in grade_report.students]
+    refs = page[page.index('<table id="references">'):]
+    assert "champion (reference)" in refs and "96.0% (95% CI 94.0\u201398.0%)" in refs and "0/60" not in refs
+    with open(tmp_path / "scores.csv", encoding="utf-8", newline="") as f:
+        row = next(r for r in csv.DictReader(f) if r["name"] == "champion (reference)")
+    assert row["score"] == row["total"] == row["legal_points"] == "" and row["beat_stand_rate"] == "0.96"
+    text = io.StringIO()
+    summary_table(report, text)
+    shown = text.getvalue()
+    head, refs_text = shown.split("reference lines", 1)
+    assert "champion" not in head and "96.0% (94.0-98.0)" in refs_text and "0/60" not in refs_text
+
+
+def test_an_incident_reads_as_a_round(grade_report: ClassReport, tmp_path: Path) -> None:
+    """An incident shows the hand, the dealer's card, what was asked and answered and why that was a foul, the
+    student's seat highlighted, the match in words; the round record stays one click away."""
+    from twentyone.grading.report import render_student
+
+    record = {"type": "round", "round": 7, "shoe": 1, "first_card": 30, "dealer": "9T", "dealer_bj": False,
+              "players": [{"seat": 1, "account_before": 990, "bet": 10, "insurance": 0, "actions": "hs",
+                           "cards": "T55", "bj": False, "doubled": False, "surrendered": False, "foul": None,
+                           "account_after": 980},
+                          {"seat": 2, "account_before": 1020, "bet": 10, "insurance": 0, "actions": "",
+                           "cards": "T2", "bj": False, "doubled": False, "surrendered": False,
+                           "foul": "illegal_action", "account_after": 1010}]}
+    inc = Incident("beat_basic|\u5f20\u4e09_2023001|17|2034|2", 7, "illegal_action", json.dumps(record),
+                   "the course program fouled this hand too", True, 2, "first_action", "x")
+    st = StudentScore("\u5f20\u4e09_2023001", "subs/z", "c", None, "", 40.0, 100.0, 0.0, [], [inc], 1, [])
+    page = render_student(st, grade_report)
+    assert "match 18 against basic, seed 2034, at seat 2" in page
+    visible = page.replace('title="beat_basic|\u5f20\u4e09_2023001|17|2034|2"', "")
+    assert "beat_basic|" not in visible.split("<details>")[0]
+    for said in ("<dt>Held</dt><dd>T 2 (12)</dd>", "<dt>Dealer showed</dt><dd>9 ", "<dt>Asked</dt><dd>first_action",
+                 "<dt>Answered</dt><dd>&#x27;x&#x27;</dd>", "&#x27;x&#x27; is not a decision the rules allow here"):
+        assert said in page, said
+    you = page[page.index('<tr class="you">'):]
+    assert you.split("</tr>")[0].count("T2") == 1 and "(the student)" in you.split("</tr>")[0]
+    assert "<details><summary>The round record (JSON)</summary><pre>" in page and "&quot;dealer&quot;" in page
+
+
+def _fits(exe: str, page: Path, width: int) -> tuple[bool, str]:
+    """Whether ``page`` fits ``width`` pixels without scrolling sideways, measured by Chromium on a copy with a
+    measuring script (the report's own CSP would refuse it)."""
+    import re
+
+    text = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page.read_text(encoding="utf-8"))
+    probe = page.with_name("probe.html")
+    probe.write_text(text.replace("</body>", "<script>document.body.setAttribute('data-fits', String("
+                                  "document.documentElement.scrollWidth <= window.innerWidth));"
+                                  "document.body.setAttribute('data-width', document.documentElement.scrollWidth)"
+                                  "</script></body>"), encoding="utf-8")
+    r = run_chromium(exe, "--dump-dom", f"--window-size={width},900", probe.as_uri())
+    m = re.search(r'data-fits="(\w+)" data-width="(\d+)"', r.stdout)
+    assert m is not None, r.stderr
+    return m.group(1) == "true", m.group(2)
+
+
+def test_the_tournament_page_fits_1400_pixels(tmp_path: Path) -> None:
+    """Long absolute paths in the Spec column do not push fouls and faults off a 1400-pixel page; the page says
+    what its numbers count."""
+    exe = chromium()
+    deep = "/home/instructor/courses/2026-spring/CS101-blackjack/hand-ins/section-03/" + "x" * 60
+    rows = [StandingRow(i + 1, f"student{i}", f"{deep}/student{i}/mycodes.c:1", 120, 60, 10, 50, 0.54, 0.48, 0.60,
+                        1010.0, 3, 1, ["timeout"]) for i in range(4)]
+    report = ClassReport("tournament", "Tournament of 4 players (pairs, 40 matches per pair)", "2026-11-23",
+                         {"matches": 40, "format": "pairs"}, standings=rows, matches=240, rounds=24000)
+    write_reports(report, tmp_path)
+    fits, width = _fits(exe, tmp_path / "index.html", 1400)
+    assert fits, f"the page is {width} px wide"
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "240</b> matches played in all" in page and "Matches played" in page and "one per opponent" in page
+    assert f'title="{deep}/student0/mycodes.c:1">student0/mycodes.c:1<' in page

@@ -162,3 +162,17 @@ def test_a_costliest_link_opens_its_step_in_chromium(graded: tuple[Path, ClassRe
         assert b.eval("document.getElementById('replay').dataset.round") == href[len("#round-"):-len("-foul")]
         assert b.eval("document.querySelector('.seat.mine .foul').textContent").startswith("illegal_action")
     assert not b.errors, b.errors
+
+
+def test_no_replay_shows_a_seed(graded: tuple[Path, ClassReport]) -> None:
+    """No replay page, student page or scores.json names a match's seed (RULES.md, secret_seed), though the kept
+    logs in the store hold them."""
+    out, rep = graded
+    with Store.open(out) as store:
+        seeds = {str(r.seed) for r in store.matches()}
+    assert all(len(s) > 6 for s in seeds)  # a secret seed is drawn at random: long numbers
+    pages = [out / "students" / p.path for r in rep.reviews.values() for p in r.replays]
+    pages += [out / "students" / "fouls_py.html", out / "scores.json"]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert not [s for s in seeds if s in text], page

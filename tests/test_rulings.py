@@ -433,9 +433,11 @@ def test_ruling_out_below_min() -> None:
     assert (result.by_seat(1).account, result.by_seat(1).rounds) == (5, 1)
 
 
-@pytest.mark.parametrize("garbage", [True, False, 10.0, 10.5, None, "10"], ids=repr)
+@pytest.mark.parametrize("garbage", [True, False, 10.0, 10.5, None, "10", 2**31, -2**31 - 1, 10**5000],
+                         ids=lambda g: f"int of {g.bit_length()} bits" if type(g) is int else repr(g))
 def test_ruling_bet_garbage(garbage: Any) -> None:
-    """bet_garbage: 'a Python bet that is not an int (a bool, a float, None, a string) is a strategy failure'."""
+    """bet_garbage: 'a Python bet that is not an int (a bool, a float, None, a string), or an int that a C int
+    cannot hold ... is a strategy failure'."""
     p1, p2 = Scripted(bet=garbage), Scripted()
     # RULES.md does not say whether a seat that faulted in bet is dealt; the engine deals it (see report).
     sc = deal("T9T8T7", [p1, p2])
@@ -1169,14 +1171,50 @@ def test_ruling_grade_ties() -> None:
     assert half.criteria[1].rate == 0.9 and loss.criteria[1].rate == 0.8
 
 
+def _looks_only(results: list[str], crit: Any, ties: str = "half") -> str:
+    """The decision rule with whole batches only, from RULES.md: after each batch, from ``min_matches`` on, pass
+    when the interval lies wholly above the threshold, fail when wholly below; borderline at the maximum."""
+    from twentyone.grading.stats import wilson
+
+    n = min(crit.batch, crit.max_matches)
+    while True:
+        wins = sum({"win": 1.0, "tie": 0.5 if ties == "half" else 0.0, "loss": 0.0}[r] for r in results[:n])
+        _, low, high = wilson(wins, n, crit.confidence)
+        if n >= crit.min_matches and low > crit.threshold:
+            return "pass"
+        if n >= crit.min_matches and high < crit.threshold:
+            return "fail"
+        if n >= crit.max_matches:
+            return "borderline"
+        n = min(n + crit.batch, crit.max_matches)
+
+
 def test_ruling_grade_decision() -> None:
-    """Decided at the first batch whose interval excludes the threshold; later matches are not counted."""
+    """Decided at the first look whose interval excludes the threshold, or as soon as no later result before that
+    look could change it; later matches are not counted, and the verdict is always the looks' own."""
+    import random
+
+    from twentyone.grading.rubric import judge_batches
+    from twentyone.grading.stats import wilson
+
     rows = _graded(["loss"] * 10 + ["win"] * 20)
     c = _grade(rows, _config()).criteria[1]
-    assert (c.status, c.matches, c.points) == ("fail", 10, 0) and c.high is not None and c.high < 0.9
+    # All lost: settled at the first k whose best case (every match up to the look at 10 won) still fails there.
+    first = next(k for k in range(1, 11) if wilson(10 - k, 10)[2] < 0.9)
+    assert (c.status, c.matches, c.points) == ("fail", first, 0) and first < 10 and "decided after" in c.detail
     waits = _grade(_graded(["win"] * 10 + ["loss"] * 10), _config(beat_stand={"batch": 10, "min_matches": 20,
                                                                                "max_matches": 30}))
-    assert waits.criteria[1].matches == 20  # nothing is decided before min_matches
+    assert 10 < waits.criteria[1].matches <= 20  # nothing is decided at the look of 10, before min_matches
+    cfg = _config(beat_stand={"batch": 10, "min_matches": 20, "max_matches": 50}).beat_stand
+    rng = random.Random(5)
+    for _ in range(300):  # an early verdict is the looks' verdict, however the skipped matches would have gone
+        p = rng.choice([0.3, 0.8, 0.9, 0.95, 1.0])
+        played = [rng.choices(["win", "tie", "loss"], [p, (1 - p) / 3, 2 * (1 - p) / 3])[0] for _ in range(50)]
+        j = judge_batches(dict(enumerate(played)), cfg, "half")
+        assert j.verdict is not None
+        k = j.verdict.matches
+        for rest in (["win"] * 50, ["loss"] * 50, played[k:]):
+            assert _looks_only(played[:k] + rest[:50 - k], cfg) == j.verdict.status
 
 
 def test_ruling_grade_borderline() -> None:
@@ -1194,11 +1232,49 @@ def test_ruling_grade_fairness() -> None:
     from twentyone.grading.config import GradingConfig
     from twentyone.grading.plan import criterion_job
 
-    c = GradingConfig()
+    c = GradingConfig(seed=2026)
     for name in ("li", "wang"):
         jobs = [criterion_job(c, "beat_stand", c.beat_stand, name, f"{name}.c:1", i, None) for i in range(4)]
         assert [(j.seed - c.seed, j.info.seat) for j in jobs] == [(0, 1), (0, 2), (1, 1), (1, 2)]
         assert jobs[1].specs == ("stand", f"{name}.c:1")
+
+
+def test_ruling_grade_table_size() -> None:
+    """Tables are sized to the rule set's seats; under one seat a criterion's match is the duplicate of the
+    submission and the built-in, each alone on the same seed, ranked against each other by the ranking ruling."""
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.plan import criterion_job, legal_job, tournament_jobs
+    from twentyone.grading.runner import play_job
+    from twentyone.match import Seating
+    from twentyone.players.builtin import Basic, Stand
+    from twentyone.rules import get_rules
+
+    for rules, seats in (("course", 5), ("french", 4), ("lianzhong", 4), ("unix-bj", 1), ("judge", 1)):
+        c = GradingConfig(rules=rules)
+        legal = [legal_job(c, "li", "li.py:1", i, None) for i in range(5)]
+        assert [len(j.specs) for j in legal] == [seats] * 5
+        assert [j.info.seat for j in legal] == [1 + i % seats for i in range(5)]
+        jobs = [criterion_job(c, "beat_stand", c.beat_stand, "li", "li.py:1", i, None) for i in range(4)]
+        if seats > 1:  # grade_fairness: seed pairs, seats swapped
+            assert [(j.seed - c.seed, j.info.seat, j.duplicate) for j in jobs] == [(0, 1, False), (0, 2, False),
+                                                                                   (1, 1, False), (1, 2, False)]
+        else:  # every seed once, the submission first
+            assert [(j.seed - c.seed, j.info.seat, j.duplicate) for j in jobs] == [(i, 1, True) for i in range(4)]
+        deal = tournament_jobs([(n, "stand") for n in "abcdefghi"], "table5", 1, 7, 6, rules, None)
+        cap = 5 if seats == 1 else seats  # one seat: groups of up to five, one duplicate job each
+        groups = {frozenset(j.info.names) for j in deal}
+        assert len(groups) == -(-9 // cap) and max(len(g) for g in groups) <= cap
+        assert len(deal) == (len(groups) if seats == 1 else 9) and all(j.duplicate == (seats == 1) for j in deal)
+    c = GradingConfig(rules="unix-bj", decks=1)
+    job = criterion_job(c, "beat_basic", c.beat_basic, "li", "stand", 3, None)
+    o = play_job(job)
+    alone = [play_match([Seating("x", "x", p)], 1, c.seed + 3, get_rules("unix-bj")) for p in (Stand(), Basic())]
+    assert o.accounts == [r.ranking[0].account for r in alone] and o.seat_rounds == [r.rounds for r in alone]
+    richer = 0 if o.accounts[0] > o.accounts[1] else 1
+    if o.accounts[0] != o.accounts[1]:
+        assert o.ranks[richer] == 1 and o.ranks[1 - richer] == 2
+    else:
+        assert o.ranks == [1, 1]
 
 
 def test_ruling_grade_bonus() -> None:
@@ -1242,6 +1318,37 @@ def test_grade_bonus_stops_when_separated() -> None:
     same = [row for u in range(10) for row in deal(u, [1, 1, 1])]
     j = judge_tournament(same, players, t)
     assert j.decided and j.units == 10  # never separated: the budget ends it
+
+
+def test_grade_bonus_seats_no_more_a_player_that_always_times_out() -> None:
+    """After a batch in which a player timed out in every match, the next batch is planned without it; it keeps
+    its place, last, and a player that timed out only sometimes plays on."""
+    from twentyone.grading.config import TournamentBonus
+    from twentyone.grading.standings import judge_tournament, matches_per_unit
+    from twentyone.grading.store import MatchRow
+
+    players = [("a", "x"), ("b", "y"), ("loop", "z"), ("slow", "w")]
+    t = TournamentBonus(matches=2, max_matches=6, bonus=(10.0,))
+
+    def deal(unit: int, names: list[str]) -> list[MatchRow]:
+        out = []
+        for r in range(len(names)):
+            seated = names[r:] + names[:r]
+            faults = ["timeout" if n == "loop" or (n == "slow" and unit == 0) else None for n in seated]
+            ranks = [1 if n in ("a", "b") else 3 for n in seated]  # a and b tie: never separated
+            out.append(MatchRow(f"k{unit}|{r}", "tournament", "", unit, unit, seated,
+                                outcome(ranks, faults, idx=unit, names=seated)))
+        return out
+
+    first = [row for u in range(2) for row in deal(u, ["a", "b", "loop", "slow"])]
+    j = judge_tournament(first, players, t)
+    assert not j.decided and j.needed == 4 and [n for n, _ in j.active] == ["a", "b", "slow"]
+    assert j.standings[-1].name == "loop" and j.standings[-1].wins == 0
+    assert matches_per_unit(len(j.active), "table5") == 3
+    later = first + [row for u in range(2, 4) for row in deal(u, ["a", "b", "slow"])]
+    j = judge_tournament(later, players, t)
+    assert j.units == 4 and [n for n, _ in j.active] == ["a", "b", "slow"]  # slow timed out only in deal 0
+    assert j.standings[-1].name == "loop" and j.standings[-1].matches == 8
 
 
 def test_ruling_grade_incident_kinds() -> None:
@@ -1326,6 +1433,7 @@ def test_every_ruling_has_its_test() -> None:
     import re
     from pathlib import Path
 
+    from tests import test_judge_rulings  # the rulings of "The judge problem"
     from tests import test_rulings_review  # the rulings of "Decision review"
     from tests import test_rulings_tables  # the rulings of "bj(6)", "The Lianzhong table", "The Monte Carlo report"
     from tests import test_rulings_variants  # the rulings of "Rule variants" and "The French game"
@@ -1333,7 +1441,8 @@ def test_every_ruling_has_its_test() -> None:
     text = (Path(__file__).resolve().parent.parent / "twentyone" / "RULES.md").read_text(encoding="utf-8")
     names = set(re.findall(r"\*\*([a-z0-9_]+)(?: \(project decision\))?\*\*", text))
     tests = {n[len("test_ruling_"):] for n in [*globals(), *vars(test_rulings_variants), *vars(test_rulings_tables),
-                                               *vars(test_rulings_review)] if n.startswith("test_ruling_")}
+                                               *vars(test_judge_rulings), *vars(test_rulings_review)]
+             if n.startswith("test_ruling_")}
     assert tests == names
     assert sorted(n for n in globals() if n.startswith("test_bug_")) == [
         f"test_bug_{i}_{s}" for i, s in enumerate(["round_limit", "tmpcards_no_leak", "blackjack_and_insurance_pay",
@@ -1394,24 +1503,148 @@ def test_ruling_grade_zip_limits(tmp_path: "Path") -> None:
 
 
 def test_ruling_grade_store_damage(tmp_path: "Path") -> None:
-    """A damaged row stops the reading with one line naming it; the row is neither dropped nor repaired."""
+    """A damaged row of one submission is named in one line and that student is not graded; every other is, and
+    the row is neither dropped nor repaired; a dropped table still stops the reading with one line."""
     import sqlite3
 
     import pytest
 
     from tests.outcomes import outcome
-    from twentyone.grading.store import DB_NAME, Store, StoreError
+    from twentyone.grading.config import config_from_dict
+    from twentyone.grading.outcome import EntryKind
+    from twentyone.grading.scoring import class_report
+    from twentyone.grading.store import DB_NAME, EntryRow, Store, StoreError
 
+    small = {"batch": 2, "min_matches": 2, "max_matches": 2}
+    cfg = config_from_dict({"seed": 1, "legal": {"matches": 0}, "beat_stand": small, "beat_basic": small,
+                            "tournament": {"enabled": False}})
     with Store.open(tmp_path, create=True) as s:
-        s.add_outcome(outcome([1, 2], seat=1, key="k"))
+        s.set_meta("kind", "grade")
+        s.set_meta("config", cfg.to_dict())
+        s.set_entries([EntryRow(n, i, f"{n}.c", f"{n}.c:1", EntryKind.C, None, "")
+                       for i, n in enumerate(["li", "wang"])])
+        for name in ("li", "wang"):
+            for purpose in ("beat_stand", "beat_basic"):
+                for i in range(2):
+                    s.add_outcome(outcome([1, 2], seat=1 + i % 2, purpose=purpose, subject=name, idx=i,
+                                          names=[name, "x (built-in)"] if i % 2 == 0 else ["x (built-in)", name],
+                                          key=f"{purpose}|{name}|{i}"))
     db = sqlite3.connect(str(tmp_path / DB_NAME))
-    db.execute("UPDATE matches SET outcome = '{' WHERE key = 'k'")
+    db.execute("UPDATE matches SET outcome = '{' WHERE key = 'beat_stand|li|0'")
     db.commit()
     db.close()
-    with Store.open(tmp_path) as s, pytest.raises(StoreError, match="match 'k' is damaged"):
-        list(s.matches())
     with Store.open(tmp_path) as s:
-        assert s.keys() == {"k"}
+        rep = class_report(s)
+        assert s.keys() == {f"{p}|{n}|{i}" for p in ("beat_stand", "beat_basic") for n in ("li", "wang")
+                            for i in (0, 1)}
+    (line,) = rep.damaged
+    assert "match 'beat_stand|li|0' (of li) is damaged" in line and "\n" not in line
+    by = {st.name: st for st in rep.students}
+    assert by["li"].error and "not graded" in by["li"].error and by["li"].total == 0
+    assert by["wang"].error is None and [c.matches for c in by["wang"].criteria[1:]] == [2, 2]
+    sqlite3.connect(str(tmp_path / DB_NAME)).execute("DROP TABLE matches")
+    with Store.open(tmp_path) as s, pytest.raises(StoreError, match="cannot be read"):
+        class_report(s)
+
+
+@pytest.mark.slow  # four grading runs and a report (8 s here, 30 s under load)
+def test_ruling_secret_seed(tmp_path: "Path") -> None:
+    """Without a seed each run draws a secret one, kept in the store (report reproduces the run), shown on the
+    terminal and index.html only, never in a file for students; a pinned seed gives the same grade; identical
+    copies get identical grades."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import config_from_dict
+    from twentyone.grading.store import Store
+
+    stand = Path(__file__).resolve().parent / "fixtures" / "py" / "stand_py.py"
+    subs = [shutil.copy(stand, tmp_path / "li.py"), shutil.copy(stand, tmp_path / "twin.py")]
+    small = {"batch": 2, "min_matches": 2, "max_matches": 2}
+    rubric = {"legal": {"matches": 1}, "beat_stand": small, "beat_basic": small, "tournament": {"enabled": False},
+              "similarity": {"traces": 1}, "isolation": {"trusted": True}}
+    cfg = tmp_path / "g.toml"
+    cfg.write_text("".join(f"[{k}]\n" + "".join(f"{a} = {str(b).lower()}\n" for a, b in v.items())
+                           for k, v in rubric.items()))
+    out = tmp_path / "a"
+    r = subprocess.run([sys.executable, "-m", "twentyone", "grade", *map(str, subs), "--config", str(cfg), "--out",
+                        str(out), "-j", "1"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    with Store.open(out) as s:
+        seed = s.meta("config")["seed"]
+    digits = str(seed)[:12]  # every match seed of the run starts with these (seed + at most a million)
+    assert f"seed: {seed} (drawn at random" in r.stdout and digits in (out / "index.html").read_text("utf-8")
+    for f in out.rglob("*"):
+        if f.is_file() and f.suffix in (".html", ".json", ".csv") and f.name != "index.html" \
+                and not f.name.startswith("similarity") and "similarity" not in f.parts:
+            assert digits not in f.read_text("utf-8"), f"the seed is in {f.relative_to(out)}"
+    scores = json.loads((out / "scores.json").read_text("utf-8"))
+    assert "seed" not in scores["config"]
+    assert len({(st["total"], st["incident_count"]) for st in scores["students"]}) == 1  # the twins
+    (out / "scores.json").unlink()
+    rep = subprocess.run([sys.executable, "-m", "twentyone", "report", str(out)], capture_output=True, text=True,
+                         timeout=300)
+    assert rep.returncode == 0 and json.loads((out / "scores.json").read_text("utf-8")) == scores
+    assert f"seed: {seed} " in rep.stdout
+    quiet = Execution(workers=1, progress=False, warn=lambda m: None)
+    grade(subs, config_from_dict(rubric), tmp_path / "b", False, quiet)
+    with Store.open(tmp_path / "b") as s:
+        seeds = [seed, s.meta("config")["seed"]]
+    assert seeds[0] != seeds[1] and all(type(x) is int and 0 <= x < 2**63 for x in seeds)
+    pinned = config_from_dict({**rubric, "seed": 5})
+    keys = []
+    for run in ("c", "d"):
+        grade(subs, pinned, tmp_path / run, False, quiet)
+        with Store.open(tmp_path / run) as s:
+            keys.append(s.keys())
+            assert s.meta("config")["seed"] == 5
+    assert keys[0] == keys[1] and all("|5|" in k for k in keys[0] if k.startswith("beat_stand"))
+    c, d = (json.loads((tmp_path / run / "scores.json").read_text("utf-8"))["students"] for run in ("c", "d"))
+    assert c == d
+
+
+def test_ruling_grade_intake_files(tmp_path: "Path") -> None:
+    """A FIFO or a link leading out of the hand-in is refused in one line, a link inside it followed; a file over
+    1 MiB is refused on its size; a long file is compared on its first 50,000 characters."""
+    import os
+
+    import pytest
+
+    from twentyone.grading.fingerprints import MAX_COMPARED, fingerprint
+    from twentyone.handin import MAX_SOURCE, HandInFileError, read_file
+    from twentyone.players.intake import IntakeError, take
+
+    for name in ("fifo", "out", "big", "in"):
+        (tmp_path / name).mkdir()
+    os.mkfifo(tmp_path / "fifo" / "mycodes.c")
+    (tmp_path / "out" / "mycodes.c").symlink_to("/etc/passwd")
+    with (tmp_path / "big" / "mycodes.c").open("wb") as f:
+        f.truncate(MAX_SOURCE + 1)
+    (tmp_path / "in" / "real.c").write_text("int bet1(int N) { return 10; }\n")
+    (tmp_path / "in" / "mycodes.c").symlink_to("real.c")
+    for name, words in (("fifo", "a FIFO"), ("out", "a symbolic link leading out"), ("big", "more than the 1.0 MiB")):
+        with pytest.raises(IntakeError, match=words):
+            take(tmp_path / name)
+    with pytest.raises(HandInFileError, match="a FIFO"):
+        read_file(tmp_path / "fifo" / "mycodes.c")
+    assert take(tmp_path / "in").path.resolve().name == "real.c"
+    long = fingerprint("x", "int f() { return 1; }\n" * 10_000, "c")
+    assert long.cut and max(t.end for t in long.tokens) <= MAX_COMPARED == 50_000
+
+
+def test_ruling_shown_text() -> None:
+    """A submission's text is shown with its controls, surrogates and direction overrides as escapes, and cut."""
+    from twentyone.errors import strategy_text
+    from twentyone.safetext import visible
+
+    assert visible("a\x1b]0;t\x07\ud800\u202eb\x9b") == "a\\x1b]0;t\\x07\\ud800\\u202eb\\x9b"
+    assert visible("x\ny", lines=True) == "x\ny" and visible("x\ny") == "x\\x0ay"
+    assert visible("a" * 50, 10) == "a" * 9 + "\u2026"
+    assert strategy_text("\x1b[2J" + "A" * 1000) == "\\x1b[2J" + "A" * 192 + "\u2026"
 
 
 def test_ruling_grade_own_headers(tmp_path: "Path") -> None:
@@ -1453,8 +1686,8 @@ def test_ruling_grade_similarity() -> None:
     from twentyone.grading.plan import criterion_job
     from twentyone.grading.runner import play_job
 
-    c = GradingConfig()
-    off = config_from_dict({"similarity": {"traces": 0}})
+    c = GradingConfig(seed=2026)
+    off = config_from_dict({"seed": 2026, "similarity": {"traces": 0}})
     assert not criterion_job(off, "beat_stand", off.beat_stand, "x", "basic", 0, None).trace
     job = criterion_job(c, "beat_stand", c.beat_stand, "x", "hilo", 1, None)
     assert job.trace and not criterion_job(c, "beat_stand", c.beat_stand, "x", "basic", c.similarity.traces, None).trace

@@ -110,6 +110,8 @@ def test_ruling_dealer_h17() -> None:
     stand, hit = deal("T8A6", [Scripted("s")], COURSE), deal("T8A62", [Scripted("s")], PRESETS["course-h17"])
     assert (stand.record["dealer"], stand.delta(1)) == ("A6", 10)
     assert (hit.record["dealer"], hit.delta(1)) == ("A62", -10)
+    hard = deal("T8T7", [Scripted("s")], PRESETS["course-h17"])  # a hard 17 stands under H17 too
+    assert (hard.record["dealer"], hard.delta(1)) == ("T7", 10)
 
 
 def test_ruling_no_peek() -> None:
@@ -180,6 +182,17 @@ def test_ruling_split_pair() -> None:
     assert not p.seen[0][4] and sc.seat(1)["foul"] == Foul.UNAFFORDABLE_SPLIT and sc.delta(1) == -10
     with pytest.raises(Exception, match="'p'"):
         sc.table.verify_split(sc.table.seats[0])
+
+
+def test_split_hands_push_and_tie_as_hands_do() -> None:
+    """A split hand settles on its own as any hand does (settlement): 17 against the dealer's 17 pushes (its
+    stake back), and a split A-T, 21 but not a Black Jack, ties the dealer's three-card 21."""
+    sc = deal("88" "7T" "9" "T", [Scripted("pss")], SPLIT)  # 8-9 = 17 v 17 pushes, 8-T = 18 wins
+    assert hands(sc) == [("89", "s", "push", 10), ("8T", "s", "win", 20)] and sc.delta(1) == 10
+    p = Watcher("ps")
+    sc = deal("TT" "65" "A" "5" "T", [p], SPLIT)  # T-A stands on 21; T-5 stands; the dealer 6-5-T makes 21
+    assert sc.record["dealer"] == "65T"
+    assert hands(sc) == [("TA", "", "push", 10), ("T5", "s", "lose", 0)] and sc.delta(1) == -10
 
 
 def test_ruling_split_deal_order() -> None:
@@ -474,6 +487,7 @@ def test_ruling_ai_levels() -> None:
         "s", "s", "d", "d", "s", "s", "p", "p", "s", "s"]
     assert [act(i, c, "7") for c in ("T6", "T2", "64", "A6", "77")] == ["h", "h", "d", "h", "h"]
     assert [act(i, c, "T") for c in ("64", "92")] == ["h", "h"]
+    assert [act(i, c, u) for c in ("54", "63", "72") for u in ("3", "6")] == ["h"] * 6  # a hard 9 hits, never doubles
     assert act(i, "64", "6", can_double=False) == "h" and act(i, "88", "6", can_split=False) == "s"
     a.start_match(object(), 6, 4, 1)
     assert a.bet(FakeView("", "", account=500)) == 50  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require
 from twentyone.errors import TwentyOneError
 from twentyone.grading.config import GradingConfig
 from twentyone.grading.outcome import JobInfo, MatchOutcome
@@ -21,7 +22,7 @@ BASIC_C = str(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
 
 
 def _jobs(n: int) -> list[MatchJob]:
-    c = GradingConfig()
+    c = GradingConfig(seed=2026)
     return [criterion_job(c, "beat_stand", c.beat_stand, "basic_c", BASIC_C + ":1", i, None) for i in range(n)]
 
 
@@ -176,11 +177,87 @@ def test_pool_workers_take_their_own_cpus_after_the_parent_played_sandboxed(tmp_
     from twentyone.players.sandbox.cpus import allowed_cpus
 
     every = allowed_cpus()  # this process may itself be pinned by an earlier test's sandboxed match
-    if len(every) < 2:
-        pytest.skip("needs two CPUs")
+    require(len(every) >= 2, "two CPUs")
     script = tmp_path / "where.py"
     script.write_text(_WHERE)
     out = json.loads(subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
                                     cwd=ROOT, check=True, preexec_fn=lambda: os.sched_setaffinity(0, every)).stdout)
     assert len(out["workers"]) == 2 and len(set(out["workers"])) == 2, out  # two workers, two CPUs
     assert out["parent"] == [out["home"]]  # the parent itself stays where it was pinned
+
+
+def test_a_confirmed_timeout_is_charged_without_a_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three matches of a looping strategy: the first time-out is replayed alone and confirmed; the other two are
+    charged without a replay, so the loop costs four plays, not six."""
+    from twentyone.grading import runner
+    from twentyone.grading.runner import drive
+    from twentyone.players.sandbox.limits import Limits
+
+    loop = tmp_path / "loop.py"
+    loop.write_text("def bet1(N):\n    while True:\n        pass\n"
+                    "def first_action1(t, n): return 's'\ndef continue_action1(p): return 's'\n"
+                    "def show1(b, p, n, N, pos): pass\n")
+    limits = Limits.for_timeouts(0.2, 20.0)
+    jobs = [MatchJob(f"t|{i}", (f"{loop}:1", "stand"), 3 + i, JobInfo("tournament", "", i, 3 + i, ("loop", "stand")),
+                     limits=limits) for i in range(3)]
+    played: list[str] = []
+    real = runner.play_job
+
+    def counted(job: MatchJob) -> MatchOutcome:
+        played.append(job.key)
+        return real(job)
+
+    monkeypatch.setattr(runner, "play_job", counted)
+    seen: list[MatchOutcome] = []
+    drive([jobs], lambda outs: seen.extend(outs) or [], workers=1)
+    assert sorted(played) == ["t|0", "t|0", "t|1", "t|2"]
+    assert sorted((o.key, o.replay) for o in seen) == [("t|0", "confirmed"), ("t|1", "charged"), ("t|2", "charged")]
+    assert all(o.faults[0] == "timeout" for o in seen)
+
+
+def test_a_job_no_longer_wanted_is_not_played() -> None:
+    """A queued batch is filtered just before it starts: the jobs ``wanted`` refuses never play."""
+    from twentyone.grading.runner import drive
+
+    jobs = _jobs(6)
+    seen: list[str] = []
+    drive([jobs[:2], jobs[2:4], jobs[4:]], lambda outs: seen.extend(o.key for o in outs) or [], workers=1,
+          wanted=lambda j: len(seen) < 2 or j.info.idx % 2 == 0)
+    assert seen == [j.key for j in jobs[:2]] + [jobs[2].key, jobs[4].key]
+
+
+def test_a_confirmed_looper_waits_behind_the_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a player's time-out is confirmed, its queued batches are played after everyone else's."""
+    from twentyone.grading import runner
+    from twentyone.grading.runner import drive
+    from twentyone.players.sandbox.limits import Limits
+
+    loop = tmp_path / "loop.py"
+    loop.write_text("def bet1(N):\n    while True:\n        pass\n"
+                    "def first_action1(t, n): return 's'\ndef continue_action1(p): return 's'\n"
+                    "def show1(b, p, n, N, pos): pass\n")
+    limits = Limits.for_timeouts(0.2, 20.0)
+
+    def job(key: str, spec: str) -> MatchJob:
+        return MatchJob(key, (spec, "stand"), 3, JobInfo("tournament", "", 0, 3, ("p", "stand")), limits=limits)
+
+    later = [[job("loop|1", f"{loop}:1")], [job("other|1", "basic")], [job("loop|2", f"{loop}:1")],
+             [job("other|2", "hilo")]]
+    played: list[str] = []
+    real = runner.play_job
+
+    def counted(j: MatchJob) -> MatchOutcome:
+        played.append(j.key)
+        return real(j)
+
+    monkeypatch.setattr(runner, "play_job", counted)
+    given = [False]
+
+    def on_done(outs: list[MatchOutcome]) -> list[list[MatchJob]]:
+        if given[0]:
+            return []
+        given[0] = True
+        return later
+
+    drive([[job("loop|0", f"{loop}:1")]], on_done, workers=1)
+    assert played == ["loop|0", "loop|0", "other|1", "other|2", "loop|1", "loop|2"]

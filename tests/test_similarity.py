@@ -397,3 +397,48 @@ def test_similar_command_line_sandboxed_json(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "twentyone", "similar", str(tmp_path / "nothing.c"), "--out",
                           str(tmp_path / "o2")], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
+
+
+def test_similar_says_why_a_pair_is_not_listed(tmp_path: Path) -> None:
+    """Every pair is either in the table or has a reason why not: the template handed in has no fingerprints of
+    its own, C and Python are not comparable by code; the page and the JSON say so, pair by pair and counted by
+    reason."""
+    rows = [SourceRow("copy_of_template", "submission", "t/mycodes.c", "c", read_text(TEMPLATE.read_bytes())),
+            source(LI / "mycodes.c", "李雷"), source(ZHOU / "mycodes.c", "zhou_jie"),
+            SourceRow("py_student", "submission", "p.py", "py", read_text(FIX.joinpath("py", "fouls_py.py").read_bytes()))]
+    names = [r.name for r in rows]
+    report = build(names, rows + template_sources(), {}, Similarity(), "reasons")
+    unlisted = report.unlisted()
+    assert len(report.listed()) + len(unlisted) == 6
+    why = {frozenset((a, b)): text for a, b, _, text in unlisted}
+    assert why[frozenset(("copy_of_template", "zhou_jie"))].startswith(
+        "copy_of_template is the template: no fingerprints of its own")
+    assert why[frozenset(("李雷", "py_student"))].startswith("not comparable by code (C or C++ and Python)")
+    assert frozenset(("李雷", "zhou_jie")) not in why  # some code in common: listed, below the flag line
+    assert {frozenset((p.a, p.b)) for p in report.listed()} == {frozenset(("李雷", "zhou_jie"))}
+    counts = dict(report.unlisted_counts())
+    assert sum(counts.values()) == len(unlisted)
+    write_similarity(report, tmp_path)
+    page = (tmp_path / PAGE).read_text(encoding="utf-8")
+    assert f"Pairs not listed ({len(unlisted)})" in page and "is the template: no fingerprints of its own" in page
+    data = json.loads((tmp_path / "similarity.json").read_text(encoding="utf-8"))
+    assert {frozenset((d["a"], d["b"])) for d in data["not_listed"]} == set(why)
+
+
+def test_a_pair_past_the_listed_ones_says_it_is_below_both_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With only the strongest pair listed, the others say they are below the code threshold (or share too little)
+    and have no evidence by play, with their numbers."""
+    from twentyone.grading import similarity
+
+    monkeypatch.setattr(similarity, "MAX_LISTED", 1)
+    rows = [source(LI / "mycodes.c", "李雷"), source(ZHOU / "mycodes.c", "zhou_jie"),
+            source(FIX / "handins" / "cstyle_c" / "mycodes.c", "cstyle")]
+    report = build([r.name for r in rows], rows + template_sources(), {}, Similarity(), "past")
+    assert len(report.listed()) == 1
+    unlisted = report.unlisted()
+    assert len(unlisted) == 2
+    for _, _, kind, why in unlisted:
+        assert kind in ("below the code threshold and never in the same situation in play, and weaker than the 1 "
+                        "strongest pairs listed", "too little code in common and never in the same situation in "
+                        "play, and weaker than the 1 strongest pairs listed"), kind
+        assert "code score" in why or "fingerprints, fewer than 10" in why

@@ -108,39 +108,73 @@ def test_a_name_that_is_not_utf8_never_breaks_the_store(tmp_path: Path) -> None:
     assert e.source == "subs/\\udcd5\\udcc5" and e.notes == (e.source,)
 
 
-@pytest.mark.parametrize("damage, named", [
-    ("UPDATE matches SET outcome = '{\"reason\": ' WHERE key = 'k1'", "match 'k1' is damaged"),
-    ("UPDATE matches SET outcome = json_remove(outcome, '$.fouls') WHERE key = 'k1'",
-     "match 'k1' is damaged (missing key 'fouls')"),
-    ("UPDATE matches SET names = '[1, ' WHERE key = 'k1'", "match 'k1' is damaged"),
-    ("UPDATE entries SET kind = 'fortran'", "entry 'li' is damaged"),
-    ("UPDATE entries SET notes = 'not json'", "entry 'li' is damaged"),
-    ("UPDATE meta SET value = '{' WHERE key = 'config'", "the run's 'config' is damaged"),
-    ("DROP TABLE matches", "cannot be read (no such table: matches)"),
-])
-def test_a_damaged_row_or_table_is_one_line_naming_it_and_nothing_changes(tmp_path: Path, damage: str,
-                                                                          named: str) -> None:
-    """Bad JSON, a missing key, a bad value or a dropped table: one StoreError line naming it; no row is dropped."""
+def _damaged_store(tmp_path: Path, damage: str) -> int:
+    """A store of one entry and two matches, then ``damage`` done to it; the number of its tables."""
     with Store.open(tmp_path, create=True) as s:
         s.set_meta("config", {"seed": 1})
-        s.set_entries([EntryRow("li", 0, "li.c", "li.c:1", EntryKind.C, None, "")])
+        s.set_entries([EntryRow("li", 0, "li.c", "li.c:1", EntryKind.C, None, ""),
+                       EntryRow("wang", 1, "wang.c", "wang.c:1", EntryKind.C, None, "")])
         s.add_outcome(_outcome("k1"))
         s.add_outcome(_outcome("k2", idx=1))
+        s.add_outcome(_outcome("w1", subject="wang"))
     db = sqlite3.connect(str(tmp_path / DB_NAME))
     db.execute(damage)
     db.commit()
-    before = db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+    tables = int(db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0])
     db.close()
+    return tables
+
+
+@pytest.mark.parametrize("damage, named", [
+    ("UPDATE matches SET outcome = '{\"reason\": ' WHERE key = 'k1'", "match 'k1' (of li) is damaged"),
+    ("UPDATE matches SET outcome = json_remove(outcome, '$.fouls') WHERE key = 'k1'",
+     "match 'k1' (of li) is damaged (missing key 'fouls')"),
+    ("UPDATE matches SET names = '[1, ' WHERE key = 'k1'", "match 'k1' (of li) is damaged"),
+    ("UPDATE matches SET outcome = json_set(outcome, '$.ranks', json('[1]')) WHERE key = 'k1'",
+     "match 'k1' (of li) is damaged (1 ranks for 2 seats)"),
+    ("UPDATE matches SET outcome = json_set(outcome, '$.seat', 7) WHERE key = 'k1'",
+     "match 'k1' (of li) is damaged (seat 7 of 2)"),
+    ("UPDATE entries SET kind = 'fortran' WHERE name = 'li'", "entry 'li' is damaged"),
+    ("UPDATE entries SET notes = 'not json' WHERE name = 'li'", "entry 'li' is damaged"),
+])
+def test_a_damaged_row_of_one_submission_is_named_and_the_rest_is_read(tmp_path: Path, damage: str,
+                                                                       named: str) -> None:
+    """A row of one submission with bad JSON, a missing key or values that do not fit: skipped and named in one line
+    (Store.damaged), every other row read, and nothing dropped or repaired (RULES.md, grade_store_damage)."""
+    _damaged_store(tmp_path, damage)
+    with Store.open(tmp_path) as s:
+        entries = s.entries()
+        keys = [r.key for r in s.matches()]
+        (d,) = s.damaged.values()
+        line = d.line(s.path)
+    assert named in line and "\n" not in line and d.subject == "li"
+    assert "wang" in [e.name for e in entries if e.error is None] and "w1" in keys
+    if d.table == "entry":
+        assert [e.error is not None for e in entries] == [True, False] and keys == ["k1", "k2", "w1"]
+    else:
+        assert keys == ["k2", "w1"]
+    db = sqlite3.connect(str(tmp_path / DB_NAME))
+    assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 3
+    db.close()
+
+
+@pytest.mark.parametrize("damage, named", [
+    ("UPDATE meta SET value = '{' WHERE key = 'config'", "the run's 'config' is damaged"),
+    ("DROP TABLE matches", "cannot be read (no such table: matches)"),
+])
+def test_damage_that_is_no_single_submissions_is_one_line_and_nothing_changes(tmp_path: Path, damage: str,
+                                                                              named: str) -> None:
+    """A damaged configuration or a dropped table: one StoreError line naming it; nothing changes."""
+    before = _damaged_store(tmp_path, damage)
     with Store.open(tmp_path) as s:
         with pytest.raises(StoreError) as e:
             s.meta("config")
-            s.entries()
             list(s.matches())
     assert named in str(e.value) and "\n" not in str(e.value)
     db = sqlite3.connect(str(tmp_path / DB_NAME))
     assert db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == before
-    if "matches" not in damage or "DROP" not in damage:
-        assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 2
+    if "DROP" not in damage:
+        assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 3
     db.close()
 
 

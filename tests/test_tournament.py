@@ -84,3 +84,32 @@ def test_equal_rates_are_ranked_by_mean_money() -> None:
     st_ = standings(rows, [("a", "x"), ("b", "y")])
     assert [(r.name, r.rank, r.rate) for r in st_] == [("a", 1, 0.5), ("b", 2, 0.5)]
     assert st_[0].mean_account == 1145 and st_[1].mean_account == 855
+
+
+def _standing(name: str, rate: float, low: float, high: float, money: float = 1000.0):  # type: ignore[no-untyped-def]
+    from twentyone.grading.results import StandingRow
+
+    return StandingRow(0, name, name, 10, 0, 0, 0, rate, low, high, money, 0, 0)
+
+
+def test_tied_standings_share_the_better_rank() -> None:
+    """Equal win rates and equal money tie: both take the better place, and the next player the place after them
+    (competition ranking: 1, 1, 3)."""
+    rows = [_row(["a", "b"], [1, 1], [None, None], [1000, 1000]), _row(["b", "a"], [1, 1], [None, None], [1000, 1000]),
+            _row(["a", "c"], [1, 2], [None, None], [1100, 900]), _row(["b", "c"], [1, 2], [None, None], [1100, 900])]
+    table = standings(rows, [("a", "x"), ("b", "x"), ("c", "y")])
+    assert [(r.name, r.rank) for r in table] == [("a", 1), ("b", 1), ("c", 3)]
+
+
+def test_touching_intervals_are_not_separated() -> None:
+    """Intervals that touch (one's low equals the next one's high) overlap: those places are not separated, and
+    the two players share the bonus of the places they span."""
+    from twentyone.grading.standings import places, separated
+
+    touching = [_standing("a", 0.8, 0.6, 0.9), _standing("b", 0.5, 0.4, 0.6), _standing("c", 0.1, 0.0, 0.2)]
+    assert not separated(touching, 1) and not separated(touching, 2)
+    got = {n: (p.first, p.last, p.bonus) for n, p in places(touching, (10.0, 6.0, 3.0)).items()}
+    assert got == {"a": (1, 2, 8.0), "b": (1, 2, 8.0), "c": (3, 3, 3.0)}
+    apart = [_standing("a", 0.8, 0.61, 0.9), _standing("b", 0.5, 0.4, 0.6), _standing("c", 0.1, 0.0, 0.2)]
+    assert separated(apart, 2)
+    assert {n: p.bonus for n, p in places(apart, (10.0, 6.0, 3.0)).items()} == {"a": 10.0, "b": 6.0, "c": 3.0}

@@ -1,5 +1,6 @@
 # PYTHON_ARGCOMPLETE_OK  (tab completion for bash and zsh: twentyone completion bash|zsh)
-"""The ``twentyone`` command line: ``match``, ``play``, ``grade``, ``tournament``, ``report``, ``similar``, ``rules``.
+"""The ``twentyone`` command line: ``match``, ``play``, ``grade``, ``tournament``, ``report``, ``similar``, ``rules``,
+``judge``.
 
 Every error a user can cause prints one line, ``twentyone: error: ...``, and exits with status 2;
 nothing prints a traceback.  Each command imports what it needs when it runs, so that ``report``
@@ -22,6 +23,10 @@ from twentyone.clihelp import add_examples, complete, shell_code
 from twentyone.errors import CompileError, TwentyOneError
 from twentyone.isolation import add_isolation_options
 from twentyone.rules import MAX_SEED, OPTIONS, PRESETS, Rules, format_value, get_rules
+from twentyone.safetext import visible
+
+#: The most characters of a compiler's messages printed on the terminal.
+MAX_MESSAGES = 8000
 
 if TYPE_CHECKING:
     from twentyone.grading.commands import Execution
@@ -116,16 +121,25 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="rule set, overriding the configuration's 'rules' (course); see 'twentyone rules --presets'")
     g.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help="override one rule option; repeatable (see 'twentyone rules --options')")
+    g.add_argument("--seed", "-s", type=_int_range(0, 2**63 - 1, "seed"), default=None,
+                   help="base seed, overriding the configuration's 'seed' (default: a secret one drawn for the run, "
+                        "shown at the end and on index.html)")
+    g.add_argument("--decks", "-n", type=_int_range(1, 5000, "decks"), default=None,
+                   help="decks, overriding the configuration's 'decks' (6)")
     _run_options(g)
 
     t = sub.add_parser("tournament", help="play a tournament between players; standings and reports in --out",
                        description="Play a tournament between 2 or more players and rank them by win rate.")
-    t.add_argument("players", nargs="+", metavar="SPEC", help=PLAYER_HELP.replace("; repeat for each seat, 1 to 5 seats", ""))
+    t.add_argument("players", nargs="*", metavar="SPEC",
+                   help=PLAYER_HELP.replace("; repeat for each seat, 1 to 5 seats", "")
+                   + "; none with --resume (the stored run has them)")
     t.add_argument("--matches", "-m", type=_int_range(1, 100000, "matches"), default=20,
                    help="matches per pair (pairs) or deals of the field (table5) (20)")
-    t.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED - 200000, "seed"), default=1, help="base seed (1)")
+    t.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED - 200000, "seed"), default=None,
+                   help="base seed (default: a secret one drawn for the run, shown at the end and on index.html)")
     t.add_argument("--format", choices=("pairs", "table5"), default="pairs",
-                   help="pairs: 2-seat round robin; table5: tables of up to 5, reseated every match (pairs)")
+                   help="pairs: 2-seat round robin; table5: tables of up to 5 (or the rule set's seats), reseated "
+                        "every deal (pairs)")
     t.add_argument("--decks", "-n", type=_whole_decks, default=None, help="decks (the rules': 6)")
     add_rule_options(t)
     t.add_argument("--out", type=Path, default=Path("tournament-results"), metavar="DIR",
@@ -174,6 +188,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from twentyone.games.commands import add_parsers as add_game_parsers  # solo, elimination
 
     add_game_parsers(sub)
+    from twentyone.judge.commands import add_parsers as add_judge_parsers  # judge
+
+    add_judge_parsers(sub)
 
     cp = sub.add_parser("completion", help="print the tab-completion code for bash or zsh",
                         description="Print the shell code that makes Tab complete twentyone's commands, options, "
@@ -245,7 +262,7 @@ def _isolation(args: argparse.Namespace, base: Isolation) -> Isolation:
 def _run_grade(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from twentyone.grading.commands import grade, summary_table
+    from twentyone.grading.commands import grade, seed_line, summary_table
     from twentyone.grading.config import GradingConfig, example_toml, load_config
 
     if args.example_config:
@@ -257,39 +274,51 @@ def _run_grade(args: argparse.Namespace) -> int:
         config = replace(config, reference=tuple(dict.fromkeys(config.reference + tuple(args.reference)))).check()
     if args.rules is not None or args.rule:
         config = replace(config, rules=get_rules(args.rules or config.rules).with_assignments(args.rule).name).check()
+    if args.seed is not None:
+        config = replace(config, seed=args.seed).check()
+    if args.decks is not None:
+        config = replace(config, decks=args.decks).check()
     given = args.config is not None or args.trusted or args.decision_timeout is not None \
         or args.match_timeout is not None or args.decision_wall_timeout is not None or bool(args.reference) \
-        or args.rules is not None or bool(args.rule)
+        or args.rules is not None or bool(args.rule) or args.seed is not None or args.decks is not None
     rep = grade(args.submissions, config, args.out, args.resume, _execution(args), config_given=given)
     if not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'index.html'}")
-    return 1 if any(s.error for s in rep.students) else 0
+        print(seed_line(args.out))
+    return 1 if any(s.error for s in rep.students) or rep.damaged else 0
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
-    from twentyone.grading.commands import summary_table, tournament
+    from twentyone.grading.commands import seed_line, summary_table, tournament
     from twentyone.grading.config import Isolation
 
     rules = rules_of(args)
     decks = args.decks if args.decks is not None else rules.decks
-    rules.check_table(decks, 2)
+    rules.check_table(decks, 1)  # tables are sized to the rule set's seats (one seat: the duplicate format)
     rep = tournament(args.players, args.matches, args.seed, args.format, decks, rules.name, args.out,
                      args.resume, _isolation(args, Isolation()), _execution(args))
     if not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'index.html'}")
-    return 1 if any(r.error for r in rep.standings) else 0
+        print(seed_line(args.out))
+    return 1 if any(r.error for r in rep.standings) or rep.damaged else 0
 
 
 def _run_report(args: argparse.Namespace) -> int:
-    from twentyone.grading.commands import Execution, report, summary_table
+    from twentyone.grading.commands import Execution, report, seed_line, summary_table
+    from twentyone.judge.classrun import is_judge_run, remake
+
+    if is_judge_run(args.out):  # a class judged by 'twentyone judge --out'
+        remake(args.out, quiet=args.quiet)
+        return 0
 
     rep = report(args.out, Execution(progress=False))
     if not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'index.html'}")
-    return 0
+        print(seed_line(args.out))
+    return 1 if rep.damaged else 0
 
 
 def _run_similar(args: argparse.Namespace) -> int:
@@ -300,19 +329,24 @@ def _run_similar(args: argparse.Namespace) -> int:
     from twentyone.grading.similar import similar, summary_table
 
     config = load_config(args.config) if args.config else GradingConfig()
-    config = replace(config, isolation=_isolation(args, config.isolation))
+    drawn = config.seed is None
+    config = replace(config, isolation=_isolation(args, config.isolation)).seeded()
     rep = similar(args.submissions, config, args.out,
                   Execution(workers=args.workers, progress=not args.quiet and not args.json))
+    seed = (f"seed: {config.seed} (drawn at random for this run: secret; the configuration's seed pins it)" if drawn
+            else f"seed: {config.seed} (pinned by the configuration)")
     if args.json:
         print(json.dumps(rep.to_dict(), indent=2, ensure_ascii=False))
+        print(f"twentyone: note: {seed}", file=sys.stderr)
     elif not args.quiet:
         summary_table(rep)
         print(f"report: {args.out / 'similarity.html'}")
+        print(seed)
     return 1 if any(m.error for m in rep.members) else 0
 
 
 def _fail(message: str, code: int = 2) -> int:
-    print(f"twentyone: error: {message}", file=sys.stderr)
+    print(f"twentyone: error: {visible(message)}", file=sys.stderr)  # it may quote a submission: made visible
     return code
 
 
@@ -407,8 +441,8 @@ def print_ranking(result: MatchResult, out: IO[str] | None = None, lang: str = "
     console.print(t)
     for s in result.ranking:
         if s.fault:
-            console.print(str(text["left"]).format(seat=s.seat, spec=s.spec, fault=s.fault, detail=s.fault_detail),
-                          markup=False)
+            console.print(visible(str(text["left"]).format(seat=s.seat, spec=s.spec, fault=s.fault,
+                                                           detail=s.fault_detail)), markup=False)
 
 
 def _output_dir(args: argparse.Namespace) -> Path:
@@ -605,12 +639,23 @@ def _run_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """The parser of ``command`` (the top-level parser when there is none)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            found: argparse.ArgumentParser = action.choices[command]
+            return found
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``twentyone`` console script."""
     parser = _build_parser()
     if argv is None and "_ARGCOMPLETE" in os.environ:
         complete(parser)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # the subcommand's own parser says it, so the line points to its own --help
+        _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command is None:
         parser.print_help()
         return 2
@@ -619,6 +664,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.analysis_run(args))
         if getattr(args, "game_run", None) is not None:
             return int(args.game_run(args))
+        if getattr(args, "judge_run", None) is not None:
+            return int(args.judge_run(args))
         if args.command == "match":
             return _run_match(args)
         if args.command == "play":
@@ -642,10 +689,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CompileError as e:
         _fail(str(e))
         if e.messages:
-            print(e.messages, file=sys.stderr)
+            print(visible(e.messages, MAX_MESSAGES, lines=True), file=sys.stderr)
         return 2
     except TwentyOneError as e:
-        return _fail(str(e))
+        return _fail(str(e), getattr(e, "status", 2))  # a grade or tournament stopped by Ctrl-C: 130
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
     except BrokenPipeError:

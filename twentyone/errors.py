@@ -6,14 +6,17 @@ Each also derives from the builtin exception a caller would naturally catch, so
 
 from __future__ import annotations
 
+from twentyone.safetext import visible
+
 #: The most characters of a strategy's own text (an exception message, a load error) that are kept.
 MAX_STRATEGY_TEXT = 200
 
 
 def strategy_text(text: str) -> str:
-    """Text that came from a strategy (the student's data), cut to ``MAX_STRATEGY_TEXT`` characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_STRATEGY_TEXT else text[: MAX_STRATEGY_TEXT - 1] + "\u2026"
+    """Text that came from a strategy (the student's data) as it is kept and shown: on one line, cut to
+    ``MAX_STRATEGY_TEXT`` characters, every control character, lone surrogate and direction override made
+    visible (``safetext.visible``), so that a round log, the store and every report can hold it as it is."""
+    return visible(" ".join(text[:1 << 16].split()), MAX_STRATEGY_TEXT)
 
 
 def own_lines(e: BaseException) -> str:

@@ -19,8 +19,9 @@ from enum import StrEnum
 from twentyone.cards import VALUE
 from twentyone.rules import Rules
 
-__all__ = ["Foul", "FAULTS", "insurance_problem", "double_problem", "double_amount", "surrender_problem",
-           "split_problem", "change_problem", "is_pair", "dealer_may_choose"]
+__all__ = ["Foul", "FAULTS", "BET_VALUES", "is_bet", "is_action", "not_a_bet", "not_an_action", "raised",
+           "insurance_problem", "double_problem",
+           "double_amount", "surrender_problem", "split_problem", "change_problem", "is_pair", "dealer_may_choose"]
 
 
 class Foul(StrEnum):
@@ -42,6 +43,51 @@ class Foul(StrEnum):
 
 #: The fouls that are strategy faults (the player leaves the match).
 FAULTS = frozenset({Foul.ERROR, Foul.CRASH, Foul.TIMEOUT})
+
+#: The values ``bet`` may return: a C ``int``, as ``betK`` returns (RULES.md, **bet_garbage**); the table then
+#: clamps it to the rules' bets.
+BET_VALUES = range(-2**31, 2**31)
+
+
+def is_bet(value: object) -> bool:
+    """True when a strategy's ``bet`` returned a bet: an ``int`` (not a bool, not a subclass) in ``BET_VALUES``."""
+    return type(value) is int and value in BET_VALUES
+
+
+def is_action(value: object) -> bool:
+    """True when a strategy's decision is one character (a ``str``, not a subclass); which characters are legal
+    where is the table's question, and any other character is an illegal action (a foul)."""
+    return type(value) is str and len(value) == 1
+
+
+def not_a_bet(value: object) -> str:
+    """The fault's words for a ``bet`` that returned ``value``, not a bet (``is_bet`` is false): the same in
+    process and in the sandbox's Python box, so a round log is the same either way."""
+    from twentyone.safetext import returned_text
+
+    return f"bet returned {returned_text(value)}, not an int" + (
+        f" in {BET_VALUES.start} .. {BET_VALUES.stop - 1}" if type(value) is int else "")
+
+
+def not_an_action(where: str, value: object) -> str:
+    """The fault's words for a decision (``where``: first_action, continue_action) that returned ``value``, not
+    one character."""
+    from twentyone.safetext import returned_text
+
+    return f"{where} returned {returned_text(value)}, not one character"
+
+
+def raised(where: str, e: BaseException) -> str:
+    """The fault's words for an exception a strategy raised in ``where``: its type, its message (one that cannot
+    be made into text is said to be so) and where in the strategy's own file (``errors.own_lines``)."""
+    from twentyone.errors import own_lines
+
+    try:
+        message = str(e)
+    except Exception:  # noqa: BLE001 - the student's own __str__ may raise too
+        message = "(a message that could not be read)"
+    return f"{where} raised {type(e).__name__}: {message}{own_lines(e)}"
+
 
 #: A hand's ``state`` while it still has its first two cards and no decision has taken effect:
 #: '' before any action, 'i' after insurance.

@@ -318,8 +318,8 @@ PRESETS: dict[str, Rules] = {
                           blackjack_pays=Fraction(3, 2), insurance=False, surrender=False, double_on="none"),
     "judge": replace(COURSE, name="judge", decks=5000, max_decks=5000, max_seats=1, start_money=1_000_000,
                      min_bet=1, max_shoes=1, rounds_per_seat=None, target_money=1_300_000, reshuffle_at="deck",
-                     blackjack_pays=Fraction(3, 2), surrender=False, split=True, split_hands=2,
-                     split_aces_one_card=False, double_after_split=False),
+                     blackjack_pays=Fraction(3, 2), insurance_pays=Fraction(1), surrender=False, split=True,
+                     split_hands=2, split_aces_one_card=False, double_after_split=False),
     "s17-3to2-6d": replace(COURSE, name="s17-3to2-6d", blackjack_pays=Fraction(3, 2), surrender=False, split=True,
                            split_hands=4, split_aces_one_card=True, resplit_aces=False, double_after_split=True),
 }

@@ -16,15 +16,19 @@ from typing import Any
 
 from twentyone.cards import BEST_TOTAL, TENS, VALUE, hand_total
 from twentyone.core import Generator, StackedGenerator
-from twentyone.errors import IllegalActionError, own_lines, strategy_text
-from twentyone.legality import (FAULTS, Foul, change_problem, double_amount, double_problem, insurance_problem,
-                                split_problem, surrender_problem)
+from twentyone.errors import IllegalActionError, strategy_text
+from twentyone.legality import (BET_VALUES, FAULTS, Foul, change_problem, double_amount, double_problem,
+                                insurance_problem, not_a_bet, not_an_action, raised, split_problem,
+                                surrender_problem)
 from twentyone.rules import COURSE, Rules
 from twentyone.seat import Hand, Seat
 from twentyone.strategy import Strategy
 from twentyone.view import TableSeatView
 
 __all__ = ["Table", "TableSeatView", "Foul", "FAULTS", "StrategyFault", "StackedGenerator"]
+
+
+_BET_LOW, _BET_HIGH = BET_VALUES.start, BET_VALUES.stop
 
 
 class StrategyFault(Exception):
@@ -142,8 +146,8 @@ class Table:
         s.rounds += 1
         try:
             b = s.strategy.bet(s.view)
-            if b.__class__ is not int:
-                raise StrategyFault(Foul.ERROR, f"bet returned {b!r}, not an int")
+            if type(b) is not int or not _BET_LOW <= b < _BET_HIGH:  # legality.is_bet, inline: the hot path
+                raise StrategyFault(Foul.ERROR, not_a_bet(b))
         except StrategyFault as e:
             b = self.rules.min_bet
             self._stake(s, b)
@@ -152,7 +156,7 @@ class Table:
         except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
             b = self.rules.min_bet
             self._stake(s, b)
-            self.fault(s, Foul.ERROR, f"bet raised {type(e).__name__}: {e}{own_lines(e)}")
+            self.fault(s, Foul.ERROR, raised("bet", e))
             return
         self._stake(s, b)
 
@@ -200,14 +204,13 @@ class Table:
             self.fault(s, e.cause, e.detail)
             return None
         except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
-            where = "first_action" if first else "continue_action"
-            self.fault(s, Foul.ERROR, f"{where} raised {type(e).__name__}: {e}{own_lines(e)}")
+            self.fault(s, Foul.ERROR, raised("first_action" if first else "continue_action", e))
             return None
-        if a.__class__ is not str or len(a) != 1:
+        if type(a) is not str or len(a) != 1:  # legality.is_action, inline: the hot path
             where = "first_action" if first else "continue_action"
-            self.fault(s, Foul.ERROR, f"{where} returned {a!r}, not one character")
+            self.fault(s, Foul.ERROR, not_an_action(where, a))
             return None
-        return a
+        return a  # one character; any that is not an action allowed here is an illegal action (a foul)
 
     # -- legality: verify_x raises, can_x answers, x acts (twentyone.legality decides) ------------
     # Each works on the seat's hand being played (``s.cur``: the seat itself unless it split).
@@ -637,7 +640,7 @@ class Table:
             except StrategyFault as e:
                 self._fault_outside_round(s, e.cause, e.detail)
             except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
-                self._fault_outside_round(s, Foul.ERROR, f"show raised {type(e).__name__}: {e}{own_lines(e)}")
+                self._fault_outside_round(s, Foul.ERROR, raised("show", e))
 
     def _fault_outside_round(self, s: Seat, cause: Foul, detail: str) -> None:
         """A fault in show: the hand is already settled and stays so; the player leaves the match."""

@@ -20,11 +20,18 @@ from twentyone.grading.results import BankrollSample, Criterion, StudentScore
 SHORT = {"legal": "Legal play", "beat_stand": "Beats stand", "beat_basic": "Beats basic",
          "tournament": "Tournament"}
 
-__all__ = ["SHORT", "CHART_SIZE", "NO_CHARTS", "CJK_FONTS", "NO_CJK_FONT", "win_rate_chart", "bankroll_chart", "chart_path",
-           "draw_all_charts", "no_cjk_font"]
+__all__ = ["SHORT", "CHART_SIZE", "CLASS_CHART_SIZE", "NO_CHARTS", "CJK_FONTS", "NO_CJK_FONT", "win_rate_chart",
+           "bankroll_chart", "chart_path", "draw_all_charts", "no_cjk_font", "totals_histogram", "rates_scatter",
+           "draw_class_charts", "CLASS_CHARTS"]
 
 #: Chart size in pixels (width, height).
 CHART_SIZE = (580, 300)
+#: The class page's charts, in pixels (width, height).
+CLASS_CHART_SIZE = (560, 400)
+#: The class page's charts: file (under ``class/``) and alt text.
+CLASS_CHARTS = {"class/totals.png": "Histogram of the students' totals (rubric points plus bonus)",
+                "class/win-rates.png": "Each student's win rate against stand by its win rate against basic, with "
+                                       "both rubric lines"}
 NO_CHARTS = "Charts not drawn: matplotlib is not installed (pip install 'twentyone[reports]')."
 #: Fonts that draw Chinese, the first installed one used (behind DejaVu Sans, which draws the rest).
 CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK TC", "Noto Sans CJK KR", "Source Han Sans SC",
@@ -143,12 +150,12 @@ def no_cjk_font(students: Sequence[StudentScore]) -> bool:
     return drawn is not None and any(_drawable(t, drawn) != t for t in texts)
 
 
-def _figure(title: str, xlabel: str, ylabel: str) -> tuple[Any, Any]:
+def _figure(title: str, xlabel: str, ylabel: str, size: tuple[int, int] = CHART_SIZE) -> tuple[Any, Any]:
     """A fresh Agg figure and its axes (no pyplot: no global state, safe in threads)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(CHART_SIZE[0] / 100, CHART_SIZE[1] / 100), dpi=100)
+    fig = Figure(figsize=(size[0] / 100, size[1] / 100), dpi=100)
     FigureCanvasAgg(fig)
     # Fixed margins for the fixed chart size: a layout engine costs half of every chart's drawing.
     fig.subplots_adjust(left=0.13, right=0.97, top=0.9, bottom=0.14)
@@ -215,7 +222,7 @@ def _draw_charts(s: StudentScore, folder: Path) -> dict[str, str] | None:
         return None
     charts: dict[str, str] = {}
     for c in s.criteria:
-        if c.rate is not None and c.matches:
+        if c.rate is not None and c.matches and c.name != "tournament":
             rel = chart_path(s.name, f"winrate-{c.name}")
             win_rate_chart(c, folder / rel)
             charts[rel] = f"{c.title}: running win rate and its interval over {c.matches} matches"
@@ -237,3 +244,77 @@ def draw_all_charts(students: list[StudentScore], folder: Path) -> list[dict[str
 
     with ProcessPoolExecutor(workers) as pool:
         return list(pool.map(_draw_charts, students, [folder] * len(students)))
+
+
+def _rate(s: StudentScore, name: str) -> Criterion | None:
+    c = next((c for c in s.criteria if c.name == name), None)
+    return c if c is not None and c.rate is not None and c.matches else None
+
+
+def totals_histogram(students: Sequence[StudentScore], path: Path, top: float) -> Path:
+    """A histogram of the graded students' totals (references left out) in bins of 5 points, 0 to ``top``."""
+    with _chart_context():
+        fig, ax = _figure("Totals of the class (rubric points + bonus)", "total", "students", CLASS_CHART_SIZE)
+        totals = [s.total for s in students if not s.reference]
+        edges = [5.0 * k for k in range(int(max([top, *totals]) // 5) + 2)]
+        ax.hist(totals, bins=edges, color="#2d6cdf", edgecolor="#ffffff")
+        ax.set_xlim(0, edges[-1])
+        ax.yaxis.get_major_locator().set_params(integer=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, format="png")
+    return path
+
+
+def rates_scatter(students: Sequence[StudentScore], path: Path, stand_line: float, basic_line: float) -> Path:
+    """Each student's win rate against stand (x) by its win rate against basic (y), with their intervals, each a
+    labelled point; the two rubric lines (``stand_line``, ``basic_line``) drawn.  Reference lines are grey
+    diamonds, labelled as references; a student without both rates is left out."""
+    with _chart_context() as text:
+        fig, _ = _rates_figure(students, stand_line, basic_line, text)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, format="png")
+    return path
+
+
+def _rates_figure(students: Sequence[StudentScore], stand_line: float, basic_line: float,
+                  text: Callable[[str], str]) -> tuple[Any, Any]:
+    """The scatter of ``rates_scatter`` as a figure and its axes (call inside ``_chart_context``)."""
+    from matplotlib.ticker import PercentFormatter
+
+    fig, ax = _figure("Win rates: against stand by against basic", "win rate against stand",
+                      "win rate against basic", CLASS_CHART_SIZE)
+    ax.axvline(stand_line, color="#c0392b", linestyle="--", linewidth=1.2, label=f"rubric: {stand_line:.0%} vs stand")
+    ax.axhline(basic_line, color="#c77c00", linestyle="--", linewidth=1.2, label=f"rubric: {basic_line:.0%} vs basic")
+    labels: dict[tuple[float, float, bool], list[str]] = {}  # students on one point share one label
+    for s in students:
+        x, y = _rate(s, "beat_stand"), _rate(s, "beat_basic")
+        if x is None or y is None or x.rate is None or y.rate is None:
+            continue
+        colour, marker = ("#7b8794", "D") if s.reference else ("#2d6cdf", "o")
+        ax.errorbar([x.rate], [y.rate], xerr=[[x.rate - (x.low or x.rate)], [(x.high or x.rate) - x.rate]],
+                    yerr=[[y.rate - (y.low or y.rate)], [(y.high or y.rate) - y.rate]], fmt=marker, color=colour,
+                    ecolor=colour, elinewidth=0.8, alpha=0.9, markersize=5, capsize=0)
+        labels.setdefault((x.rate, y.rate, s.reference), []).append(text(s.name))
+    for (x_rate, y_rate, reference), names in labels.items():
+        left = x_rate > 0.8  # near the right edge the label goes to the left of its point
+        ax.annotate(", ".join(names), (x_rate, y_rate), xytext=(-4 if left else 4, 3), textcoords="offset points",
+                    fontsize=7, ha="right" if left else "left", color="#7b8794" if reference else "#2d6cdf")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.legend(loc="upper left", fontsize=8)  # no submission beats basic while losing to stand: free space
+    return fig, ax
+
+
+def draw_class_charts(students: Sequence[StudentScore], out: Path, top: float, stand_line: float,
+                      basic_line: float) -> dict[str, str] | None:
+    """The class page's charts in ``out/class/``: alt texts by path relative to ``out`` (None: no matplotlib)."""
+    try:
+        with _library_quiet():
+            import matplotlib  # noqa: F401
+    except ImportError:
+        return None
+    totals_histogram(students, out / "class" / "totals.png", top)
+    rates_scatter(students, out / "class" / "win-rates.png", stand_line, basic_line)
+    return dict(CLASS_CHARTS)

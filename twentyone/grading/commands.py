@@ -14,25 +14,28 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+import shlex
+import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.config import GradingConfig, Isolation, config_from_dict
+from twentyone.grading.config import GradingConfig, Isolation, config_from_dict, draw_seed
 from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.results import ClassReport
 from twentyone.grading.scoring import class_report
-from twentyone.grading.store import EntryRow, Store, StoreError
+from twentyone.grading.store import DB_NAME, EntryRow, Store, StoreError
+from twentyone.safetext import MAX_SHOWN, visible
 
 if TYPE_CHECKING:
     from twentyone.players.sandbox.limits import Limits
 
-__all__ = ["Execution", "grade", "tournament", "report", "summary_table", "tournament_entries", "FILES",
-           "sandbox_line"]
+__all__ = ["Execution", "grade", "tournament", "report", "summary_table", "seed_line", "tournament_entries", "FILES",
+           "RunInterrupted", "entry_notes", "sandbox_line"]
 
 #: The folder of ``--out`` that keeps what the matches need on disk: a zip's strategy file (and the headers
 #: and main.c beside it), or a copy of a file whose path is not UTF-8, in ``files/NAME/``.
@@ -48,7 +51,8 @@ class Execution:
     dask_workers: int = 2
     #: Show a progress bar (only on a terminal).
     progress: bool = True
-    warn: Callable[[str], None] = lambda m: print(f"twentyone: warning: {m}", file=sys.stderr)
+    #: Where warnings go; the default shows them on the terminal, made visible (they quote students' files).
+    warn: Callable[[str], None] = lambda m: print(f"twentyone: warning: {visible(m)}", file=sys.stderr)
     #: Where a line of information goes (the sandbox's layers).
     info: Callable[[str], None] = lambda m: print(f"twentyone: {m}", file=sys.stderr)
 
@@ -91,23 +95,88 @@ def _progress(show: bool, what: str) -> Iterator[Callable[[int, int], None]]:
 
 
 def entry_error_line(e: EntryRow) -> str:
-    """One line for an entry that cannot play: its error and, for a compile failure, the first error."""
-    first = next((ln.strip() for ln in e.messages.splitlines() if re.search(r":\d+(:\d+)?: (fatal )?error:", ln)), "")
-    return f"{e.name}: {e.error}" + (f": {first}" if first else "")
+    """One line for an entry that cannot play: its error and, for a compile failure, the first error (in the first
+    ``MAX_SHOWN`` characters of the messages), made visible (``safetext``: the messages quote the student's file)."""
+    lines = e.messages[:MAX_SHOWN].splitlines()
+    first = next((ln.strip() for ln in lines if re.search(r":\d++(:\d++)?+: (fatal )?error:", ln)), "")
+    return visible(f"{e.name}: {e.error}" + (f": {first}" if first else ""))
 
 
-def _open_run(out: Path, kind: str, resume: bool) -> tuple[Store, bool]:
-    """Open ``out``'s store for ``kind``; (store, True) when it continues an earlier run."""
-    if Store.exists(out):
-        if not resume:
-            raise TwentyOneError(f"{out} already holds a run: add --resume to continue it, or choose another --out")
-        store = Store.open(out)
-        stored = store.meta("kind")
-        if stored != kind:
-            store.close()
-            raise TwentyOneError(f"{out} holds a {stored} run, not a {kind} run")
-        return store, True
-    return Store.open(out, create=True), False
+class RunInterrupted(TwentyOneError):
+    """Ctrl-C stopped a run: every finished match is stored, and the line says how to continue (exit 130)."""
+
+    status = 130
+
+
+def _refuse_existing(out: Path) -> None:
+    """Refuse to start a run in ``out`` when it already holds one; a results database that holds no run (left
+    by an older version when it refused a command) is removed, so that it never blocks the command."""
+    if not Store.exists(out):
+        return
+    store = Store.open(out)
+    if store.meta("kind") is None:
+        store.discard()
+        return
+    store.close()
+    raise TwentyOneError(f"{out} already holds a run: add --resume to continue it, or choose another --out")
+
+
+def _resume_run(out: Path, kind: str) -> Store:
+    """Open the run stored in ``out`` to continue it: it must be there, and of ``kind``."""
+    if not Store.exists(out):
+        raise TwentyOneError(f"{out} holds no run to continue: leave out --resume to start one there")
+    store = Store.open(out)
+    stored = store.meta("kind")
+    if stored != kind:
+        store.close()
+        if stored is None:
+            raise TwentyOneError(f"{out} holds no run to continue (its {DB_NAME} is empty): leave out --resume "
+                                 "to start one there")
+        raise TwentyOneError(f"{out} holds a {stored} run, not a {kind} run")
+    return store
+
+
+@contextmanager
+def _nothing_left_if_refused(out: Path) -> Iterator[None]:
+    """Around what a new run does before its store exists (unpacking zips into ``out/files``): if it is refused
+    or interrupted there, remove what it made, so the corrected command finds ``out`` as it was."""
+    existed, files_existed = out.exists(), (out / FILES).exists()
+    try:
+        yield
+    except BaseException:
+        if not existed:
+            shutil.rmtree(out, ignore_errors=True)
+        elif not files_existed:
+            shutil.rmtree(out / FILES, ignore_errors=True)
+        raise
+
+
+def _new_run(out: Path, kind: str, title: str, config: dict[str, Any], entries: list[EntryRow],
+             seed_drawn: bool = False) -> Store:
+    """Create ``out``'s store for a run that passed every check.  The run's kind is written last: a store without
+    it holds no run (a run killed while it was being set up), which the next command simply replaces.
+    ``seed_drawn``: its base seed was drawn at random (RULES.md, **secret_seed**)."""
+    store = Store.open(out, create=True)
+    try:
+        store.set_meta("seed_drawn", seed_drawn)
+        store.set_meta("title", title)
+        store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
+        store.set_meta("config", config)
+        store.set_entries(entries)
+        if kind == "grade":  # the graded files' text, for the similarity page
+            from twentyone.grading.similarity import collect_sources
+
+            store.set_sources(collect_sources(entries))
+        store.set_meta("kind", kind)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def _continue_command(command: str, out: Path) -> str:
+    """The command that continues the run in ``out``, quoted for a POSIX shell so that it works as printed."""
+    return f"twentyone {command} --resume --out {shlex.quote(str(out))}"
 
 
 def _same_sources(stored: Sequence[EntryRow], given: Sequence[str]) -> None:
@@ -120,6 +189,8 @@ def _same_sources(stored: Sequence[EntryRow], given: Sequence[str]) -> None:
 
 def _finish(store: Store, out: Path, execution: Execution) -> ClassReport:
     rep = class_report(store)
+    for line in rep.damaged:  # a damaged row of one submission: named, and everyone else is reported
+        execution.warn(line)
     sim = None
     if rep.kind == "grade":  # the similarity page (grading.similarity), from the store alone too
         from twentyone.grading.similarity import similarity_of
@@ -147,9 +218,9 @@ def write_all(rep: ClassReport, out: Path, warn: Callable[[str], None]) -> list[
         raise TwentyOneError(f"cannot write the reports in {str(out)!r}: {e.strerror or e}") from None
 
 
-def _interrupted(store: Store, out: Path, command: str) -> TwentyOneError:
-    return TwentyOneError(f"interrupted: {_stored(store)} matches are stored in {out}; "
-                          f"continue with: twentyone {command} --resume --out {out}")
+def _interrupted(store: Store, out: Path, command: str) -> RunInterrupted:
+    return RunInterrupted(f"interrupted: {_stored(store)} matches are stored in {out}; "
+                          f"continue with: {_continue_command(command, out)}")
 
 
 def _stored(store: Store) -> str:
@@ -162,12 +233,20 @@ def _stored(store: Store) -> str:
 def _store_failed(e: StoreError, store: Store, out: Path, command: str) -> StoreError:
     """A store that failed while playing (a full disk): the line says what is kept and how to continue."""
     return StoreError(f"{e}; {_stored(store)} matches stored before are kept: free some space, then continue "
-                      f"with: twentyone {command} --resume --out {out}")
+                      f"with: {_continue_command(command, out)}")
+
+
+def entry_notes(entries: Sequence[EntryRow]) -> list[str]:
+    """Every entry's notes as the terminal shows them, once each, each naming its student (``notes.named``)."""
+    from twentyone.grading.notes import named
+
+    return list(dict.fromkeys(named(n, e.name, e.source, re.sub(r":[1-5]$", "", e.spec))
+                              for e in entries for n in e.notes))
 
 
 def _show_entries(entries: Sequence[EntryRow], warn: Callable[[str], None]) -> None:
-    """Each entry's notes (once each), then the error line of each entry that cannot play."""
-    for note in dict.fromkeys(n for e in entries for n in e.notes):
+    """Each entry's notes (once each, named), then the error line of each entry that cannot play."""
+    for note in entry_notes(entries):
         warn(note)
     for e in entries:
         if e.error is not None:
@@ -176,37 +255,49 @@ def _show_entries(entries: Sequence[EntryRow], warn: Callable[[str], None]) -> N
 
 def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, resume: bool,
           execution: Execution, config_given: bool = False) -> ClassReport:
-    """Grade ``submissions`` into ``out`` (or continue the run there) and write the reports."""
+    """Grade ``submissions`` into ``out`` (or continue the run there) and write the reports.
+
+    Every check that can refuse a new run (no submissions, a folder that holds a run) is made before anything
+    is written, and a run refused or interrupted while its submissions are prepared leaves nothing behind.
+    """
     from twentyone.grading.grader import Grader, prepare_entries
 
-    store, continued = _open_run(out, "grade", resume)
-    try:
-        if continued:
+    if resume:
+        store = _resume_run(out, "grade")
+        try:
             stored_cfg = config_from_dict(store.meta("config", {}), "stored configuration")
+            if config is not None and config.seed is None:  # no seed given: the run's own is kept
+                config = replace(config, seed=stored_cfg.seed)
             if config_given and config is not None and config != stored_cfg:
                 raise TwentyOneError("--resume continues the stored run: its configuration differs from --config")
             config = stored_cfg
             entries = store.entries()
             _same_sources(entries, [str(p) for p in submissions])
-            _say(sandbox_line(config.isolation), execution)
-        else:
-            if not submissions:
-                raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
-            config = config or GradingConfig()
             line = sandbox_line(config.isolation)
-            entries = prepare_entries(submissions, out / FILES, config, warn=None)
-            _say(line, execution)
-            entries += reference_entries(config, len(entries))
-            store.set_meta("kind", "grade")
-            store.set_meta("title", f"Grading of {len(entries)} submission(s)")
-            store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
-            store.set_meta("config", config.to_dict())
-            store.set_entries(entries)
-        if not store.sources():  # the graded files' text, for the similarity page (a resumed old run too)
-            from twentyone.grading.similarity import collect_sources
+            if not store.sources():  # a run stored before the graded files' text was kept
+                from twentyone.grading.similarity import collect_sources
 
-            store.set_sources(collect_sources(entries))
-        _show_entries(entries, execution.warn)
+                store.set_sources(collect_sources(entries))
+        except BaseException:
+            store.close()
+            raise
+    else:
+        if not submissions:
+            raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
+        _refuse_existing(out)
+        config = config or GradingConfig()
+        line = sandbox_line(config.isolation)
+        drawn = config.seed is None
+        config = config.seeded()  # a secret seed unless one is pinned (RULES.md, secret_seed)
+        with _nothing_left_if_refused(out):
+            entries = prepare_entries(submissions, out / FILES, config, warn=None)
+            entries += reference_entries(config, len(entries))
+            graded = len(entries) - len(config.reference)
+            store = _new_run(out, "grade", f"Grading of {graded} submission{'s' if graded != 1 else ''}",
+                             config.to_dict(), entries, seed_drawn=drawn)
+    try:
+        _show_entries([e for e in entries if ("entry", e.name) not in store.damaged], execution.warn)
+        _say(line, execution)
         with _progress(execution.progress, "grading") as update:
             grader = Grader(store, config, entries, on_match=update)
             try:
@@ -238,7 +329,7 @@ def tournament_entries(specs: Sequence[str], files: Path, limits: Limits | None 
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from twentyone.grading.grader import check_player
+    from twentyone.grading.grader import check_player, strategy_class
     from twentyone.players.intake import IntakeError, readable, student_name, take
     from twentyone.players.spec import builtin_name, make_strategy, parse_spec
 
@@ -275,44 +366,58 @@ def tournament_entries(specs: Sequence[str], files: Path, limits: Limits | None 
         except IntakeError as e:
             return EntryRow(name, pos, source, source, EntryKind.UNKNOWN, str(e), "")
         error, messages, said = check_player(found.path, found.kind, k or 1, found.where, limits)
-        return EntryRow(name, pos, source, f"{found.path}:{k or 1}", EntryKind(found.kind), error, messages,
+        spec = f"{found.path}:{k or 1}"
+        if error is not None and found.kind == "py" and k is None:  # a STRATEGY class: its true reason
+            error, spec = strategy_class(found.path, error, spec, limits, "seat")
+        return EntryRow(name, pos, source, spec, EntryKind(found.kind), error, messages,
                         (*found.warnings, *said), found.shown)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         return list(pool.map(check, range(len(specs))))
 
 
-def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: int, rules: str, out: Path,
+def tournament(specs: Sequence[str], matches: int, seed: int | None, fmt: str, decks: int, rules: str, out: Path,
                resume: bool, isolation: Isolation, execution: Execution) -> ClassReport:
-    """Play a tournament between ``specs`` into ``out`` (or continue it) and write the reports."""
+    """Play a tournament between ``specs`` into ``out`` (or continue the run there) and write the reports;
+    without a ``seed`` a new run draws a secret one (RULES.md, **secret_seed**).
+
+    With ``resume`` the SPECs may be left out (the stored run has them).  Every check that can refuse a new run
+    is made before its store is created; a refused run leaves nothing behind.
+    """
     from twentyone.grading.grader import limits_of
     from twentyone.grading.plan import tournament_jobs
     from twentyone.grading.runner import drive
 
-    if len(specs) < 2 and not (resume and Store.exists(out)):
-        raise TwentyOneError(f"a tournament needs at least 2 players, got {len(specs)}")
-    store, continued = _open_run(out, "tournament", resume)
-    try:
-        if continued:
+    if resume:
+        store = _resume_run(out, "tournament")
+        try:
             cfg: dict[str, Any] = store.meta("config", {})
             entries = store.entries()
             _same_sources(entries, specs)
             line = sandbox_line(Isolation(**cfg.get("isolation", {})))
-        else:
-            line = sandbox_line(isolation)
+        except BaseException:
+            store.close()
+            raise
+    else:
+        if len(specs) < 2:
+            raise TwentyOneError(f"a tournament needs at least 2 players, got {len(specs)}")
+        _refuse_existing(out)
+        line = sandbox_line(isolation)
+        with _nothing_left_if_refused(out):
             entries = tournament_entries(specs, out / FILES, limits_of(isolation))
-            cfg = {"format": fmt, "matches": matches, "seed": seed, "decks": decks, "rules": rules,
-                   "isolation": asdict(isolation)}
-            store.set_meta("kind", "tournament")
-            store.set_meta("title", f"Tournament of {len(entries)} players ({fmt}, {matches} matches)")
-            store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
-            store.set_meta("config", cfg)
-            store.set_entries(entries)
-        _show_entries(entries, execution.warn)
+            _show_entries(entries, execution.warn)
+            if sum(e.error is None for e in entries) < 2:
+                raise TwentyOneError("fewer than 2 players can play: nothing to do")
+            cfg = {"format": fmt, "matches": matches, "seed": draw_seed() if seed is None else seed, "decks": decks,
+                   "rules": rules, "isolation": asdict(isolation)}
+            unit = "deals" if fmt == "table5" else "matches per pair"
+            store = _new_run(out, "tournament", f"Tournament of {len(entries)} players ({fmt}, {matches} {unit})",
+                             cfg, entries, seed_drawn=seed is None)
+    try:
+        if resume:
+            _show_entries([e for e in entries if ("entry", e.name) not in store.damaged], execution.warn)
         usable = [(e.name, e.spec) for e in entries if e.error is None]
         if len(usable) < 2:
-            if not continued:  # nothing was played: leave no run behind that a second try would have to --resume
-                store.discard()
             raise TwentyOneError("fewer than 2 players can play: nothing to do")
         _say(line, execution)
         try:
@@ -349,6 +454,9 @@ def tournament(specs: Sequence[str], matches: int, seed: int, fmt: str, decks: i
 def report(out: Path, execution: Execution) -> ClassReport:
     """Remake every report of the run in ``out`` from its database alone."""
     with Store.open(out) as store:
+        if store.meta("kind") is None:
+            raise StoreError(f"{str(out)!r} holds no run: its {DB_NAME} has no configuration and no match "
+                             "(nothing to report)")
         return _finish(store, out, execution)
 
 
@@ -383,6 +491,8 @@ def summary_table(rep: ClassReport, stream: IO[str] | None = None) -> None:
     for col in ("bonus", "total", "incidents"):
         t.add_column(col, justify="right")
     for s in rep.students:
+        if s.reference:
+            continue
         by = {c.name: c for c in s.criteria}
         cells = []
         for n in names:
@@ -391,3 +501,31 @@ def summary_table(rep: ClassReport, stream: IO[str] | None = None) -> None:
                          + (f" {100 * crit.rate:.1f}%" if crit.rate is not None else ""))
         t.add_row(s.name, *cells, f"{s.bonus:g}", f"{s.total:g}/{s.max_score:g}", str(s.incident_count))
     console.print(t)
+    refs = [s for s in rep.students if s.reference]
+    if refs:  # apart from the class: the win rates a built-in reaches, no score
+        ref_table = Table(title="reference lines: built-in players graded beside the class, no points")
+        ref_table.add_column("reference", overflow="fold")
+        rated = [n for n in names if n != "legal"]
+        for n in rated:
+            ref_table.add_column(f"{n.replace('_', ' ')} (95% CI)", justify="right", overflow="fold")
+        for s in refs:
+            by = {c.name: c for c in s.criteria}
+            shown = []
+            for n in rated:
+                rc = by.get(n)
+                shown.append(f"{100 * rc.rate:.1f}% ({100 * (rc.low or 0):.1f}-{100 * (rc.high or 0):.1f}), "
+                             f"{rc.matches} matches" if rc is not None and rc.rate is not None and rc.matches else "-")
+            ref_table.add_row(s.name, *shown)
+        console.print(ref_table)
+
+
+def seed_line(out: Path) -> str:
+    """The run's base seed for the instructor's terminal, in one line (RULES.md, **secret_seed**)."""
+    with Store.open(out) as store:
+        cfg = store.meta("config", {})
+        drawn = store.meta("seed_drawn", False)
+    seed = cfg.get("seed") if isinstance(cfg, dict) else None
+    if drawn:
+        return (f"seed: {seed} (drawn at random for this run and kept in {out / 'results.sqlite'}: shown only here and "
+                "on index.html, never to students; --resume and report use it)")
+    return f"seed: {seed} (pinned by --seed or the configuration)"

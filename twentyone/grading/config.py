@@ -9,6 +9,7 @@ or an out-of-range value is a ``ConfigError`` naming it.  ``example_toml()`` pri
 from __future__ import annotations
 
 import math
+import secrets
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -17,15 +18,27 @@ from typing import Any
 from twentyone.errors import ConfigError, RulesError
 from twentyone.rules import get_rules
 
-__all__ = ["GradingConfig", "LegalPlay", "WinRate", "TournamentBonus", "Isolation", "Similarity", "load_config",
-           "config_from_dict", "example_toml"]
+__all__ = ["seats_of", "DUPLICATE_GROUP", "GradingConfig", "LegalPlay", "WinRate", "TournamentBonus", "Isolation",
+           "Similarity", "load_config", "config_from_dict", "example_toml", "draw_seed", "SEEDS"]
 
+#: Base seeds are drawn from, and must lie in, 0 .. SEEDS-1 (a match's seed adds at most a million to it).
+SEEDS = 2**63
 BUILTIN_OPPONENTS = ("stand", "basic", "hilo")
 #: Built-in players a grade may play as reference lines (no points): ``champion`` is the best known.
 REFERENCE_PLAYERS = ("champion", "basic", "hilo", "stand")
 #: Every kind of incident a match can record (the round log's ``foul`` values and the faults).
 INCIDENT_KINDS = ("illegal_action", "illegal_insurance", "unaffordable_insurance", "unaffordable_double", "error",
                   "crash", "timeout")
+
+
+#: Players compared on one seed in a duplicate group of a ``table5`` tournament under one-seat rules.
+DUPLICATE_GROUP = 5
+
+
+def seats_of(rules: str) -> int:
+    """The seats of a table under the rule set ``rules`` (1 .. 5): every table of a run is sized to them
+    (RULES.md, **grade_table_size**)."""
+    return get_rules(rules).max_seats
 
 
 @dataclass(frozen=True)
@@ -109,8 +122,10 @@ class Similarity:
 class GradingConfig:
     """Everything ``twentyone grade`` needs to know besides the submissions."""
 
-    #: Base seed: every submission plays the same seeds, so the same shoes.
-    seed: int = 2026
+    #: Base seed: every submission plays the same seeds, so the same shoes.  None (the default): each run draws a
+    #: secret one when it starts (``seeded``), keeps it in its store and shows it to the instructor only
+    #: (RULES.md, **secret_seed**); a number pins it.
+    seed: int | None = None
     decks: int = 6
     rules: str = "course"
     #: The submission's function set that is graded (bet1.., first_action1.., ...).
@@ -129,6 +144,17 @@ class GradingConfig:
     #: Built-in players graded beside the class as reference lines, without points (the win-rate
     #: criteria only): ``champion`` shows what the best known player reaches.
     reference: tuple[str, ...] = ()
+
+    def seeded(self) -> GradingConfig:
+        """This configuration with its base seed: the one it names, or a secret one drawn now (``draw_seed``)."""
+        return self if self.seed is not None else replace(self, seed=draw_seed())
+
+    @property
+    def base_seed(self) -> int:
+        """The base seed of the run's matches; ConfigError if none was drawn yet (see ``seeded``)."""
+        if self.seed is None:
+            raise ConfigError("the run has no seed yet: GradingConfig.seeded() draws one")
+        return self.seed
 
     @property
     def max_score(self) -> float:
@@ -152,14 +178,18 @@ class GradingConfig:
         def bad(key: str, value: Any, allowed: str) -> ConfigError:
             return ConfigError(f"{where}: {key} out of range: {value!r} ({allowed})")
 
-        if not 0 <= self.seed < 2**63:
+        if self.seed is not None and not 0 <= self.seed < SEEDS:
             raise bad("seed", self.seed, "0 .. 2^63-1")
-        if not 1 <= self.decks <= 8:
-            raise bad("decks", self.decks, "1 .. 8")
         try:
-            get_rules(self.rules)
+            rules = get_rules(self.rules)
         except RulesError as e:
             raise ConfigError(f"{where}: rules: {e}") from None
+        if not rules.min_decks <= self.decks <= rules.max_decks:
+            raise bad("decks", self.decks, f"{rules.min_decks} .. {rules.max_decks} under the rules {self.rules!r}")
+        try:
+            rules.check_table(self.decks, 1)
+        except RulesError as e:
+            raise ConfigError(f"{where}: {e}") from None
         unknown = [r for r in self.reference if r not in REFERENCE_PLAYERS]
         if unknown:
             raise bad("reference", unknown, "built-in players among " + ", ".join(REFERENCE_PLAYERS))
@@ -227,8 +257,17 @@ _SECTIONS: dict[str, type] = {"legal": LegalPlay, "beat_stand": WinRate, "beat_b
                               "tournament": TournamentBonus, "isolation": Isolation, "similarity": Similarity}
 
 
+def draw_seed() -> int:
+    """A secret base seed, from the operating system's randomness: nobody can predict a run's shoes."""
+    return secrets.randbelow(SEEDS)
+
+
 def _coerce(where: str, key: str, value: Any, default: Any) -> Any:
-    """Check ``value`` has the type of ``default`` (ints are accepted for floats)."""
+    """Check ``value`` has the type of ``default`` (ints are accepted for floats; the seed is a whole number)."""
+    if key == "seed":  # a whole number, or none (null in a stored configuration): drawn when the run starts
+        if value is None:
+            return None
+        default = 0
     if isinstance(default, bool):
         ok = isinstance(value, bool)
     elif isinstance(default, int):
@@ -300,7 +339,8 @@ def example_toml() -> str:
     c = GradingConfig()
     lines = [
         "# twentyone grading configuration: the course rubric (every key is optional)",
-        f"seed = {c.seed}            # base seed: every submission plays the same seeds",
+        "# seed = 2026            # pins the base seed (every submission plays the same seeds); without it each run",
+        "                         # draws a secret one, kept in results.sqlite and shown to the instructor only",
         f"decks = {c.decks}",
         f'rules = "{c.rules}"         # a preset, then any ",KEY=VALUE" overrides (twentyone rules --presets)',
         f"function_set = {c.function_set}         # the function set graded (bet1, first_action1, ...)",

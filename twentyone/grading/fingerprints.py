@@ -12,9 +12,11 @@
   changes nothing.  The header every student must write (``int bet1(int N)`` ... ``void show5(...)``, and
   a Python strategy's ``def bet(self, view):``) is dropped; only the body counts.  Prototypes of those
   functions are dropped too.
-- **Fingerprints.** Every run of ``K`` tokens (a k-gram) is hashed; robust winnowing (Schleimer, Wilkerson
-  and Aiken, SIGMOD 2003, as MOSS does) keeps the smallest hash of every window of ``W`` consecutive
-  k-grams, so every match of at least ``K + W - 1`` tokens is found.
+- **Fingerprints.** Every run of ``K`` tokens (a k-gram) is hashed; winnowing (Schleimer, Wilkerson and
+  Aiken, SIGMOD 2003, as MOSS does) keeps the smallest hash of every window of ``W`` consecutive k-grams,
+  so every match of at least ``K + W - 1`` tokens is found, and none shorter than ``K``.  (Robust
+  winnowing's rule for a window holding its minimum twice chooses a position; the fingerprints are
+  compared as a set of hash values, so the choice changes nothing here.)
 - **What never counts.** Every k-gram of the course's template (``c_src/mycodes.c``, and ``mycodes.py``
   for Python) is ignored, as is a fingerprint found in more than ``max(10, 10%)`` of the class's files
   (MOSS's rule for code everyone was given or everyone writes).
@@ -28,6 +30,7 @@ from __future__ import annotations
 import io
 import keyword
 import re
+import time
 import tokenize
 import zlib
 from collections import defaultdict
@@ -37,8 +40,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["K", "W", "Token", "Source", "CodeScore", "Region", "read_text", "language_of", "family",
-           "tokenize_units", "fingerprint", "template_grams", "common_prints", "code_scores", "matched_regions"]
+__all__ = ["K", "W", "MAX_COMPARED", "MAX_REPEATS", "PARSE_SECONDS", "Token", "Source", "CodeScore", "Region",
+           "read_text", "language_of", "family", "tokenize_units", "fingerprint", "template_grams", "common_prints",
+           "code_scores", "matched_regions"]
 
 #: Tokens in a k-gram (the noise threshold: shorter matches are never seen).
 K = 12
@@ -52,6 +56,15 @@ _MOD = (1 << 61) - 1
 _BASE = 1_000_003
 #: The functions every student writes: their headers never count.
 COURSE_FUNCTION = re.compile(r"(bet|first_action|continue_action|show)[1-5]")
+#: The most characters of a file that are fingerprinted (a course hand-in is about 10,000): a longer file is
+#: compared on its beginning, so that fingerprinting never takes more than a fraction of a second.
+MAX_COMPARED = 50_000
+#: A k-gram found more often than this in one file (a line repeated hundreds of times) is no evidence of a
+#: shared origin, and matching every copy against every copy would grow with the square of the file.
+MAX_REPEATS = 16
+#: The CPU seconds a file's parsing or tokenizing may take before it is given up as not comparable.
+PARSE_SECONDS = 0.2
+_COURSE_BYTES = re.compile(rb"(?:bet|first_action|continue_action|show)[1-5]")
 #: A Python strategy's methods, whose headers every student writes too.
 STRATEGY_METHODS = frozenset({"bet", "first_action", "continue_action", "show", "show_before_bet", "new_match",
                               "start_match", "__init__"})
@@ -91,6 +104,8 @@ class Source:
     prints: set[int] = field(default_factory=set)
     #: Why the file could not be read as code ('' when it could).
     error: str = ""
+    #: True when only the first ``MAX_COMPARED`` characters were fingerprinted.
+    cut: bool = False
 
 
 @dataclass(frozen=True)
@@ -177,65 +192,85 @@ def _char_offsets(text: str, data: bytes) -> list[int] | None:
     return out
 
 
-def _function_name(node: Any) -> str:
-    """The name a function definition or declaration declares ('' if none)."""
+def _function_name(node: Any, data: bytes) -> str:
+    """The name a function definition or declaration declares ('' if none); ``data`` is the parsed text."""
     d = node.child_by_field_name("declarator")
     while d is not None and d.type not in ("identifier", "field_identifier"):
         if d.type == "function_declarator" or d.child_by_field_name("declarator") is not None:
             d = d.child_by_field_name("declarator")
         else:
             return ""
-    return d.text.decode("utf-8", errors="replace") if d is not None and d.text is not None else ""
+    return data[d.start_byte:d.end_byte].decode("utf-8", errors="replace") if d is not None else ""
+
+
+def _parse(data: bytes, language: str) -> Any:
+    """tree-sitter's tree of ``data``, or ValueError when parsing takes more than ``PARSE_SECONDS`` of CPU time
+    (its error recovery grows faster than the text on some inputs: 15 KB of ``/* /* /*`` took 12 s)."""
+    start = time.process_time()
+
+    def give_up(*_: Any) -> bool:
+        return time.process_time() - start > PARSE_SECONDS
+
+    try:  # the progress callback is only called when the text is read through a callback
+        return _parser(language).parse(lambda at, _point: data[at:at + 65536], progress_callback=give_up)
+    except ValueError:
+        raise ValueError(f"cannot parse it within {PARSE_SECONDS:g} s") from None
 
 
 def _c_units(text: str, language: str) -> list[list[Token]]:
     data = text.encode("utf-8")
-    tree = _parser(language).parse(data)
+    tree = _parse(data, language)
     chars = _char_offsets(text, data)
 
     def at(b: int) -> int:
         return b if chars is None else chars[b]
 
-    def leaves(node: Any, out: list[Token]) -> None:
-        t = node.type
-        if t == "comment":
-            return
-        if node.child_count == 0 or t in _WHOLE:
-            kind = _KINDS.get(t) or (t if not node.is_named or t in ("primitive_type", "true", "false", "null",
-                                                                      "nullptr", "this", "auto")
-                                     else (node.text or b"").decode("utf-8", errors="replace"))
-            if kind:
-                out.append(Token(kind, at(node.start_byte), at(node.end_byte)))
-            return
-        for child in node.children:
-            leaves(child, out)
+    def leaves(root: Any, out: list[Token]) -> None:
+        stack = [root]  # depth first, left to right, without recursion: nesting is as deep as the file makes it
+        while stack:
+            node = stack.pop()
+            t = node.type
+            if t == "comment":
+                continue
+            if node.child_count == 0 or t in _WHOLE:
+                kind = _KINDS.get(t) or (t if not node.is_named or t in ("primitive_type", "true", "false", "null",
+                                                                          "nullptr", "this", "auto")
+                                         else data[node.start_byte:node.end_byte].decode("utf-8", errors="replace"))
+                if kind:
+                    out.append(Token(kind, at(node.start_byte), at(node.end_byte)))
+                continue
+            stack.extend(reversed(node.children))
 
     units: list[list[Token]] = []
-
-    def walk(node: Any, top: bool) -> None:
-        head: list[Token] = []  # a directive's own tokens (#ifdef NAME, #else, #endif), or extern "C" {}
-        for child in node.children:
-            t = child.type
-            if t in _CONTAINERS:
-                walk(child, False)
-            elif not top and (not child.is_named or t in ("identifier", "preproc_arg", "string_literal")):
-                leaves(child, head)
-            elif t in ("function_definition", "declaration") and COURSE_FUNCTION.fullmatch(_function_name(child)):
-                body = child.child_by_field_name("body")
-                if body is not None:  # a course function: its body counts, never its header
-                    unit: list[Token] = []
-                    leaves(body, unit)
-                    units.append(unit)
-                # a prototype of one adds nothing
-            else:
-                unit = []
-                leaves(child, unit)
-                if unit:
-                    units.append(unit)
-        if head:
-            units.append(head)
-
-    walk(tree.root_node, True)
+    # Each frame: a node's children still to see, whether it is the file itself, and its directive's own tokens
+    # (#ifdef NAME, #else, #endif, or extern "C" {}), a unit once its children are done.
+    frames: list[tuple[Iterator[Any], bool, list[Token]]] = [(iter(tree.root_node.children), True, [])]
+    while frames:
+        children, top, head = frames[-1]
+        child = next(children, None)
+        if child is None:
+            frames.pop()
+            if head:
+                units.append(head)
+            continue
+        t = child.type
+        if t in _CONTAINERS:
+            frames.append((iter(child.children), False, []))
+        elif not top and (not child.is_named or t in ("identifier", "preproc_arg", "string_literal")):
+            leaves(child, head)
+        elif (t in ("function_definition", "declaration") and _COURSE_BYTES.search(data, child.start_byte, child.end_byte)
+              and COURSE_FUNCTION.fullmatch(_function_name(child, data))):
+            body = child.child_by_field_name("body")
+            if body is not None:  # a course function: its body counts, never its header
+                unit: list[Token] = []
+                leaves(body, unit)
+                units.append(unit)
+            # a prototype of one adds nothing
+        else:
+            unit = []
+            leaves(child, unit)
+            if unit:
+                units.append(unit)
     return units
 
 
@@ -252,7 +287,12 @@ def _py_units(text: str) -> list[list[Token]]:
     skip_header = False
     depth = 0
     line_start = True
-    toks = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    toks = []
+    start = time.process_time()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        toks.append(tok)
+        if len(toks) % 256 == 0 and time.process_time() - start > PARSE_SECONDS:
+            raise ValueError(f"cannot tokenize it within {PARSE_SECONDS:g} s")
     for i, tok in enumerate(toks):
         typ, s = tok.type, tok.string
         if typ in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER):
@@ -299,7 +339,7 @@ def tokenize_units(text: str, language: str) -> list[list[Token]]:
     """The normalised tokens of ``text``, unit by unit (see the module docstring).
 
     Raises ValueError when Python text cannot be tokenized (C and C++ always can: a parse error is kept as
-    its tokens).
+    its tokens), or when parsing or tokenizing takes more than ``PARSE_SECONDS``.
     """
     if language == "py":
         try:
@@ -339,7 +379,12 @@ def _grams(units: Sequence[Sequence[Token]]) -> list[int]:
 
 
 def _winnow(grams: Sequence[int]) -> set[int]:
-    """Robust winnowing of each run of k-gram hashes (runs are split where no k-gram starts)."""
+    """Winnowing of each run of k-gram hashes (runs are split where no k-gram starts): the smallest hash of
+    every window of ``W`` consecutive k-grams (of the whole run when it is shorter).
+
+    Robust winnowing also says *which* position to select when a window holds its minimum twice; fingerprints
+    are compared here as a set of hash values, where the position makes no difference, so every window's
+    minimum is simply kept."""
     selected: set[int] = set()
     run: list[int] = []
     for h in [*grams, -1]:
@@ -347,30 +392,22 @@ def _winnow(grams: Sequence[int]) -> set[int]:
             run.append(h)
             continue
         if run:
-            if len(run) <= W:
-                selected.add(min(run))
-            else:
-                last = -1
-                for i in range(len(run) - W + 1):
-                    window = run[i:i + W]
-                    m = min(window)
-                    j = i + W - 1 - window[::-1].index(m)  # the rightmost smallest
-                    if j != last:
-                        selected.add(m)
-                        last = j
+            selected.update(min(run[i:i + W]) for i in range(max(1, len(run) - W + 1)))
             run = []
     return selected
 
 
 def fingerprint(name: str, text: str, language: str, ignore: frozenset[int] = frozenset()) -> Source:
-    """Tokenize and fingerprint one file; the hashes in ``ignore`` (the template's) are left out."""
+    """Tokenize and fingerprint one file (its first ``MAX_COMPARED`` characters); the hashes in ``ignore`` (the
+    template's) are left out."""
+    cut = len(text) > MAX_COMPARED
     try:
-        units = tokenize_units(text, language)
+        units = tokenize_units(text[:MAX_COMPARED] if cut else text, language)
     except ValueError as e:
-        return Source(name, family(language), text, [], [], set(), str(e))
+        return Source(name, family(language), text, [], [], set(), str(e), cut)
     grams = _grams(units)
     tokens = [t for unit in units for t in unit]
-    return Source(name, family(language), text, tokens, grams, _winnow(grams) - ignore)
+    return Source(name, family(language), text, tokens, grams, _winnow(grams) - ignore, cut=cut)
 
 
 def template_grams(texts: Iterable[tuple[str, str]]) -> frozenset[int]:
@@ -418,14 +455,18 @@ def code_scores(sources: Sequence[Source]) -> dict[tuple[int, int], CodeScore]:
 # ------------------------------------------------------------------------------------------ regions
 
 def _runs(a: Source, b: Source, ignore: frozenset[int]) -> Iterator[tuple[int, int, int]]:
-    """Maximal diagonal runs of equal k-grams: (start in a, start in b, k-grams)."""
+    """Maximal diagonal runs of equal k-grams: (start in a, start in b, k-grams).  A k-gram repeated more than
+    ``MAX_REPEATS`` times in either file never matches, so the work stays linear in the files."""
     where: dict[int, list[int]] = defaultdict(list)
     for j, h in enumerate(b.grams):
         if h >= 0 and h not in ignore:
             where[h].append(j)
+    in_a: dict[int, int] = defaultdict(int)
+    for h in a.grams:
+        in_a[h] += 1
     open_runs: dict[int, tuple[int, int]] = {}  # diagonal -> (start i, last i)
     for i, h in enumerate(a.grams):
-        if h < 0 or h in ignore:
+        if h < 0 or h in ignore or in_a[h] > MAX_REPEATS or len(where.get(h, ())) > MAX_REPEATS:
             continue
         for j in where.get(h, ()):
             d = i - j

@@ -17,14 +17,15 @@ exactly the matches still missing, and a run on Dask gives the same scores as on
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from twentyone.errors import CompileError, TwentyOneError
-from twentyone.grading.config import GradingConfig, Isolation, WinRate
-from twentyone.grading.notes import source_notes
+from twentyone.grading.config import GradingConfig, Isolation, WinRate, seats_of
+from twentyone.grading.notes import named, source_notes
 from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.plan import SEED_OFFSET, MatchJob, criterion_job, legal_job, tournament_jobs
 from twentyone.grading.rubric import Result, judge_batches, winner_of
@@ -37,7 +38,7 @@ from twentyone.players.intake import SourceKind
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.spec import check_file
 
-__all__ = ["prepare_entries", "check_player", "limits_of", "Grader"]
+__all__ = ["prepare_entries", "check_player", "strategy_class", "limits_of", "Grader"]
 
 
 def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
@@ -63,6 +64,8 @@ def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
             spec = f"{sub.found.path}:{config.function_set}"
             error, messages, said = check_player(sub.found.path, sub.kind, config.function_set, sub.found.where,
                                                  limits_of(config.isolation))
+            if error is not None and sub.kind == "py":
+                error, spec = strategy_class(sub.found.path, error, spec, limits_of(config.isolation), "grade")
             notes += said
             if error is None and sub.kind in ("c", "cpp"):
                 notes += source_notes(sub.found.path, sub.found.main, config.function_set)
@@ -71,7 +74,8 @@ def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         rows = list(pool.map(check, range(len(subs))))
     if warn is not None:
-        for note in dict.fromkeys(n for r in rows for n in r.notes):
+        for note in dict.fromkeys(named(n, r.name, r.source, r.spec.rpartition(":")[0])
+                                  for r in rows for n in r.notes):
             warn(note)
     return rows
 
@@ -103,6 +107,30 @@ def check_player(path: Path, kind: str, k: int, shown: str | None = None,
     except TwentyOneError as e:
         return show(str(e)), "", said
     return None, "", said
+
+
+def strategy_class(path: Path, error: str, spec: str, limits: Limits | None, command: str) -> tuple[str | None, str]:
+    """(error, SPEC) for a Python file whose function set could not be used (``error``): when it defines
+    ``STRATEGY`` instead, it is seated as that class in process (trusted), or refused with the true reason and
+    what to do (sandboxed).  Any other file keeps ``error`` and ``spec``."""
+    from twentyone.players.pyplayer import defines_strategy
+    from twentyone.players.spec import make_strategy
+
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return error, spec
+    if "has no function set" not in error or not defines_strategy(raw):
+        return error, spec
+    if limits is not None:
+        return (f"{path.name}: a STRATEGY class runs in process only, never in the sandbox: {command} it with "
+                "--trusted (only code you have read), or write it as function sets (bet1, first_action1, "
+                "continue_action1, show1)"), spec
+    try:
+        make_strategy(str(path)).close()
+    except TwentyOneError as e:
+        return str(e), spec
+    return None, str(path)
 
 
 def limits_of(iso: Isolation) -> Limits | None:
@@ -137,12 +165,19 @@ class Grader:
         #: Called as (matches done, matches expected at most) after every stored batch.
         self.on_match = on_match
         self.limits = limits_of(config.isolation)
+        #: The seats of the rule set's tables (RULES.md, **grade_table_size**).
+        self.seats = seats_of(config.rules)
         self.progress: dict[tuple[str, str], _Progress] = {}
         self.done = 0
         self._fixed: list[MatchJob] = []
         stored = store.keys()
         self.done = len(stored)
+        rows = list(store.matches())
+        # A submission with a damaged stored match is not played further: the report names it, ungraded.
+        damaged = {d.subject for d in store.damaged.values() if d.table == "match"}
         for e in self.entries:
+            if e.name in damaged:
+                continue
             for purpose, crit in config.win_criteria().items():
                 if crit.weight > 0:
                     self.progress[(purpose, e.name)] = _Progress(purpose, crit, e.name, e.spec)
@@ -156,7 +191,7 @@ class Grader:
         self.tournament_rows: list[MatchRow] | None = [] if t.enabled and len(self.players) >= 2 else None
         self.tournament_units = 0  # units issued so far
         self.tournament_done = False
-        for row in store.matches():
+        for row in rows:
             p = self.progress.get((row.purpose, row.subject))
             if p is not None and row.outcome.seat is not None:
                 p.results[row.idx] = winner_of(row.outcome, row.outcome.seat)
@@ -168,10 +203,10 @@ class Grader:
         """Matches played or to play, counting an undecided criterion or tournament at its maximum."""
         n = self.done + len(self._fixed)
         for p in self.progress.values():
-            n += (p.verdict.matches if p.verdict else p.crit.max_matches) - len(p.results)
+            n += max(0, (p.verdict.matches if p.verdict else p.crit.max_matches) - len(p.results))
         if self.tournament_rows is not None and not self.tournament_done:
             t = self.config.tournament
-            n += matches_per_unit(len(self.players), t.format) * t.max_matches - len(self.tournament_rows)
+            n += matches_per_unit(len(self.players), t.format, self.seats) * t.max_matches - len(self.tournament_rows)
         return n
 
     def _advance_tournament(self) -> list[MatchJob]:
@@ -180,14 +215,14 @@ class Grader:
         if rows is None or self.tournament_done:
             return []
         t = self.config.tournament
-        j = judge_tournament(rows, self.players, t)
+        j = judge_tournament(rows, self.players, t, seats=self.seats)
         if j.decided:
             self.tournament_done = True
             return []
         if j.needed <= self.tournament_units:
             return []  # the batch asked for is still playing
         start, self.tournament_units = self.tournament_units, j.needed
-        return tournament_jobs(self.players, t.format, j.needed - start, self.config.seed + SEED_OFFSET,
+        return tournament_jobs(j.active or self.players, t.format, j.needed - start, self.config.base_seed + SEED_OFFSET,
                                self.config.decks, self.config.rules, self.limits,
                                skip={r.key for r in rows}, start=start)
 
@@ -208,9 +243,10 @@ class Grader:
 
     def first_tasks(self) -> list[list[MatchJob]]:
         """The tasks to start with: each criterion's next batch, the legal-play and tournament matches."""
-        tasks = []
-        for p in self.progress.values():
-            tasks += self._tasks(self._advance(p))
+        # Every criterion's first task, then every second one ...: a submission that times out is seen, and its
+        # criteria decided, before many of its matches are queued (``wanted`` drops what is no longer needed).
+        each = [self._tasks(self._advance(p)) for p in self.progress.values()]
+        tasks = [t for turn in itertools.zip_longest(*each) for t in turn if t]
         # One submission's matches together, so a worker reuses its loaded strategy.
         by_subject: dict[str, list[MatchJob]] = {}
         for j in self._fixed:
@@ -246,10 +282,15 @@ class Grader:
             self.on_match(self.done, self.expected())
         return tasks
 
+    def wanted(self, job: MatchJob) -> bool:
+        """False for a job of a criterion decided since the job was queued: it is not played."""
+        p = self.progress.get((job.info.purpose, job.info.subject))
+        return p is None or p.verdict is None
+
     def run(self, workers: int = 0, cluster: str | None = None, dask_workers: int = 2) -> None:
         """Play until every criterion is decided and every fixed match is stored."""
         first = self.first_tasks()
         if self.on_match is not None:
             self.on_match(self.done, self.expected())
         drive(first, self.on_done, workers=workers or (os.cpu_count() or 1), cluster=cluster,
-              dask_workers=dask_workers)
+              dask_workers=dask_workers, wanted=self.wanted)

@@ -17,12 +17,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["source_notes", "outside_calls", "shared_globals", "function_sets"]
+from twentyone.handin import HandInFileError, read_file
 
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
-_PREPROCESSOR = re.compile(r"^[ \t]*#.*?(?<!\\)$", re.M | re.S)
-_DEFINITION = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^()]*\)[^;{}()]*)*\)\s*\{")
+__all__ = ["source_notes", "outside_calls", "shared_globals", "function_sets", "named"]
+
+# Every pattern here is linear in the student's text: possessive quantifiers, and a comment or a string
+# that is never closed ends with its line (a string) or the text (a comment), so no start is scanned twice.
+_COMMENT_OR_STRING = re.compile(r'//[^\n]*+|/\*(?:[^*]++|\*(?!/))*+(?:\*/|\Z)'
+                                r'|"(?:[^"\\\n]++|\\.?)*+(?:"|(?=\n)|\Z)'
+                                r"|'(?:[^'\\\n]++|\\.?)*+(?:'|(?=\n)|\Z)", re.S)
+_PREPROCESSOR = re.compile(r"^[ \t]*+#(?:[^\\\n]++|\\\n|\\)*+", re.M)
+_DEFINITION = re.compile(r"\b([A-Za-z_]\w*+)\s*+\([^;{}()]*+(?:\([^()]*+\)[^;{}()]*+)*+\)\s*+\{")
+_CALL = re.compile(r"\b([A-Za-z_]\w*+)\s*+\(")
 _SET = re.compile(r"\b(?:bet|first_action|continue_action|show)([1-5])\b")
 _KEYWORDS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "do", "else"})
 #: The names the course's main.c calls or provides: the interface and the helpers of twentyone.c.
@@ -35,8 +41,7 @@ _COURSE = frozenset({
 
 def _code(text: str) -> str:
     """C text without comments, string and character literals, and preprocessor lines."""
-    text = _COMMENT.sub(" ", text)
-    text = _STRING.sub('""', text)
+    text = _COMMENT_OR_STRING.sub(lambda m: " " if m.group().startswith("/") else '""', text)
     return _PREPROCESSOR.sub(" ", text)
 
 
@@ -51,9 +56,22 @@ def function_sets(text: str) -> list[int]:
 
 def outside_calls(mycodes: str, main: str) -> list[str]:
     """The functions of ``mycodes`` (not the course's) that ``main`` calls."""
-    code = _code(main)
-    return [name for name in dict.fromkeys(_defined(_code(mycodes)))
-            if name not in _COURSE and re.search(rf"\b{re.escape(name)}\s*\(", code)]
+    called = {m.group(1) for m in _CALL.finditer(_code(main))}
+    return [name for name in dict.fromkeys(_defined(_code(mycodes))) if name not in _COURSE and name in called]
+
+
+def _declared(part: str) -> str | None:
+    """The name a declarator declares: its last identifier, before any ``[...]`` (``int a[3][4]`` -> ``a``)."""
+    part = part.rstrip()
+    while part.endswith("]"):  # a [...] holds no "]": it opens at the first "[" after the "]" before it
+        open_at = part.find("[", part.rfind("]", 0, len(part) - 1) + 1)
+        if open_at < 0 or open_at == len(part) - 1:
+            return None
+        part = part[:open_at].rstrip()
+    start = len(part)
+    while start > 0 and (part[start - 1].isalnum() or part[start - 1] == "_"):
+        start -= 1
+    return part[start:].lstrip("0123456789") or None
 
 
 def shared_globals(text: str) -> list[str]:
@@ -62,7 +80,8 @@ def shared_globals(text: str) -> list[str]:
     names: list[str] = []
     depth = 0
     statement: list[str] = []
-    for ch in code:
+    for piece in re.finditer(r"[{};]|[^{};]++", code):
+        ch = piece.group()
         if ch == "{":
             depth += 1
             statement = []
@@ -75,9 +94,9 @@ def shared_globals(text: str) -> list[str]:
                 statement = []
                 if decl and "(" not in decl.split("=", 1)[0] and not decl.startswith(("typedef", "extern")):
                     for part in decl.split("=", 1)[0].split(","):
-                        m = re.search(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*$", part)
-                        if m and m.group(1) not in ("int", "char", "static", "double", "float", "long", "unsigned"):
-                            names.append(m.group(1))
+                        name = _declared(part)
+                        if name and name not in ("int", "char", "static", "double", "float", "long", "unsigned"):
+                            names.append(name)
             else:
                 statement.append(ch)
     return list(dict.fromkeys(names))
@@ -86,9 +105,9 @@ def shared_globals(text: str) -> list[str]:
 def source_notes(path: Path, main: Path | None, graded_set: int) -> list[str]:
     """The notes the report shows about ``path`` (a C or C++ strategy file) and the ``main.c`` beside it."""
     try:
-        text = path.read_bytes().decode("utf-8", "replace")
-        main_text = main.read_bytes().decode("utf-8", "replace") if main is not None else ""
-    except OSError:
+        text = read_file(path).decode("utf-8", "replace")
+        main_text = read_file(main).decode("utf-8", "replace") if main is not None else ""
+    except HandInFileError:
         return []
     notes = []
     for name in outside_calls(text, main_text) if main is not None else []:
@@ -103,3 +122,12 @@ def source_notes(path: Path, main: Path | None, graded_set: int) -> list[str]:
                      "tables, and in the sandbox a process of its own), so no other set touched them as they do in "
                      "the course program")
     return notes
+
+
+def named(note: str, name: str, *paths: str) -> str:
+    """``note`` as the terminal prints it: it names its student, by one of the submission's ``paths`` (its
+    source as given, its strategy file's path) when it says one, else by ``NAME: `` in front (so two students' notes that say
+    the same of their own files are two lines, each saying whose it is)."""
+    if note.startswith(f"{name}: ") or any(p and p in note for p in paths):
+        return note
+    return f"{name}: {note}"

@@ -43,12 +43,16 @@ class JobInfo:
 
 @dataclass(frozen=True)
 class Incident:
-    """A round with a foul, as kept with a match outcome: the seat, the round, the cause and the round record."""
+    """A round with a foul, as kept with a match outcome: the seat, the round, the cause and the round record;
+    for a foul (not a fault), which function was asked last (``first_action`` or ``continue_action``) and what it
+    answered (the round record keeps only legal characters)."""
 
     seat: int
     round: int
     foul: str
     record: dict[str, Any]
+    asked: str = ""
+    answer: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,8 @@ class MatchOutcome:
     #: A setup error (e.g. a player that could not be built): the match was not played.
     error: str | None = None
     #: After a time-out the match is replayed alone (``runner.drive``): ``confirmed`` when the replay
-    #: timed out at the same round too, ``cleared`` when it did not (this is then the replay's result).
+    #: timed out at the same round too, ``cleared`` when it did not (this is then the replay's result);
+    #: ``charged`` when a replay had already confirmed a time-out of the same player, so none was needed.
     replay: str | None = None
     #: What the first play's time-out said, when the replay cleared it.
     first_fault: str = ""
@@ -103,7 +108,7 @@ class MatchOutcome:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], key: str, info: JobInfo) -> MatchOutcome:
-        """Read a stored outcome back; KeyError, TypeError or ValueError if it is not one."""
+        """Read a stored outcome back; KeyError, TypeError or ValueError if it is not one (``check``)."""
         return cls(
             key=key, info=info, reason=str(d["reason"]), rounds=int(d["rounds"]),
             accounts=[int(x) for x in d["accounts"]], ranks=[int(x) for x in d["ranks"]],
@@ -111,9 +116,31 @@ class MatchOutcome:
             faults=[None if x is None else str(x) for x in d["faults"]],
             fault_details=[str(x) for x in d["fault_details"]],
             bankroll=[[int(x) for x in h] for h in d.get("bankroll") or []],
-            incidents=[Incident(int(i["seat"]), int(i["round"]), str(i["foul"]), dict(i["record"]))
-                       for i in d.get("incidents") or []],
-            error=d.get("error"), replay=d.get("replay"), first_fault=str(d.get("first_fault", "")),
+            incidents=[Incident(int(i["seat"]), int(i["round"]), str(i["foul"]), dict(i["record"]),
+                                str(i.get("asked", "")), str(i.get("answer", ""))) for i in d.get("incidents") or []],
+            error=_text_or_none(d.get("error")), replay=_text_or_none(d.get("replay")),
+            first_fault=str(d.get("first_fault", "")),
             trace=tuple(TraceRound.from_list(r) for r in d.get("trace") or ()),
             log=str(d.get("log") or ""),
-        )
+        ).check()
+
+    def check(self) -> MatchOutcome:
+        """Self, if it is a match of its seats: a value per seat in every per-seat list, a seat among them, ranks
+        from 1, counts never negative; ValueError naming what is not."""
+        n = len(self.info.names)
+        for what in ("accounts", "ranks", "seat_rounds", "fouls", "faults", "fault_details"):
+            if len(getattr(self, what)) != n:
+                raise ValueError(f"{len(getattr(self, what))} {what} for {n} seats")
+        if self.info.seat is not None and not 1 <= self.info.seat <= n:
+            raise ValueError(f"seat {self.info.seat} of {n}")
+        if any(not 1 <= r <= n for r in self.ranks):
+            raise ValueError(f"ranks {self.ranks} of {n} seats")
+        if min(self.seat_rounds + self.fouls + [self.rounds], default=0) < 0:
+            raise ValueError("a negative count of rounds or fouls")
+        if any(len(h) != n for h in self.bankroll) or any(not 1 <= i.seat <= n for i in self.incidents):
+            raise ValueError("a bankroll or an incident of a seat the match does not have")
+        return self
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)

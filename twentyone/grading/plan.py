@@ -5,14 +5,21 @@ Tournaments have two formats:
 - ``pairs``: a round robin of 2-seat matches.  Every pair plays ``matches`` matches; match i uses seed
   ``seed + i // 2`` and the seats swap every match, so each shoe sequence is played once from each seat
   (duplicate format).
-- ``table5``: ``matches`` deals of the whole field.  With five entries or fewer they all sit at one
-  table and the seating rotates one place every match; with more, every deal shuffles the entries
-  (from the seed) into tables of as equal a size as possible, at most five.  All tables of deal m use
-  seed ``seed + m``, so they see the same shoes.
+- ``table5``: ``matches`` deals of the whole field.  With as many entries as the rule set has seats (five in
+  the course) or fewer they all sit at one table and the seating rotates one place every match; with more,
+  every deal shuffles the entries (from the seed) into tables of as equal a size as possible, at most the
+  seats.  All tables of deal m use seed ``seed + m``, so they see the same shoes.
 
 A rubric criterion's match i uses seed ``seed + i // 2`` with the submission at seat 1 for even i and
 seat 2 for odd i (RULES.md, **grade_fairness**); the legal-play matches seat the submission among
-built-in players, at each seat in turn.
+built-in players, at each seat in turn, at a table of the rule set's seats.
+
+Under a rule set of one seat (``unix-bj``, ``montecarlo``, ``judge``) two players never share a table, so
+they are compared in the **duplicate** format (RULES.md, **grade_table_size**): a duplicate job seats each
+of its players alone at the table on the same seed, and its outcome compares them as if they had sat
+together (``runner.play_job``).  A criterion's match i is then the submission and its opponent on seed
+``seed + i``; a tournament unit compares every pair (``pairs``) or groups of up to five (``table5``), each
+on the unit's seed.
 """
 
 from __future__ import annotations
@@ -21,12 +28,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from twentyone.grading.config import GradingConfig, WinRate
+from twentyone.grading.config import DUPLICATE_GROUP, GradingConfig, WinRate, seats_of
 from twentyone.grading.outcome import JobInfo
 from twentyone.players.sandbox.limits import Limits
 
 __all__ = ["MatchJob", "tournament_jobs", "tables", "criterion_job", "legal_job", "builtin_label", "SEED_OFFSET",
-           "LEGAL_TABLE", "LEGAL_SEED_OFFSET"]
+           "LEGAL_TABLE", "LEGAL_SEED_OFFSET", "seats_of", "DUPLICATE_GROUP"]
 
 #: Tournament seeds in ``grade`` start here past the configured seed, apart from the criteria's.
 SEED_OFFSET = 900_000
@@ -52,16 +59,18 @@ class MatchJob:
     bankroll: bool = True
     #: Keep a decision trace of the subject's seat (``grading.traces``), for the similarity page.
     trace: bool = False
+    #: Seat each player alone at the table on ``seed`` and compare them (one-seat rules: the duplicate format).
+    duplicate: bool = False
 
 
-def tables(n: int, deal: int, seed: int) -> list[list[int]]:
-    """The tables of deal ``deal`` in ``table5`` format: lists of entry indices in seat order (each is
-    then played in every rotation)."""
-    if n <= 5:
+def tables(n: int, deal: int, seed: int, size: int = 5) -> list[list[int]]:
+    """The tables of deal ``deal`` in ``table5`` format, at most ``size`` seats each: lists of entry indices in
+    seat order (each is then played in every rotation)."""
+    if n <= size:
         return [list(range(n))]
     order = list(range(n))
     random.Random(f"twentyone-table5:{seed}:{deal}").shuffle(order)
-    count = -(-n // 5)
+    count = -(-n // size)
     size, extra = divmod(n, count)
     out, start = [], 0
     for t in range(count):
@@ -79,29 +88,37 @@ def tournament_jobs(entries: Sequence[tuple[str, str]], fmt: str, matches: int, 
     A unit is a deal in ``table5``: its tables, each played once per seat rotation, so every entry of a
     table takes every seat on the deal's seed (``len(entries)`` matches a deal).  In ``pairs`` a unit is
     one match of every pair, the seats swapped on odd units, so each seed is played from both seats.
-    A job's ``info.idx`` is its unit.
+    Under one-seat rules a pair (``pairs``, on seed ``seed + unit``) or a group of up to ``DUPLICATE_GROUP``
+    entries (``table5``) is one duplicate job.  A job's ``info.idx`` is its unit.
     """
     skip = skip or set()
+    seats = seats_of(rules)
+    duplicate = seats == 1
     jobs: list[MatchJob] = []
 
-    def add(key: str, unit: int, s: int, seats: list[int]) -> None:
+    def add(key: str, unit: int, s: int, at: list[int]) -> None:
         if key in skip:
             return
-        info = JobInfo("tournament", "", unit, s, tuple(entries[i][0] for i in seats))
-        jobs.append(MatchJob(key, tuple(entries[i][1] for i in seats), s, info, decks, rules, limits=limits,
-                             bankroll=unit == 0 and not jobs))
+        info = JobInfo("tournament", "", unit, s, tuple(entries[i][0] for i in at))
+        jobs.append(MatchJob(key, tuple(entries[i][1] for i in at), s, info, decks, rules, limits=limits,
+                             bankroll=unit == 0 and not jobs, duplicate=duplicate))
 
     for unit in range(start, start + matches):
         if fmt == "pairs":
             for a in range(len(entries)):
                 for b in range(a + 1, len(entries)):
-                    seats = [a, b] if unit % 2 == 0 else [b, a]
-                    add(f"tournament|{entries[a][0]}|{entries[b][0]}|{unit}", unit, seed + unit // 2, seats)
+                    if duplicate:
+                        add(f"tournament|{entries[a][0]}|{entries[b][0]}|{unit}", unit, seed + unit, [a, b])
+                        continue
+                    at = [a, b] if unit % 2 == 0 else [b, a]
+                    add(f"tournament|{entries[a][0]}|{entries[b][0]}|{unit}", unit, seed + unit // 2, at)
         else:
-            for t, table in enumerate(tables(len(entries), unit, seed)):
+            for t, table in enumerate(tables(len(entries), unit, seed, DUPLICATE_GROUP if duplicate else seats)):
+                if duplicate:
+                    add(f"tournament|deal{unit}|table{t}|duplicate", unit, seed + unit, table)
+                    continue
                 for r in range(len(table)):
-                    seats = table[r:] + table[:r]
-                    add(f"tournament|deal{unit}|table{t}|rot{r}", unit, seed + unit, seats)
+                    add(f"tournament|deal{unit}|table{t}|rot{r}", unit, seed + unit, table[r:] + table[:r])
     return jobs
 
 
@@ -112,9 +129,11 @@ def builtin_label(spec: str) -> str:
 
 def criterion_job(config: GradingConfig, purpose: str, crit: WinRate, name: str, spec: str, i: int,
                   limits: Limits | None) -> MatchJob:
-    """Match ``i`` of a win-rate criterion: seed ``seed + i // 2``, the submission at seat 1 + i % 2."""
-    seed = config.seed + i // 2
-    seat = 1 + i % 2
+    """Match ``i`` of a win-rate criterion: seed ``seed + i // 2``, the submission at seat 1 + i % 2; under
+    one-seat rules the duplicate of the submission and its opponent on seed ``seed + i``."""
+    duplicate = seats_of(config.rules) == 1
+    seed = config.base_seed + (i if duplicate else i // 2)
+    seat = 1 if duplicate else 1 + i % 2
     specs = (spec, crit.opponent) if seat == 1 else (crit.opponent, spec)
     opponent = builtin_label(crit.opponent)
     names = (name, opponent) if seat == 1 else (opponent, name)
@@ -122,16 +141,18 @@ def criterion_job(config: GradingConfig, purpose: str, crit: WinRate, name: str,
     # The first matches against stand keep a decision trace: every submission plays them on the same seeds and seats.
     trace = purpose == "beat_stand" and i < config.similarity.traces
     return MatchJob(f"{purpose}|{name}|{i}|{seed}|{seat}", specs, seed, info, config.decks, config.rules,
-                    limits=limits, bankroll=i < 2, trace=trace)
+                    limits=limits, bankroll=i < 2, trace=trace, duplicate=duplicate)
 
 
 def legal_job(config: GradingConfig, name: str, spec: str, i: int, limits: Limits | None) -> MatchJob:
-    """Legal-play match ``i``: five seats, the submission at seat 1 + i % 5 among built-in players."""
-    seed = config.seed + LEGAL_SEED_OFFSET + i
-    seat = 1 + i % 5
-    specs = list(LEGAL_TABLE)
+    """Legal-play match ``i``: a table of the rule set's seats (five in the course), the submission at seat
+    1 + i % seats among the first built-in players of ``LEGAL_TABLE``."""
+    seed = config.base_seed + LEGAL_SEED_OFFSET + i
+    n = seats_of(config.rules)
+    seat = 1 + i % n
+    specs = list(LEGAL_TABLE[:n - 1])
     specs.insert(seat - 1, spec)
-    names = [builtin_label(b) for b in LEGAL_TABLE]
+    names = [builtin_label(b) for b in LEGAL_TABLE[:n - 1]]
     names.insert(seat - 1, name)
     info = JobInfo("legal", name, i, seed, tuple(names), seat)
     return MatchJob(f"legal|{name}|{i}|{seed}|{seat}", tuple(specs), seed, info, config.decks, config.rules,

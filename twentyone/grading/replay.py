@@ -163,7 +163,7 @@ def write_replay(page: ReplayPage, student: str, out: Path) -> Path:
     names = page.names
     seats = tuple(SeatInfo(s.seat, names[s.seat - 1] if s.seat <= len(names) else s.name, "")
                   for s in match.seats)
-    match = replace(match, seats=seats)
+    match = replace(match, seats=seats, seed=None)  # a student never sees a run's seed (RULES.md, secret_seed)
     plays = {rnd.number: play for rnd, play in rounds_of(match) if not isinstance(play, LogError)}
     note = ("Only the rounds with a foul were kept for this match (each with the cards seen before it)."
             if page.scope != "match" else "Every round of the match.")

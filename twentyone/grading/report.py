@@ -3,7 +3,10 @@
 ``write_reports(report, out)`` writes, from a ``ClassReport`` alone (``grading.results``):
 
 - ``index.html``: the class page.  A graded class gets the score table (one row per student: every rubric
-  criterion's points and status, bonus, total, incidents, the error line); a tournament gets its standings
+  criterion's points and status with its win rate and interval, bonus, total, incidents, the error line),
+  the reference lines apart (their win rates, no score), a histogram of totals and a scatter of each
+  student's win rate against ``stand`` by its win rate against ``basic`` with both rubric lines
+  (``class/totals.png``, ``class/win-rates.png``); a tournament gets its standings
   (win rate with its Wilson interval, mean final money, fouls, faults).  The table is ``table#scores``,
   complete in the static HTML; a small inline script (no external file: reports are read offline) sorts it
   when a header is clicked, by each cell's ``data-sort-value``.  ``index.html?sort=total&dir=desc`` opens it
@@ -53,8 +56,9 @@ from typing import Any
 from urllib.parse import quote
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.charts import (CHART_SIZE, SHORT, NO_CHARTS, NO_CJK_FONT, bankroll_chart, draw_all_charts,
-                                      no_cjk_font, win_rate_chart)
+from twentyone.grading.charts import (CHART_SIZE, CLASS_CHART_SIZE, SHORT, NO_CHARTS, NO_CJK_FONT, bankroll_chart,
+                                      draw_all_charts, draw_class_charts, no_cjk_font, win_rate_chart)
+from twentyone.grading.incidents import INCIDENT_CSS, render_incident
 from twentyone.grading.replay import ev_lost_cell, replay_link, review_section, write_replays
 from twentyone.grading.results import ClassReport, Criterion, StandingRow, StudentScore
 
@@ -121,14 +125,6 @@ def _flatten(d: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
     return rows
 
 
-def _is_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _pretty_excerpt(text: str) -> str:
     """A round-log excerpt pretty-printed when it is JSON, as is otherwise."""
     try:
@@ -169,8 +165,9 @@ pre{background:#fff;border:1px solid #d9dde3;padding:8px 10px;overflow:auto;max-
 .config code{color:#5a6472}
 .charts{display:flex;flex-wrap:wrap;gap:12px}
 .charts img{background:#fff;border:1px solid #d9dde3;max-width:100%;height:auto}
+td .spec{display:inline-block;max-width:16em;overflow-wrap:anywhere}
 .total{font-size:20px;font-weight:700}.note{color:#5a6472;font-size:13px}a{color:#1f5fbf}
-"""
+""" + INCIDENT_CSS
 
 SORT_JS = """
 (function () {
@@ -246,28 +243,34 @@ def _student_href(name: str) -> str:
     return "students/" + quote(_safe_name(name)) + ".html"
 
 
+def _rate_note(c: Criterion) -> str:
+    """A criterion's win rate and interval under its points, as the terminal table has them ('' when none)."""
+    if c.rate is None or not c.matches or c.low is None or c.high is None:
+        return ""
+    return (f'<br><span class="note">{100 * c.rate:.1f}% ({100 * c.low:.1f}\u2013{100 * c.high:.1f}%)'
+            f"</span>")
+
+
 def _grade_table(report: ClassReport) -> str:
-    """The score table of a graded class: one row per student."""
-    names = _criterion_names(report.students)
+    """The score table of a graded class: one row per student (the reference lines have their own table)."""
+    students = [s for s in report.students if not s.reference]
+    names = _criterion_names(students)
     head = [_th("name", "Student"), _th("kind", "Kind")]
     head += [_th(n, SHORT.get(n, n), num=True) for n in names]
     head += [_th("bonus", "Bonus", True), _th("total", "Total", True), _th("incidents", "Incidents", True),
              _th("ev_lost", "EV lost /100 hands", True), _th("error", "Error")]
     rows = []
-    for s in report.students:
+    for s in students:
         by_name = {c.name: c for c in s.criteria}
-        mark = (' <span class="note">reference line: the win rates a built-in reaches here, no points</span>'
-                if s.reference else "")
-        cells = [_td(f'<a href="{escape(_student_href(s.name))}">{escape(s.name)}</a>{mark}', s.name.lower(),
-                     raw=True),
+        cells = [_td(f'<a href="{escape(_student_href(s.name))}">{escape(s.name)}</a>', s.name.lower(), raw=True),
                  _td(s.kind or "\u2014", s.kind)]
         for n in names:
             c = by_name.get(n)
             if c is None:
                 cells.append(_td("", ""))
             else:
-                cells.append(_td(f"{_pts(c.points)}/{_pts(c.max_points)} {_badge(c.status)}", _num(c.points),
-                                 num=True, raw=True))
+                cells.append(_td(f"{_pts(c.points)}/{_pts(c.max_points)} {_badge(c.status)}{_rate_note(c)}",
+                                 _num(c.points), num=True, raw=True))
         cells += [_td(_pts(s.bonus), _num(s.bonus), True),
                   _td(f"{_pts(s.total)}/{_pts(s.max_score)}", _num(s.total), True),
                   _td(str(s.incident_count), str(s.incident_count), True),
@@ -278,9 +281,35 @@ def _grade_table(report: ClassReport) -> str:
             + "\n".join(rows) + "\n</tbody>\n</table>")
 
 
+def _reference_table(report: ClassReport) -> str:
+    """The reference lines, apart from the class: each built-in's win rates with their intervals, no score."""
+    refs = [s for s in report.students if s.reference]
+    names = [n for n in _criterion_names(refs) if n not in ("legal", "tournament")]
+    head = "".join(f'<th class="num">{escape(SHORT.get(n, n))}</th>' for n in names)
+    rows = []
+    for s in refs:
+        by_name = {c.name: c for c in s.criteria}
+        cells = []
+        for n in names:
+            c = by_name.get(n)
+            text = escape(format_rate(c.rate, c.low, c.high, c.confidence)) if c is not None and c.matches else ""
+            cells.append(f'<td class="num">{text}<br><span class="note">{c.matches if c else 0} matches</span></td>')
+        rows.append(f'<tr><td><a href="{escape(_student_href(s.name))}">{escape(s.name)}</a></td>{"".join(cells)}</tr>')
+    return ('<table id="references"><thead><tr><th>Reference</th>' + head + "</tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table>")
+
+
+def _short_spec(spec: str) -> str:
+    """A SPEC as the standings show it: a file's last folder and name (``li/mycodes.c:1``), a built-in as itself."""
+    if "/" not in spec and "\\" not in spec:
+        return spec
+    parts = spec.replace("\\", "/").rstrip("/").split("/")
+    return "/".join(parts[-2:])
+
+
 def _standings_table(standings: Sequence[StandingRow], table_id: str, linked: frozenset[str] = frozenset()) -> str:
     """Standings; the names in ``linked`` link to their student page."""
-    head = [_th("rank", "Rank", True), _th("name", "Name"), _th("spec", "Spec"), _th("matches", "Matches", True),
+    head = [_th("rank", "Rank", True), _th("name", "Name"), _th("spec", "Spec"), _th("matches", "Matches played", True),
             _th("wins", "W", True), _th("ties", "T", True), _th("losses", "L", True),
             _th("rate", "Win rate (95% CI)", True), _th("mean_account", "Mean final money", True),
             _th("fouls", "Fouls", True), _th("faults", "Faults", True)]
@@ -290,7 +319,8 @@ def _standings_table(standings: Sequence[StandingRow], table_id: str, linked: fr
         name = f'<a href="{escape(_student_href(r.name))}">{escape(r.name)}</a>' if r.name in linked else escape(r.name)
         name += f'<br><span class="error">{escape(r.error)}</span>' if r.error else ""
         name += "".join(f'<br><span class="note">{escape(n)}</span>' for n in r.notes)
-        cells = [_td(str(r.rank), str(r.rank), True), _td(name, r.name.lower(), raw=True), _td(r.spec, r.spec),
+        spec = f'<span class="spec" title="{escape(r.spec)}">{escape(_short_spec(r.spec))}</span>'
+        cells = [_td(str(r.rank), str(r.rank), True), _td(name, r.name.lower(), raw=True), _td(spec, r.spec, raw=True),
                  _td(str(r.matches), str(r.matches), True), _td(str(r.wins), str(r.wins), True),
                  _td(str(r.ties), str(r.ties), True), _td(str(r.losses), str(r.losses), True),
                  _td(format_rate(r.rate, r.low, r.high), _num(r.rate), True),
@@ -301,39 +331,70 @@ def _standings_table(standings: Sequence[StandingRow], table_id: str, linked: fr
             + "\n".join(rows) + "\n</tbody>\n</table>")
 
 
-def render_index(report: ClassReport) -> str:
-    """The class page as HTML: the sortable ``table#scores``, the configuration and the run's counts."""
+def _class_charts(charts: dict[str, str] | None) -> str:
+    """The class page's pictures (``charts``: alt text by path; None: matplotlib is missing)."""
+    if charts is None:
+        return f'<p class="note">{escape(NO_CHARTS)}</p>'
+    w, h = CLASS_CHART_SIZE
+    return '<div class="charts">' + "".join(f'<img src="{escape(quote(p))}" alt="{escape(alt)}" width="{w}" '
+                                            f'height="{h}">' for p, alt in charts.items()) + "</div>"
+
+
+def render_index(report: ClassReport, charts: dict[str, str] | None = None) -> str:
+    """The class page as HTML: the sortable ``table#scores`` (each win rate with its interval), the reference
+    lines apart, the class's pictures (``charts``: alt text by path, from ``charts.draw_class_charts``; None:
+    matplotlib is missing), the configuration and the run's counts, each saying what it counts."""
+    what = "Graded class" if report.kind == "grade" else "Tournament"
     parts = [f"<h1>{escape(report.title)}</h1>",
-             f'<p class="meta">{"Graded class" if report.kind == "grade" else "Tournament"} \u00b7 created '
-             f"<b>{escape(report.created)}</b> \u00b7 <b>{report.matches:,}</b> matches \u00b7 "
-             f"<b>{report.rounds:,}</b> rounds</p>"]
+             f'<p class="meta">{what} \u00b7 created <b>{escape(report.created)}</b> \u00b7 '
+             f"<b>{report.matches:,}</b> matches played in all \u00b7 <b>{report.rounds:,}</b> rounds</p>"]
+    if report.damaged:  # stored rows left out (RULES.md, grade_store_damage): for the instructor, never a student
+        parts.append('<h2>Damaged results</h2>\n<ul class="error">'
+                     + "".join(f"<li>{escape(line)}</li>" for line in report.damaged) + "</ul>")
     if report.kind == "grade":
         ties = report.config.get("ties")
-        n = len(report.students)
+        n = sum(not s.reference for s in report.students)
         parts.append(f"<h2>Scores ({n} student{'s' if n != 1 else ''})</h2>")
         parts.append('<p class="note">Click a column header to sort. Statuses: <b>pass</b> / <b>fail</b> when '
                      "the interval lies wholly above / below the threshold; <b>borderline</b> when it still "
                      "holds the threshold after the maximum number of matches; <b>not played</b> when the "
-                     "submission could not be used."
+                     "submission could not be used. Under the points: the win rate and its 95% interval."
                      + (f" A tie counts as <b>{escape(str(ties))}</b>." if ties is not None else "") + "</p>")
         parts.append(_grade_table(report))
+        if any(s.reference for s in report.students):
+            parts.append("<h2>Reference lines</h2>\n<p class=\"note\">Built-in players graded beside the class as "
+                         "reference lines, without points: the win rates they reach here (champion is the best known "
+                         "player).</p>")
+            parts.append(_reference_table(report))
+        if report.students:
+            parts.append("<h2>The class at a glance</h2>")
+            parts.append(_class_charts(charts))
         if report.similarity:
             parts.append(f'<h2>Similarity</h2>\n<p><a href="similarity.html">Similar submissions, by code and by '
                          f'play</a>: {escape(report.similarity)}.</p>')
         if report.standings:
             parts.append("<h2>Class tournament</h2>")
+            parts.append(_STANDINGS_NOTE)
             linked = frozenset(s.name for s in report.students)
             parts.append(_standings_table(report.standings, "standings", linked))
     elif report.kind == "tournament":
         parts.append(f"<h2>Standings ({len(report.standings)} entries)</h2>")
         parts.append('<p class="note">Click a column header to sort. Win rate = (wins + ties/2) / pairwise '
                      "results, with its Wilson 95% interval.</p>")
+        parts.append(_STANDINGS_NOTE)
         parts.append(_standings_table(report.standings, "scores"))
     else:
         raise ReportError(f"unknown report kind: {report.kind!r} (grade or tournament)")
     cfg = "".join(f"<div><code>{escape(k)}</code> = {escape(v)}</div>" for k, v in _flatten(report.config))
     parts.append(f'<h2>Configuration</h2>\n<div class="config">{cfg or "<div>(none)</div>"}</div>')
     return _page(report.title, "\n".join(parts), SORT_JS)
+
+
+#: What the standings' numbers count.
+_STANDINGS_NOTE = ('<p class="note"><b>Matches played</b>: the matches each entry sat in (the page\u2019s header counts '
+                   "every match of the run). <b>W</b>, <b>T</b>, <b>L</b>: its results against each other player at "
+                   "its table, one per opponent and match, so k\u22121 per match at a table of k. <b>Spec</b>: the "
+                   "file\u2019s folder and name (hover for the whole path).</p>")
 
 
 def render_student(student: StudentScore, report: ClassReport, charts: dict[str, str] | None = None) -> str:
@@ -387,18 +448,12 @@ def render_student(student: StudentScore, report: ClassReport, charts: dict[str,
             parts.append(f'<p class="note">The first {len(s.incidents)} of {s.incident_count} are shown.</p>')
         for i in s.incidents:
             link = replay_link(report, s.name, i.match_key, i.round)  # issue 26: its round in the replay
-            parts.append(f"<h3>{escape(i.cause)} \u00b7 round {i.round} \u00b7 <code>{escape(i.match_key)}</code>"
-                         + (f" \u00b7 {link}" if link else "") + "</h3>")
-            if i.course:
-                parts.append(f'<p class="course">Course program: {escape(i.course)}.</p>')
+            notes = f'<p class="replay">{link}</p>' if link else ""
+            notes += f'<p class="course">Course program: {escape(i.course)}.</p>' if i.course else ""
             if not i.counted:
-                parts.append('<p class="note">Not counted: the configuration does not count this kind of incident '
-                             'against the legal-play points.</p>')
-            if not _is_json(i.excerpt):
-                parts.append('<p class="note">What the fault said. Text that comes from the strategy itself '
-                             '(an exception\u2019s message, a load error) is the student\u2019s own, quoted as '
-                             'written and cut to 200 characters.</p>')
-            parts.append(f"<pre>{escape(_pretty_excerpt(i.excerpt))}</pre>")
+                notes += ('<p class="note">Not counted: the configuration does not count this kind of incident '
+                          'against the legal-play points.</p>')
+            parts.append(render_incident(i, _pretty_excerpt(i.excerpt), notes))
     else:
         parts.append('<p class="note">None.</p>')
     return _page(f"{s.name} \u2014 {report.title}", "\n".join(parts))
@@ -424,14 +479,16 @@ def csv_table(report: ClassReport) -> tuple[list[str], list[list[str]]]:
     header = GRADE_COLUMNS + [f"{n}_{col}" for n in names for col in CRITERION_COLUMNS]
     rows = []
     for s in report.students:
-        row = [s.name, s.kind, s.source, _num(s.score), _num(s.bonus), _num(s.total), _num(s.max_score),
-               str(s.incident_count), "" if s.tournament_rank is None else str(s.tournament_rank), s.error or ""]
+        ref = s.reference  # a reference line has win rates and no score
+        row = [s.name, s.kind, s.source, "" if ref else _num(s.score), "" if ref else _num(s.bonus),
+               "" if ref else _num(s.total), "" if ref else _num(s.max_score), str(s.incident_count),
+               "" if s.tournament_rank is None else str(s.tournament_rank), s.error or ""]
         by_name = {c.name: c for c in s.criteria}
         for n in names:
             c = by_name.get(n)
             row += ([""] * len(CRITERION_COLUMNS) if c is None else
-                    [_num(c.points), _num(c.max_points), c.status, _num(c.rate), _num(c.low), _num(c.high),
-                     str(c.matches)])
+                    ["" if ref else _num(c.points), "" if ref else _num(c.max_points), "reference" if ref else c.status,
+                     _num(c.rate), _num(c.low), _num(c.high), str(c.matches)])
         rows.append(row)
     return header, rows
 
@@ -533,7 +590,15 @@ def write_reports(report: ClassReport, out: Path) -> list[Path]:
     written: list[Path] = []
     if no_cjk_font(report.students):
         _say_once(NO_CJK_FONT)
-    _write(out / "index.html", render_index(report), written)
+    charts = None
+    if report.kind == "grade" and report.students:
+        cfg = report.config
+        top = max((s.max_score + max((c.max_points for c in s.criteria if c.name == "tournament"), default=0.0)
+                   for s in report.students), default=100.0)
+        charts = draw_class_charts(report.students, out, top, float(cfg.get("beat_stand", {}).get("threshold", 0.9)),
+                                   float(cfg.get("beat_basic", {}).get("threshold", 0.6)))
+        written += [out / p for p in charts or {}]
+    _write(out / "index.html", render_index(report, charts), written)
     written += write_replays(report, out)  # issue 26: students/<name>/replays/ (grading.replay)
     for s, charts in zip(report.students, draw_all_charts(report.students, out / "students")):
         written += [out / "students" / p for p in charts or {}]

@@ -45,6 +45,11 @@ class Incident:
     course: str = ""
     #: False when the configuration does not count this kind against the legal-play points.
     counted: bool = True
+    #: The student's seat in the match (0: not known); a one-seat duplicate's record shows it at seat 1.
+    seat: int = 0
+    #: For a foul that is not a fault: the function asked (``first_action``, ``continue_action``) and its answer.
+    asked: str = ""
+    answer: str = ""
 
 
 @dataclass
@@ -225,14 +230,21 @@ class ClassReport:
     rounds: int = 0
     #: A graded class's similarity page in one line ('' when there is none).
     similarity: str = ""
+    #: Stored rows left out because they are damaged or belong to no entry, one line each (for the instructor:
+    #: the terminal and the class page; ``scores.json`` leaves them out, as it leaves out the seed).
+    damaged: list[str] = field(default_factory=list)
     #: Each student's decision review, by name (``grading.review``; none for a student with no traced match).
     reviews: dict[str, StudentReview] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """As a JSON-ready dict (student totals included; the replays' kept logs left out)."""
+        """As a JSON-ready dict (student totals included): what ``scores.json`` holds, which students may be
+        given, so without the run's seed (RULES.md, **secret_seed**), without ``damaged`` and without the
+        replays' kept logs."""
         d = asdict(self)
         for s, sd in zip(self.students, d["students"]):
             sd["total"] = s.total
+        del d["damaged"]
+        d["config"] = {k: v for k, v in d["config"].items() if k != "seed"}
         for review in d["reviews"].values():
             for page in review["replays"]:
                 del page["log"]

@@ -12,7 +12,7 @@ match priced its decisions (``grading.reviewer``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from twentyone.grading.keptlog import MATCH_SCOPE, REVIEW, unpack_log
@@ -34,15 +34,21 @@ def seat_of(row: MatchRow, name: str) -> int:
     return row.names.index(name) + 1 if name in row.names else 0
 
 
-def review_records(log: str) -> list[dict[str, Any]]:
-    """The review records of a kept log (ValueError if it cannot be read)."""
+def review_records(lines: list[str]) -> list[dict[str, Any]]:
+    """The review records of a kept log's lines (``keptlog.unpack_log``)."""
     out = []
-    for line in unpack_log(log):
+    for line in lines:
         if f'"type":"{REVIEW}"' in line:
             rec = json.loads(line)
             if isinstance(rec, dict) and rec.get("type") == REVIEW:
                 out.append(rec)
     return out
+
+
+def _seats_in_log(lines: list[str]) -> int:
+    """Seats of a kept log's match record."""
+    first = json.loads(lines[0]) if lines else {}
+    return len(first.get("seats", [])) if isinstance(first, dict) else 0
 
 
 def _slug(row: MatchRow, taken: set[str]) -> str:
@@ -55,9 +61,15 @@ def _slug(row: MatchRow, taken: set[str]) -> str:
     return slug
 
 
-def student_review(name: str, rows: Iterable[MatchRow], shown: Iterable[str] = ()) -> StudentReview | None:
+def _stored_key(row: MatchRow) -> str:
+    return row.key
+
+
+def student_review(name: str, rows: Iterable[MatchRow], shown: Iterable[str] = (),
+                   key: Callable[[MatchRow], str] = _stored_key) -> StudentReview | None:
     """The review of ``name`` from ``rows`` (the stored matches); ``shown`` the keys of the matches whose incidents
-    its page shows.  None when no match of the student kept a log."""
+    its page shows; ``key`` names a match as the pages show it (``scoring.shown_key``: never with the run's
+    seed).  None when no match of the student kept a log."""
     wanted_keys = set(shown)
     pages: list[ReplayPage] = []
     taken: set[str] = set()
@@ -74,17 +86,22 @@ def student_review(name: str, rows: Iterable[MatchRow], shown: Iterable[str] = (
             continue
         own = row.subject == name
         traced = own and bool(o.trace)
-        if not (own and (traced or o.bankroll)) and row.key not in wanted_keys:
+        label = key(row)
+        if not (own and (traced or o.bankroll)) and label not in wanted_keys:
             continue
+        names = list(row.names)
         try:
-            records = [r for r in review_records(o.log) if r.get("seat") == seat]
+            lines = unpack_log(o.log)
+            if _seats_in_log(lines) == 1 and len(names) > 1:  # a duplicate job keeps the subject's own match
+                names, seat = [names[seat - 1]], 1
+            records = [r for r in review_records(lines) if r.get("seat") == seat]
         except ValueError:
             records = []
         scope = str(records[0].get("scope", MATCH_SCOPE)) if records else MATCH_SCOPE
         slug = _slug(row, taken)
         what = _WHAT.get(row.purpose, row.purpose)
-        title = f"{name} \u2014 {what}, match {row.idx}, seed {row.seed}, seat {seat}"
-        pages.append(ReplayPage(f"{name}/replays/{slug}.html", row.key, title, seat, scope, list(row.names), o.log))
+        title = f"{name} \u2014 {what}, match {row.idx}, seat {seat_of(row, name)}"  # never the seed: secret_seed
+        pages.append(ReplayPage(f"{name}/replays/{slug}.html", label, title, seat, scope, names, o.log))
         if not traced or scope != MATCH_SCOPE:
             continue
         for rec in records:
@@ -97,7 +114,7 @@ def student_review(name: str, rows: Iterable[MatchRow], shown: Iterable[str] = (
             hands += int(rec.get("hands", 0))
             bets += these_bets
             priced += these
-            where.update((id(p), (pages[-1].path, row.key)) for p in these)
+            where.update((id(p), (pages[-1].path, label)) for p in these)
     if not pages:
         return None
     worst = []
@@ -112,13 +129,14 @@ def student_review(name: str, rows: Iterable[MatchRow], shown: Iterable[str] = (
                          per_100(priced, hands), worst, cells, note, pages)
 
 
-def class_reviews(rows: Sequence[MatchRow], students: Sequence[StudentScore]) -> dict[str, StudentReview]:
-    """Every usable student's review, by name (``student_review``)."""
+def class_reviews(rows: Sequence[MatchRow], students: Sequence[StudentScore],
+                  key: Callable[[MatchRow], str] = _stored_key) -> dict[str, StudentReview]:
+    """Every usable student's review, by name (``student_review``); ``key`` as there."""
     out: dict[str, StudentReview] = {}
     for s in students:
         if s.error is not None:
             continue
-        review = student_review(s.name, rows, {i.match_key for i in s.incidents})
+        review = student_review(s.name, rows, {i.match_key for i in s.incidents}, key)
         if review is not None:
             out[s.name] = review
     return out

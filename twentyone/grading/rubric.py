@@ -7,13 +7,14 @@ which matches finished.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 
 from twentyone.grading.config import WinRate
 from twentyone.grading.outcome import MatchOutcome
-from twentyone.grading.stats import Decision, Verdict, decide
+from twentyone.grading.stats import Decision, Verdict, decide, wilson
 
 __all__ = ["Result", "pair_result", "winner_of", "win_value", "Judgement", "judge_batches"]
 
@@ -65,6 +66,9 @@ class Judgement:
     running: list[tuple[int, float, float, float]] = field(default_factory=list)
     #: The matches 0 .. needed-1 the next look needs (meaningless once decided).
     needed: int = 0
+    #: When the verdict came before its look: the look (a number of matches) whose result no later match
+    #: could change any more; 0 when a look itself decided.
+    settled_at: int = 0
 
     @property
     def decided(self) -> bool:
@@ -72,16 +76,75 @@ class Judgement:
         return self.verdict is not None and self.verdict.status != Decision.OPEN
 
 
+def _next_look(n: int, crit: WinRate) -> int:
+    """The first look (a whole number of batches, or the maximum) at or after ``n`` matches, and at or after
+    ``min_matches``: the first at which the decision rule can pass or fail."""
+    look = min(crit.batch, crit.max_matches)
+    while look < max(n, crit.min_matches) and look < crit.max_matches:
+        look = min(look + crit.batch, crit.max_matches)
+    return look
+
+
+@lru_cache(maxsize=4096)
+def _bounds(m: int, threshold: float, confidence: float, step: float) -> tuple[float, float]:
+    """(most wins of ``m`` whose interval lies wholly below ``threshold``, fewest wins whose interval lies wholly
+    above it), counted in steps of ``step`` (half a win when a tie counts half); -1 and ``m + 1`` when none."""
+    units = round(m / step)
+
+    def first(ok: Callable[[int], bool]) -> int:  # the first unit count t (0..units) with ok(t), or units + 1
+        lo, hi = 0, units + 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if ok(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    below = first(lambda t: not wilson(t * step, m, confidence)[2] < threshold) - 1
+    above = first(lambda t: wilson(t * step, m, confidence)[1] > threshold)
+    return (below * step if below >= 0 else -1.0), (above * step if above <= units else m + 1.0)
+
+
+def _settled(wins: float, k: int, crit: WinRate, ties: str) -> tuple[Decision, int] | None:
+    """After the first ``k`` matches (``wins`` won), the verdict of the next look that can decide, when no result
+    of the matches still to play before it could change it: (verdict, that look), else None."""
+    look = _next_look(k, crit)
+    if k >= look:
+        return None
+    fail_most, pass_least = _bounds(look, crit.threshold, crit.confidence, 0.5 if ties == "half" else 1.0)
+    if wins + (look - k) <= fail_most:
+        return Decision.FAIL, look
+    if wins >= pass_least:
+        return Decision.PASS, look
+    return None
+
+
 def judge_batches(results: Mapping[int, Result], crit: WinRate, ties: str) -> Judgement:
     """Apply the decision rule (RULES.md, **grade_decision**) to the results of matches 0, 1, 2 ...
 
     Whole batches only, in index order: after each batch the Wilson interval passes, fails, or asks for
-    the next batch, up to the maximum where it is borderline.
+    the next batch, up to the maximum where it is borderline.  A criterion already decided stops early: when,
+    after the first k matches in index order, the next look that can decide would pass (or fail) whatever the
+    matches before it give, that is the verdict, over those k matches (``Judgement.settled_at`` names the
+    look).  The points are the same as the look's; only the matches no result could matter to are not played.
     """
     j = Judgement(None)
     n = min(crit.batch, crit.max_matches)
-    while all(i in results for i in range(n)):
-        wins = sum(win_value(results[i], ties) for i in range(n))
+    wins = 0.0
+    k = 0
+    while True:
+        while k < n and k in results:
+            wins += win_value(results[k], ties)
+            k += 1
+            settled = _settled(wins, k, crit, ties)
+            if settled is not None:
+                rate, low, high = wilson(wins, k, crit.confidence)
+                j.verdict = Verdict(settled[0], k, rate, low, high)
+                j.needed, j.settled_at = k, settled[1]
+                return j
+        if k < n:
+            break
         j.verdict = decide(wins, n, crit.threshold, crit.min_matches, crit.max_matches, crit.confidence)
         j.running.append((n, j.verdict.rate, j.verdict.low, j.verdict.high))
         if j.verdict.status != Decision.OPEN:

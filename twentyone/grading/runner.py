@@ -9,27 +9,33 @@ batches finish.  Outcomes depend only on the jobs, so every way of running gives
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twentyone.errors import TwentyOneError
 from twentyone.grading.outcome import Incident, MatchOutcome
 from twentyone.grading.plan import MatchJob
 from twentyone.legality import Foul
-from twentyone.match import Seating, play_match
+from twentyone.match import Seating, play_match, rank
 from twentyone.players.sandbox.cpus import allowed_cpus, release
 from twentyone.players.sandbox.limits import Limits, die_with_parent
-from twentyone.players.spec import make_strategy
+from twentyone.players.spec import builtin_name, make_strategy
+from twentyone.records import SeatView
 from twentyone.roundlog import RoundLog
 from twentyone.rules import get_rules
 from twentyone.strategy import Strategy
 
-__all__ = ["play_job", "play_batch", "run_jobs", "drive", "parse_cluster", "timed_out", "confirm_timeout"]
+if TYPE_CHECKING:
+    from twentyone.grading.tracer import Tracer
+
+__all__ = ["play_job", "play_batch", "run_jobs", "drive", "parse_cluster", "timed_out", "confirm_timeout", "Answers"]
 
 #: Round records kept per seat and match for the report (the count of fouls is always whole).
 MAX_INCIDENTS_PER_SEAT = 5
@@ -65,7 +71,10 @@ def play_job(job: MatchJob) -> MatchOutcome:
             # Keyed by the SPEC's occurrence in this match, not its seat: a student who moves from
             # seat to seat keeps one set of boxes; a SPEC seated twice gets two.
             nth = job.specs[:i].count(spec) + 1
-            seatings.append(Seating(f"player{i + 1}", spec, _strategy(spec, nth, job.limits, job.capture_dir)))
+            strategy = _strategy(spec, nth, job.limits, job.capture_dir)
+            if builtin_name(spec) is None:  # a file: what it answered is kept for the report's incidents
+                strategy = Answers(strategy)
+            seatings.append(Seating(f"player{i + 1}", spec, strategy))
         except TwentyOneError as e:
             # The seat that could not be built faults; the match is not played.
             faults: list[str | None] = [None] * n
@@ -74,7 +83,7 @@ def play_job(job: MatchJob) -> MatchOutcome:
             details[i] = str(e)
             return MatchOutcome(job.key, job.info, "error", 0, [0] * n, [1] * n, [0] * n, [0] * n, faults,
                                 details, error=str(e))
-    tracer = None
+    tracer: Tracer | None = None
     if job.trace and job.info.seat is not None:
         # The subject's seat keeps a decision trace, the references asked beside it (grading.tracer).
         from twentyone.grading.tracer import Tracer, reference_family
@@ -82,18 +91,11 @@ def play_job(job: MatchJob) -> MatchOutcome:
         at = seatings[job.info.seat - 1]
         tracer = Tracer(at.strategy, reference_family(get_rules(job.rules), job.decks))
         seatings[job.info.seat - 1] = Seating(at.name, at.spec, tracer)
+    if job.duplicate:
+        return _duplicate(job, seatings, tracer)
     log = RoundLog(keep=True)
     result = play_match(seatings, job.decks, job.seed, get_rules(job.rules), log=log, history=job.bankroll)
     by_seat = {s.seat: s for s in result.ranking}
-    incidents: list[Incident] = []
-    kept = [0] * n
-    for rec in log.records or []:
-        if rec.get("type") != "round":
-            continue
-        for p in rec["players"]:
-            if p["foul"] is not None and kept[p["seat"] - 1] < MAX_INCIDENTS_PER_SEAT:
-                kept[p["seat"] - 1] += 1
-                incidents.append(Incident(p["seat"], rec["round"], p["foul"], rec))
     return MatchOutcome(
         key=job.key, info=job.info, reason=result.reason, rounds=result.rounds,
         accounts=[by_seat[i + 1].account for i in range(n)],
@@ -103,17 +105,115 @@ def play_job(job: MatchJob) -> MatchOutcome:
         faults=[by_seat[i + 1].fault for i in range(n)],
         fault_details=[by_seat[i + 1].fault_detail for i in range(n)],
         bankroll=[list(h) for h in result.history],
-        incidents=incidents,
+        incidents=_incidents(log, lambda seat: seat, {k + 1: s.strategy for k, s in enumerate(seatings)}),
         trace=tracer.trace() if tracer is not None else (),
         log=_kept_log(job, log),
     )
 
 
-def _kept_log(job: MatchJob, log: RoundLog) -> str:
-    """The round log the match keeps for its review and replay, its decisions priced (``grading.reviewer``)."""
+def _incidents(log: RoundLog, seat_of: Callable[[int], int], strategies: dict[int, Strategy]) -> list[Incident]:
+    """The rounds of ``log`` with a foul, ``MAX_INCIDENTS_PER_SEAT`` per seat, each under ``seat_of(its seat)``;
+    a foul that is not a fault says what the seat's strategy (in ``strategies``, by seat of ``log``) was asked
+    last in that round and what it answered."""
+    incidents: list[Incident] = []
+    kept: dict[int, int] = {}
+    for rec in log.records or []:
+        if rec.get("type") != "round":
+            continue
+        for p in rec["players"]:
+            seat = seat_of(p["seat"])
+            if p["foul"] is not None and kept.get(seat, 0) < MAX_INCIDENTS_PER_SEAT:
+                kept[seat] = kept.get(seat, 0) + 1
+                answers = strategies.get(p["seat"])
+                asked, answer = ("", "")
+                if isinstance(answers, Answers) and p["foul"] not in FAULTS:
+                    asked, answer = answers.last.get(rec["round"], ("", ""))
+                incidents.append(Incident(seat, rec["round"], p["foul"], rec, asked, answer))
+    return incidents
+
+
+#: Fouls that are strategy faults: what was answered (if anything) is in the fault's detail.
+FAULTS = frozenset({Foul.ERROR, Foul.CRASH, Foul.TIMEOUT})
+
+
+class Answers(Strategy):
+    """A file player as the table sees it, every call passed on unchanged, noting in each round which decision
+    it was asked last and what it answered: the round record keeps only legal characters, and the report's
+    incident says what the illegal one was."""
+
+    def __init__(self, inner: Strategy) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.course_interface = inner.course_interface
+        #: Round -> (the function asked last, its answer, shown as text and cut to 20 characters).
+        self.last: dict[int, tuple[str, str]] = {}
+
+    def start_match(self, match: object, decks: int, seats: int, seat: int) -> None:
+        self.last.clear()
+        self.inner.start_match(match, decks, seats, seat)
+
+    def bet(self, view: SeatView) -> int:
+        return self.inner.bet(view)
+
+    def first_action(self, view: SeatView) -> str:
+        a = self.inner.first_action(view)
+        self.last[view.round] = ("first_action", a[:20] if a.__class__ is str else repr(a)[:20])
+        return a
+
+    def continue_action(self, view: SeatView) -> str:
+        a = self.inner.continue_action(view)
+        self.last[view.round] = ("continue_action", a[:20] if a.__class__ is str else repr(a)[:20])
+        return a
+
+    def show(self, view: SeatView) -> None:
+        self.inner.show(view)
+
+    def show_before_bet(self, view: SeatView) -> None:
+        self.inner.show_before_bet(view)
+
+    def close(self) -> None:
+        """The inner strategy belongs to the runner's cache: nothing is closed here."""
+
+
+def _constant(value: int, _seat: int) -> int:
+    return value
+
+
+def _duplicate(job: MatchJob, seatings: Sequence[Seating], tracer: Tracer | None) -> MatchOutcome:
+    """A duplicate job (one-seat rules, ``plan``): each player alone at the table on the job's seed, then
+    ranked against each other by the **ranking** ruling as if they had sat together.  Seat k of the outcome is
+    player k's own match; its incidents' round records are that match's (the player at seat 1)."""
+    rules = get_rules(job.rules)
+    results = []
+    incidents: list[Incident] = []
+    logs: list[RoundLog] = []
+    for k, seating in enumerate(seatings):
+        log = RoundLog(keep=True)
+        results.append(play_match([seating], job.decks, job.seed, rules, log=log, history=job.bankroll))
+        incidents += _incidents(log, functools.partial(_constant, k + 1), {1: seating.strategy})
+        logs.append(log)
+    alone = [r.ranking[0] for r in results]
+    longest = max(len(r.history) for r in results)
+    bankroll = [[r.history[min(t, len(r.history) - 1)][0] if r.history else rules.start_money for r in results]
+                for t in range(longest)]
+    return MatchOutcome(
+        key=job.key, info=job.info, reason="/".join(r.reason for r in results), rounds=sum(r.rounds for r in results),
+        accounts=[s.account for s in alone], ranks=rank([(s.account, s.rounds) for s in alone]),
+        seat_rounds=[s.rounds for s in alone], fouls=[s.fouls for s in alone], faults=[s.fault for s in alone],
+        fault_details=[s.fault_detail for s in alone], bankroll=bankroll, incidents=incidents,
+        trace=tracer.trace() if tracer is not None else (),
+        # The subject's own match (it sits at seat 1 of it) is what its review and replay read.
+        log=_kept_log(job, logs[job.info.seat - 1], 1) if job.info.seat is not None else "",
+    )
+
+
+def _kept_log(job: MatchJob, log: RoundLog, seat: int | None = None) -> str:
+    """The round log the match keeps for its review and replay, its decisions priced (``grading.reviewer``);
+    ``seat``: the subject's seat in ``log`` when it is not the job's (a duplicate job's own match)."""
     from twentyone.grading.reviewer import kept_log
 
-    return kept_log(log.records or [], job.info.seat, job.trace or job.bankroll, MAX_INCIDENTS_PER_SEAT)
+    return kept_log(log.records or [], seat if seat is not None else job.info.seat, job.trace or job.bankroll,
+                    MAX_INCIDENTS_PER_SEAT)
 
 
 def play_batch(jobs: Sequence[MatchJob]) -> list[MatchOutcome]:
@@ -153,20 +253,27 @@ def run_jobs(jobs: Sequence[MatchJob], workers: int = 0, batch: int = 8,
 
 def drive(first: Sequence[Sequence[MatchJob]],
           on_done: Callable[[list[MatchOutcome]], Sequence[Sequence[MatchJob]]],
-          workers: int = 0, cluster: str | None = None, dask_workers: int = 2, replay: bool = True) -> None:
+          workers: int = 0, cluster: str | None = None, dask_workers: int = 2, replay: bool = True,
+          wanted: Callable[[MatchJob], bool] | None = None) -> None:
     """Play batches of jobs; after each batch, ``on_done`` gets its outcomes and returns more batches.
 
     This is how grading plays "until the interval decides": the next batch of a criterion is only
     asked for once the last one is stored.  ``workers``, ``cluster`` and ``dask_workers`` are as in
-    ``run_jobs``.  On Ctrl-C the pending batches are cancelled and KeyboardInterrupt propagates;
-    every batch already handed to ``on_done`` stays done.
+    ``run_jobs``.  A queued batch is filtered through ``wanted`` just before it starts: a job it refuses
+    (say, of a criterion decided meanwhile) is never played.  On Ctrl-C the pending batches are cancelled
+    and KeyboardInterrupt propagates; every batch already handed to ``on_done`` stays done.
 
     A time-out must be the strategy's fault, never the machine's: with ``replay`` a match that ended in
-    a time-out is held back, and once nothing else is playing it is replayed alone in this process
-    (``confirm_timeout``); only then does ``on_done`` see it.
+    a time-out is held back; no new batch starts while one is held, and once nothing else is playing it
+    is replayed alone in this process (``confirm_timeout``); only then does ``on_done`` see it.  Once a
+    replay has confirmed a player's time-out, that player's later time-outs are charged without a replay
+    (``replay`` ``charged``): a looping submission costs its own time-outs, not a serial replay of each, and its
+    batches wait behind everyone else's (``_next_batch``).
     """
     jobs: dict[str, MatchJob] = {}
     held: list[MatchOutcome] = []
+    #: The SPECs whose time-out a replay alone confirmed.
+    confirmed: set[str] = set()
 
     def remember(batches: Iterable[Sequence[MatchJob]]) -> list[list[MatchJob]]:
         out = [list(b) for b in batches if b]
@@ -179,19 +286,57 @@ def drive(first: Sequence[Sequence[MatchJob]],
         ready = []
         for o in outcomes:
             if replay and o.replay is None and timed_out(o) and o.key in jobs:
-                held.append(o)
+                if _timed_out_specs(o, jobs[o.key]) <= confirmed:
+                    ready.append(replace(o, replay="charged"))
+                else:
+                    held.append(o)
             else:
                 ready.append(o)
         return remember(on_done(ready)) if ready else []
 
-    batches = remember(first)
-    while batches:
-        _play(deque(batches), done, workers, cluster, dask_workers)
-        batches = []
-        if held:
-            replayed = [confirm_timeout(o, play_job(jobs[o.key])) for o in sorted(held, key=lambda o: o.key)]
-            held.clear()
-            batches = remember(on_done(replayed))
+    def replay_held() -> list[list[MatchJob]]:
+        kept = []
+        for o in sorted(held, key=lambda o: o.key):
+            specs = _timed_out_specs(o, jobs[o.key])
+            if specs <= confirmed:
+                kept.append(replace(o, replay="charged"))
+                continue
+            again = confirm_timeout(o, play_job(jobs[o.key]))
+            if again.replay == "confirmed":
+                confirmed.update(specs)
+            kept.append(again)
+        held.clear()
+        return remember(on_done(kept))
+
+    queue: deque[list[MatchJob]] = deque(remember(first))
+    with _executor(workers, cluster, dask_workers) as ex:
+        while queue or ex.busy() or held:
+            while queue and not held and ex.room():
+                batch = [j for j in _next_batch(queue, confirmed) if wanted is None or wanted(j)]
+                if batch:
+                    ex.submit(batch)
+            if ex.busy():
+                for outcomes in ex.finished():
+                    queue.extend(done(outcomes))
+            elif held:
+                queue.extend(replay_held())
+
+
+def _next_batch(queue: deque[list[MatchJob]], confirmed: set[str]) -> list[MatchJob]:
+    """The first queued batch that seats no player whose time-out is confirmed, else the first: a looping player's
+    matches (a decision limit each) wait until the others' are under way, so the class's criteria and tournament
+    go on meanwhile instead of waiting behind them, and its own criteria are decided before much of it is played."""
+    if confirmed:
+        for k, batch in enumerate(queue):
+            if not any(spec in confirmed for j in batch for spec in j.specs):
+                del queue[k]
+                return batch
+    return queue.popleft()
+
+
+def _timed_out_specs(o: MatchOutcome, job: MatchJob) -> set[str]:
+    """The SPECs of the seats of ``o`` that timed out."""
+    return {job.specs[i] for i, f in enumerate(o.faults) if f == Foul.TIMEOUT and i < len(job.specs)}
 
 
 def timed_out(o: MatchOutcome) -> bool:
@@ -208,49 +353,98 @@ def confirm_timeout(first: MatchOutcome, again: MatchOutcome) -> MatchOutcome:
     return replace(again, replay="confirmed" if same else "cleared", first_fault="" if same else detail)
 
 
-def _play(queue: deque[Sequence[MatchJob]], done: Callable[[list[MatchOutcome]], list[list[MatchJob]]],
-          workers: int, cluster: str | None, dask_workers: int) -> None:
-    """Play the queued batches and every batch ``done`` asks for, locally or on Dask."""
-    if cluster is not None:
-        _drive_dask(queue, done, cluster, dask_workers)
-        return
-    workers = workers or (os.cpu_count() or 1)
-    if workers == 1:
-        while queue:
-            queue.extend(b for b in done(play_batch(queue.popleft())) if b)
-        return
-    pool = _local_pool(workers)
-    pending: set[Future[list[MatchOutcome]]] = set()
-    try:
-        while queue or pending:
-            while queue and len(pending) < 4 * workers:
-                pending.add(pool.submit(play_batch, queue.popleft()))
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for f in finished:
-                queue.extend(b for b in done(f.result()) if b)
-    finally:
-        for f in pending:
+class _Inline:
+    """Batches played at once in this process (``workers`` 1)."""
+
+    def __init__(self) -> None:
+        self._done: list[list[MatchOutcome]] = []
+
+    def room(self) -> bool:
+        return not self._done
+
+    def submit(self, batch: list[MatchJob]) -> None:
+        self._done.append(play_batch(batch))
+
+    def busy(self) -> bool:
+        return bool(self._done)
+
+    def finished(self) -> list[list[MatchOutcome]]:
+        out, self._done = self._done, []
+        return out
+
+    def close(self) -> None:
+        """Nothing to stop."""
+
+
+class _Pool:
+    """Batches played in a local process pool: one playing per worker and one more waiting, so a batch that is no
+    longer wanted when its turn comes is still in ``drive``'s queue, where it can be dropped."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.pool = _local_pool(workers)
+        self.pending: set[Future[list[MatchOutcome]]] = set()
+
+    def room(self) -> bool:
+        return len(self.pending) < self.workers + 1
+
+    def submit(self, batch: list[MatchJob]) -> None:
+        self.pending.add(self.pool.submit(play_batch, batch))
+
+    def busy(self) -> bool:
+        return bool(self.pending)
+
+    def finished(self) -> list[list[MatchOutcome]]:
+        finished, self.pending = wait(self.pending, return_when=FIRST_COMPLETED)
+        return [f.result() for f in finished]
+
+    def close(self) -> None:
+        for f in self.pending:
             f.cancel()
-        pool.shutdown(wait=True, cancel_futures=True)
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _drive_dask(queue: deque[Sequence[MatchJob]],
-                on_done: Callable[[list[MatchOutcome]], Sequence[Sequence[MatchJob]]],
-                address: str, n_workers: int) -> None:
-    client, cluster = _dask_client(address, n_workers)
-    try:
+class _Dask:
+    """Batches played on Dask distributed, at most four per worker queued at once."""
+
+    def __init__(self, address: str, n_workers: int) -> None:
+        self.client, self.cluster = _dask_client(address, n_workers)  # one line if Dask is missing
         from dask.distributed import as_completed
 
-        ac = as_completed([client.submit(play_batch, list(b), pure=False) for b in queue])
-        queue.clear()
-        for f in ac:
-            for b in on_done(f.result()):
-                if b:
-                    ac.add(client.submit(play_batch, list(b), pure=False))
+        self.capacity = 4 * max(1, len(self.client.scheduler_info().get("workers", {})))
+        self.ac = as_completed()
+
+    def room(self) -> bool:
+        return bool(self.ac.count() < self.capacity)
+
+    def submit(self, batch: list[MatchJob]) -> None:
+        self.ac.add(self.client.submit(play_batch, batch, pure=False))
+
+    def busy(self) -> bool:
+        return not self.ac.is_empty()
+
+    def finished(self) -> list[list[MatchOutcome]]:
+        return [next(self.ac).result()]
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+@contextmanager
+def _executor(workers: int, cluster: str | None, dask_workers: int) -> Iterator[_Inline | _Pool | _Dask]:
+    """Where batches play: on Dask (``cluster``), in this process (``workers`` 1) or in a local pool."""
+    ex: _Inline | _Pool | _Dask
+    if cluster is not None:
+        ex = _Dask(cluster, dask_workers)
+    else:
+        workers = workers or (os.cpu_count() or 1)
+        ex = _Inline() if workers == 1 else _Pool(workers)
+    try:
+        yield ex
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        ex.close()
 
 
 def _dask_client(address: str, n_workers: int) -> tuple[Any, Any]:

@@ -13,9 +13,10 @@ import datetime as _dt
 import json
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
-from twentyone.grading.config import GradingConfig, WinRate, config_from_dict
+from twentyone.grading.config import GradingConfig, WinRate, config_from_dict, seats_of
 from twentyone.grading.outcome import EntryKind
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
@@ -24,10 +25,13 @@ from twentyone.grading.rubric import Result, judge_batches, winner_of
 from twentyone.grading.standings import Place, judge_tournament, places, standings
 from twentyone.grading.stats import Decision
 from twentyone.grading.store import EntryRow, MatchRow, Store
+from twentyone.safetext import visible, visible_data
 
-__all__ = ["class_report", "grade_student", "MAX_INCIDENTS_SHOWN", "COURSE_PROGRAM", "course_note"]
+__all__ = ["class_report", "grade_student", "shown_key", "MAX_INCIDENTS_SHOWN", "COURSE_PROGRAM", "course_note"]
 
 MAX_INCIDENTS_SHOWN = 50
+#: The most characters of an incident's round record or fault text shown (a record of five seats is about 1,500).
+MAX_EXCERPT = 20_000
 
 TITLES = {
     "legal": "Plays legally: no foul, crash or time-out in any match",
@@ -72,6 +76,10 @@ def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: Gr
     if decision == Decision.BORDERLINE:
         detail += (f" (the interval still holds the threshold after the maximum of {crit.max_matches} matches; "
                    f"points by the '{config.borderline}' rule)")
+    if judgement.settled_at:
+        detail += (f" (decided after {verdict.matches} matches: whatever the matches up to {judgement.settled_at} "
+                   f"gave, the interval at {judgement.settled_at} would {'pass' if decision == Decision.PASS else 'fail'}"
+                   f", so they were not played)")
     outcomes = [by_idx[i].outcome for i in range(verdict.matches)]
     sub_money = [o.accounts[(o.seat or 1) - 1] for o in outcomes]
     opp_money = [o.accounts[2 - (o.seat or 1)] for o in outcomes]
@@ -117,22 +125,24 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
     causes: Counter[str] = Counter()
     notes: list[str] = []
 
-    def add(key: str, rnd: int, cause: str, excerpt: str) -> None:
+    def add(key: str, rnd: int, cause: str, excerpt: str, seat: int = 0, asked: str = "", answer: str = "") -> None:
         nonlocal count
         kind = cause.split(" ", 1)[0]
         causes[cause] += 1
         if kind in counts:
             count += 1
         if len(shown) < MAX_INCIDENTS_SHOWN:
-            shown.append(Incident(key, rnd, cause, excerpt, course_note(kind), kind in counts))
+            shown.append(Incident(key, rnd, visible(cause, 200), visible(excerpt, MAX_EXCERPT), course_note(kind),
+                                  kind in counts, seat, visible(asked, 200), visible(answer, 200)))
 
     for row in rows:
         if name not in row.names:
             continue
         matches += 1
         o = row.outcome
+        label = shown_key(row)
         if o.replay == "cleared" and o.first_fault:
-            notes.append(f"a time-out in match {row.key} was not confirmed when the match was replayed alone "
+            notes.append(f"a time-out in match {label} was not confirmed when the match was replayed alone "
                          f"(the machine, not the strategy, was slow): the replay's result counts")
         for seat0, who in enumerate(row.names):
             if who != name:
@@ -142,10 +152,10 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
                 continue
             recs = [inc for inc in o.incidents if inc.seat == seat0 + 1]
             for inc in recs:
-                add(row.key, inc.round, _confirmed(inc.foul, o.replay),
-                    json.dumps(inc.record, ensure_ascii=False))
+                add(label, inc.round, _confirmed(inc.foul, o.replay),
+                    json.dumps(visible_data(inc.record), ensure_ascii=False), inc.seat, inc.asked, inc.answer)
             if fault and not any(inc.foul == fault for inc in recs):
-                add(row.key, o.seat_rounds[seat0], _confirmed(fault, o.replay),
+                add(label, o.seat_rounds[seat0], _confirmed(fault, o.replay),
                     o.fault_details[seat0] or o.error or fault)
             if o.fouls[seat0] > len(recs):
                 more = o.fouls[seat0] - len(recs)
@@ -154,8 +164,31 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
     return shown, count, matches, causes, notes
 
 
+def shown_key(row: MatchRow) -> str:
+    """A match as students are shown it: its key without the run's seed (RULES.md, **secret_seed**), as
+    ``purpose|subject|index|seat``; a tournament match's key, which holds no seed, as it is."""
+    if row.purpose == "tournament":
+        return row.key
+    return f"{row.purpose}|{row.subject}|{row.idx}|{row.outcome.seat or '-'}"
+
+
+#: The most characters of a compiler's messages shown for one submission.
+MAX_MESSAGES = 8000
+
+
+def _messages(text: str) -> str:
+    """A compiler's messages as shown: their lines kept, everything else made visible, cut to MAX_MESSAGES."""
+    return visible(text, MAX_MESSAGES, lines=True)
+
+
 def _confirmed(cause: str, replay: str | None) -> str:
-    return f"{cause} (confirmed on replay)" if cause == "timeout" and replay == "confirmed" else cause
+    if cause != "timeout":
+        return cause
+    if replay == "confirmed":
+        return f"{cause} (confirmed on replay)"
+    if replay == "charged":
+        return f"{cause} (charged without a replay: a replay alone had confirmed an earlier time-out of this player)"
+    return cause
 
 
 def _samples(rows: list[MatchRow]) -> list[BankrollSample]:
@@ -167,8 +200,8 @@ def _samples(rows: list[MatchRow]) -> list[BankrollSample]:
         names = list(r.names)
         what = {"beat_stand": "vs stand", "beat_basic": "vs basic", "legal": "5-seat legal play",
                 "tournament": "tournament"}.get(r.purpose, r.purpose)
-        title = f"{what}, seed {r.seed}, seat {r.outcome.seat or '-'}"
-        out.append(BankrollSample(r.key, title, names, [[h[i] for h in curve] for i in range(len(names))]))
+        title = f"{what}, match {r.idx}, seat {r.outcome.seat or '-'}"
+        out.append(BankrollSample(shown_key(r), title, names, [[h[i] for h in curve] for i in range(len(names))]))
     return out
 
 
@@ -178,19 +211,24 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
     """The rubric result of one submission from its stored matches."""
     legal_title = TITLES["legal"]
     if entry.error is not None:
-        crits = [Criterion("legal", legal_title, 0.0, config.legal.weight, Status.NOT_PLAYED, entry.error)]
+        crits = [Criterion("legal", legal_title, 0.0, config.legal.weight, Status.NOT_PLAYED, visible(entry.error))]
         for purpose, crit in config.win_criteria().items():
             crits.append(Criterion(purpose, TITLES[purpose].format(t=crit.threshold), 0.0, crit.weight,
                                    Status.NOT_PLAYED, "the submission could not be used", threshold=crit.threshold))
-        return StudentScore(entry.name, entry.source, entry.kind, entry.error, entry.messages, 0.0,
-                            config.max_score, 0.0, crits, [], 0, [], None, tournament_size, list(entry.notes),
-                            entry.graded)
+        return StudentScore(entry.name, visible(entry.source), entry.kind, visible(entry.error),
+                            _messages(entry.messages), 0.0, config.max_score, 0.0, crits, [], 0, [], None,
+                            tournament_size, [visible(n) for n in entry.notes], visible(entry.graded))
     own = [r for r in rows if r.subject == entry.name]
     crits = []
     for purpose, crit in config.win_criteria().items():
         if crit.weight > 0:
             crits.append(_win_criterion(purpose, crit, [r for r in own if r.purpose == purpose], config))
     lp = config.legal
+    # A criterion decided early may have more matches stored (they were playing when it was decided): only the
+    # matches its verdict used count, so the legal-play line does not depend on what happened to be stored.
+    cut = {c.name: c.matches for c in crits if c.status in (Status.PASS, Status.FAIL, Status.BORDERLINE)}
+    rows = [r for r in rows if not (r.subject == entry.name and r.purpose in cut and r.idx >= cut[r.purpose])]
+    own = [r for r in own if not (r.purpose in cut and r.idx >= cut[r.purpose])]
     shown, count, matches, causes, replay_notes = _incidents(entry.name, rows, lp.incidents)
     reference = entry.kind == EntryKind.BUILTIN
     if reference:
@@ -228,21 +266,58 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
             detail += (f" (pairwise win rate {_pct(standing.rate)}, {conf} CI {_pct(standing.low)}-"
                        f"{_pct(standing.high)}, over {units} deal(s))")
         crits.append(Criterion("tournament", TITLES["tournament"], bonus, max(scale, default=0.0), Status.BONUS,
-                               detail))
+                               detail, matches=standing.matches if standing else 0,
+                               rate=standing.rate if standing else None, low=standing.low if standing else None,
+                               high=standing.high if standing else None, confidence=config.tournament.confidence))
     score = 0.0 if reference else sum(c.points for c in crits if c.name != "tournament")
     samples = _samples([r for r in own if r.outcome.bankroll])
-    return StudentScore(entry.name, entry.source, entry.kind, None, "", score, config.max_score, bonus, crits,
-                        shown, count, samples, tournament_rank, tournament_size, list(entry.notes) + replay_notes,
-                        entry.graded, reference)
+    return StudentScore(entry.name, visible(entry.source), entry.kind, None, "", score, config.max_score, bonus,
+                        crits, shown, count, samples, tournament_rank, tournament_size,
+                        [visible(n) for n in entry.notes] + replay_notes, visible(entry.graded), reference)
+
+
+#: The purposes of a run's stored matches.
+PURPOSES = ("legal", "beat_stand", "beat_basic", "tournament")
+
+
+def _expected(rows: list[MatchRow], names: set[str], path: str) -> tuple[list[MatchRow], list[str]]:
+    """The rows that are matches of this run's entries, and one line for each that is not (left out): a
+    purpose the run does not play, or a subject or a player that is no entry of it."""
+    kept, lines = [], []
+    for r in rows:
+        if r.purpose not in PURPOSES:
+            why = f"purpose {r.purpose!r}"
+        elif r.purpose == "tournament" and not set(r.names) <= names:
+            why = "players that are not entries of this run"
+        elif r.purpose != "tournament" and (r.subject not in names or r.subject not in r.names):
+            why = f"subject {r.subject!r}, not an entry seated in it"
+        else:
+            kept.append(r)
+            continue
+        lines.append(f"results database {path!r}: match {r.key!r} is not a match of this run ({visible(why, 200)}); "
+                     "it is left out and kept as it is")
+    return kept, lines
+
+
+def _not_graded(entry: EntryRow, damaged: int) -> EntryRow:
+    """``entry`` as one that cannot be graded, because ``damaged`` of its stored matches cannot be read."""
+    return replace(entry, error=f"not graded: {damaged} of its stored matches cannot be read (the results database "
+                                "is damaged); the class page names them")
 
 
 def class_report(store: Store) -> ClassReport:
-    """Everything the reports show, from ``store`` alone."""
+    """Everything the reports show, from ``store`` alone.
+
+    A damaged or unexpected row of one submission is left out and named in ``ClassReport.damaged``; that
+    submission is not graded (its error says why) and every other one is (RULES.md, **grade_store_damage**).
+    """
     kind = store.meta("kind", "grade")
     title = store.meta("title", "twentyone")
     created = store.meta("created") or _dt.datetime.now().isoformat(timespec="seconds")
     entries = store.entries()
-    rows = list(store.matches())
+    rows, unexpected = _expected(list(store.matches()), {e.name for e in entries}, str(store.path))
+    damage = [d.line(store.path) for d in store.damaged.values()] + unexpected
+    lost = Counter(d.subject for d in store.damaged.values() if d.table == "match" and d.subject)
     rounds = sum(r.outcome.rounds for r in rows)
     if kind == "tournament":
         cfg: dict[str, Any] = store.meta("config", {})
@@ -254,10 +329,13 @@ def class_report(store: Store) -> ClassReport:
                 table.append(StandingRow(len(table) + 1, e.name, e.spec or e.source, 0, 0, 0, 0, 0.0, 0.0, 1.0,
                                          0.0, 0, 0, [], e.error))
         notes = {e.name: list(e.notes) for e in entries}
-        for row in table:
-            row.notes = notes.get(row.name, [])
-        return ClassReport("tournament", title, created, cfg, [], table, len(rows), rounds)
+        for row in table:  # what came from the entries' files, made safe to show (RULES.md, shown_text)
+            row.spec, row.notes = visible(row.spec), [visible(n) for n in notes.get(row.name, [])]
+            row.error = None if row.error is None else visible(row.error)
+            row.fault_causes = [visible(c, 200) for c in row.fault_causes]
+        return ClassReport("tournament", title, created, cfg, [], table, len(rows), rounds, damaged=damage)
     config = config_from_dict(store.meta("config", {}), "stored configuration")
+    # The class tournament was played between the entries as stored (a damaged submission played in it too).
     usable = [e for e in entries if e.error is None and e.kind != EntryKind.BUILTIN]
     ranks: dict[str, int] = {}
     shared: dict[str, Place] = {}
@@ -265,15 +343,17 @@ def class_report(store: Store) -> ClassReport:
     units = 0
     t_rows = [r for r in rows if r.purpose == "tournament"]
     if config.tournament.enabled and len(usable) >= 2 and t_rows:
-        judged = judge_tournament(t_rows, [(e.name, e.spec) for e in usable], config.tournament)
+        judged = judge_tournament(t_rows, [(e.name, e.spec) for e in usable], config.tournament,
+                                  seats=seats_of(config.rules))
         units = judged.units
         shared = places(judged.standings, config.tournament.bonus) if units else {}
         for st in judged.standings:
             if units:
                 ranks[st.name] = st.rank
                 rows_by[st.name] = st
+    graded = [_not_graded(e, lost[e.name]) if e.error is None and lost[e.name] else e for e in entries]
     students = [grade_student(e, rows, config, ranks.get(e.name), len(ranks), shared.get(e.name),
-                              rows_by.get(e.name), units) for e in entries]
-    report = ClassReport("grade", title, created, config.to_dict(), students, [], len(rows), rounds)
-    report.reviews = class_reviews(rows, students)  # issue 26: each student's decision review (grading.review)
+                              rows_by.get(e.name), units) for e in graded]
+    report = ClassReport("grade", title, created, config.to_dict(), students, [], len(rows), rounds, damaged=damage)
+    report.reviews = class_reviews(rows, students, shown_key)  # issue 26: each student's review (grading.review)
     return report

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.commands import FILES, Execution, _progress, entry_error_line, sandbox_line
+from twentyone.grading.commands import (FILES, Execution, _nothing_left_if_refused, _progress, entry_error_line,
+                                        entry_notes, sandbox_line)
 from twentyone.grading.config import GradingConfig
 from twentyone.grading.grader import limits_of, prepare_entries
 from twentyone.grading.outcome import MatchOutcome
@@ -31,10 +32,12 @@ def similar(submissions: Sequence[Path], config: GradingConfig, out: Path, execu
     if not submissions:
         raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
     line = sandbox_line(config.isolation)
-    entries = prepare_entries(list(submissions), out / FILES, config)
+    config = config.seeded()  # a secret seed unless the configuration pins one (RULES.md, secret_seed)
+    with _nothing_left_if_refused(out):  # Ctrl-C while the files compile leaves --out as it was
+        entries = prepare_entries(list(submissions), out / FILES, config)
     if line is not None:
         execution.info(line)
-    for note in dict.fromkeys(n for e in entries for n in e.notes):
+    for note in entry_notes(entries):
         execution.warn(note)
     for e in entries:
         if e.error is not None:
@@ -91,3 +94,8 @@ def summary_table(report: SimilarityReport, rows: int = 20) -> None:
                   f"{100 * p.reference_agreement:.1f}% {p.reference}" if p else "-", str(p.compared if p else 0),
                   closest, " ".join(w for w, f in (("code", row.code_flag), ("play", row.play_flag)) if f))
     console.print(t)
+    counts = report.unlisted_counts()
+    if counts:  # why the other pairs are not in the table
+        console.print(f"pairs not listed: {sum(n for _, n in counts)}", markup=False)
+        for kind, n in counts:
+            console.print(f"  {n}: {kind}", markup=False)

@@ -19,25 +19,30 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from twentyone.grading.behaviour import PairPlay, Play, Slot, compare_plays, plays_of
 from twentyone.grading.config import Similarity, config_from_dict
-from twentyone.grading.fingerprints import (CodeScore, Source, code_scores, common_prints, fingerprint, language_of,
-                                            read_text, template_grams)
+from twentyone.grading.fingerprints import (MAX_COMPARED, CodeScore, Source, code_scores, common_prints, family,
+                                            fingerprint,
+                                            language_of, read_text, template_grams)
 from twentyone.grading.outcome import EntryKind
 from twentyone.grading.store import EntryRow, SourceRow, Store
 from twentyone.grading.traces import REFERENCE_TITLES, TraceRound
+from twentyone.handin import HandInFileError, read_file
 
 __all__ = ["SimilarityReport", "PairRow", "Member", "build", "similarity_of", "collect_sources", "template_sources",
-           "traces_of", "reference_title", "CODE_MIN_SHARED", "MAX_LISTED", "VERDICT"]
+           "traces_of", "reference_title", "CODE_MIN_SHARED", "MAX_LISTED", "MAX_UNLISTED", "VERDICT", "code_flagged",
+           "play_alpha"]
 
 #: A pair is flagged on code only with at least this many fingerprints in common.
 CODE_MIN_SHARED = 10
 #: Pairs listed (and given a page) besides every flagged one.
 MAX_LISTED = 100
+#: Pairs not listed whose reason the page and the JSON give, one by one (the counts by reason are always whole).
+MAX_UNLISTED = 2000
 #: What every page says.
 VERDICT = ("A score is evidence for a person to weigh, not a verdict: read the two files and the shared "
            "decisions before concluding anything.")
@@ -141,6 +146,71 @@ class SimilarityReport:
         """The pairs flagged on code or on play."""
         return [p for p in self.pairs if p.flags]
 
+    def unlisted(self) -> list[tuple[str, str, str, str]]:
+        """Every pair of submissions the table does not list: (a, b, the kind of reason, the reason with its
+        numbers), in member order (``why_not_listed``)."""
+        shown = {(p.a, p.b) for p in self.listed()}
+        rows = {(p.a, p.b): p for p in self.pairs}
+        names = [m.name for m in self.members]
+        out = []
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                if (a, b) in shown or (b, a) in shown:
+                    continue
+                out.append((a, b, *self.why_not_listed(a, b, rows.get((a, b)) or rows.get((b, a)))))
+        return out
+
+    def why_not_listed(self, a: str, b: str, row: PairRow | None) -> tuple[str, str]:
+        """Why the pair ``a``, ``b`` (its ``row`` when it has one) is not in the table: (the kind of reason, the
+        reason with its numbers and names)."""
+        members = {m.name: m for m in self.members}
+        ma, mb = members.get(a), members.get(b)
+        for m in (ma, mb):
+            if m is not None and not m.shown and not m.decisions:
+                return ("one has nothing to compare (no source file and no decision trace)",
+                        f"{m.name}: nothing to compare (no source file and no decision trace)")
+        for m in (ma, mb):
+            if m is not None and m.shown and not m.prints and not m.error and not m.decisions:
+                return ("one is the template: no fingerprints of its own and no decision traced",
+                        f"{m.name} is the template: no fingerprints of its own (its code is the course's or code "
+                        "many files share), and no decision traced")
+        (code_kind, code), (play_kind, play) = self._code_why(ma, mb, row), self._play_why(row)
+        weaker = (f", and weaker than the {MAX_LISTED} strongest pairs listed"
+                  if row is not None and row.strength(self.settings) > 0 else "")
+        return f"{code_kind} and {play_kind}{weaker}", f"{code} and {play}{weaker}"
+
+    def _code_why(self, ma: Member | None, mb: Member | None, row: PairRow | None) -> tuple[str, str]:
+        if ma is not None and mb is not None and ma.language and mb.language and family(ma.language) != family(mb.language):
+            return ("not comparable by code (C or C++ and Python)",) * 2
+        for m in (ma, mb):
+            if m is not None and m.shown and not m.prints:
+                return ("one is the template by code: no fingerprints of its own",
+                        f"{m.name} is the template by code: no fingerprints of its own")
+        c = row.code if row is not None else None
+        if c is None or not c.shared:
+            return ("no code in common beyond the template and code many files share",) * 2
+        if c.shared < CODE_MIN_SHARED:
+            return ("too little code in common",
+                    f"too little code in common ({c.shared} fingerprints, fewer than {CODE_MIN_SHARED})")
+        return ("below the code threshold",
+                f"below the code threshold (code score {c.score:.2f} < {self.settings.code_flag:g})")
+
+    def _play_why(self, row: PairRow | None) -> tuple[str, str]:
+        p = row.play if row is not None else None
+        if p is None or not p.compared:
+            return ("never in the same situation in play",) * 2
+        return ("no evidence by play",
+                f"no evidence by play (behaviour score {100 * p.score:+.1f} points, sign test p = {p.p:.2g}; "
+                f"flagged from {100 * self.settings.behaviour_margin:g} points with p <= "
+                f"{self.settings.behaviour_alpha:g} / {self.compared})")
+
+    def unlisted_counts(self) -> list[tuple[str, int]]:
+        """How many pairs are not listed for each kind of reason, the most common first."""
+        counts: dict[str, int] = {}
+        for _, _, kind, _ in self.unlisted():
+            counts[kind] = counts.get(kind, 0) + 1
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
     def summary(self) -> str:
         """One line for the class page."""
         n = len(self.members)
@@ -170,7 +240,9 @@ class SimilarityReport:
                 "members": [{"name": m.name, "file": m.shown, "language": m.language, "fingerprints": m.prints,
                              "decisions": m.decisions, "closest": m.closest,
                              "closest_share": round(m.closest_share, 4), "notes": m.notes} for m in self.members],
-                "pairs_compared": self.compared, "pairs": [pair(p) for p in self.listed()], "notes": self.notes}
+                "pairs_compared": self.compared, "pairs": [pair(p) for p in self.listed()],
+                "not_listed": [{"a": a, "b": b, "why": why} for a, b, _, why in self.unlisted()[:MAX_UNLISTED]],
+                "notes": self.notes}
 
 
 # ----------------------------------------------------------------------------------------- inputs
@@ -198,8 +270,8 @@ def collect_sources(entries: Sequence[EntryRow]) -> list[SourceRow]:
         if not language:
             continue
         try:
-            text = read_text(path.read_bytes())
-        except OSError:
+            text = read_text(read_file(path))
+        except HandInFileError:
             continue
         shown = e.source if e.graded in ("", e.source) else f"{e.source}/{e.graded}"
         out.append(SourceRow(e.name, "submission", shown, language, text))
@@ -241,10 +313,14 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
     ignore_template = template_grams(templates)
     by_name = {s.name: s for s in sources if s.role == "submission"}
     prints: dict[str, Source] = {}
+    done: dict[tuple[str, str], Source] = {}  # identical copies are fingerprinted once
     for n in names:
         s = by_name.get(n)
         if s is not None:
-            prints[n] = fingerprint(n, s.text, s.language, ignore_template)
+            same = done.get((s.text, s.language))
+            prints[n] = replace(same, name=n) if same is not None else fingerprint(n, s.text, s.language,
+                                                                                  ignore_template)
+            done.setdefault((s.text, s.language), prints[n])
     fingerprinted = list(prints.values())
     common = common_prints([s for s in fingerprinted if not s.error])
     scores = code_scores([s for s in fingerprinted if not s.error])
@@ -256,7 +332,7 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
     index = {p.name: i for i, p in enumerate(plays)}
     by_play = {(plays[i].name, plays[j].name): v for (i, j), v in comparison.pairs.items()}
     compared = len(by_play)
-    alpha = settings.behaviour_alpha / max(1, compared)
+    alpha = play_alpha(settings, compared)
 
     order = {n: k for k, n in enumerate(names)}
     keys = set(code) | set(by_play)
@@ -266,7 +342,7 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
         p = by_play.get((a, b))
         if p is None and (b, a) in by_play:
             p = _swap(by_play[(b, a)])
-        code_flag = c is not None and c.score >= settings.code_flag and c.shared >= CODE_MIN_SHARED
+        code_flag = c is not None and code_flagged(c, settings)
         play_flag = p is not None and p.flagged(settings.behaviour_margin, alpha)
         rows.append(PairRow(a, b, c, p, code_flag, play_flag))
     rows.sort(key=lambda r: (-r.flags, -r.strength(settings), -r.code_score, -r.play_score, order[r.a], order[r.b]))
@@ -280,6 +356,8 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
             notes.append("no source file to compare")
         elif fp.error:
             notes.append(f"code not compared: {fp.error}")
+        elif fp.cut:
+            notes.append(f"code compared on its first {MAX_COMPARED:,} characters only (it is longer)")
         pl = play_by.get(n)
         if n in errors:
             notes.append(f"not played: {errors[n]}")
@@ -299,6 +377,18 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
             shown.play.unusual, shown.play.unusual_bets = found.unusual, found.unusual_bets
             shown.play.sample = found.sample if i < j else [(y, x) for x, y in found.sample]
     return report
+
+
+def code_flagged(c: CodeScore, settings: Similarity) -> bool:
+    """A pair is flagged on code from a code score of ``settings.code_flag`` with at least ``CODE_MIN_SHARED``
+    fingerprints in common (two small files that share a few lines score high on little evidence)."""
+    return c.score >= settings.code_flag and c.shared >= CODE_MIN_SHARED
+
+
+def play_alpha(settings: Similarity, compared: int) -> float:
+    """The sign test's level for one pair: ``behaviour_alpha`` divided by the ``compared`` pairs (Bonferroni), so
+    that a class of independent strategies is flagged at all with a chance of at most ``behaviour_alpha``."""
+    return settings.behaviour_alpha / max(1, compared)
 
 
 def _swap(p: PairPlay) -> PairPlay:

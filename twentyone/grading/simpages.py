@@ -24,9 +24,11 @@ from urllib.parse import quote
 from twentyone.grading.behaviour import Play
 from twentyone.grading.fingerprints import K, Region, Source, matched_regions
 from twentyone.grading.report import SORT_JS, _page, _td, _th
-from twentyone.grading.similarity import CODE_MIN_SHARED, VERDICT, PairRow, SimilarityReport, reference_title
+from twentyone.grading.similarity import (CODE_MIN_SHARED, MAX_UNLISTED, VERDICT, PairRow, SimilarityReport,
+                                         reference_title)
 from twentyone.grading.traces import hand_at
 from twentyone.rules import COURSE
+from twentyone.safetext import visible, visible_data
 
 __all__ = ["write_similarity", "render_similarity", "render_pair", "PAGE", "FOLDER"]
 
@@ -64,6 +66,16 @@ LAYOUT_JS = """
   sbs.setAttribute("data-ready", "1");
 })();
 """
+
+
+def _esc(text: str) -> str:
+    """A submission's text in HTML: control characters made visible (``safetext.visible``), then escaped."""
+    return escape(visible(text))
+
+
+def _code(text: str) -> str:
+    """A stretch of a submission's file in HTML: whole, its lines kept, control characters made visible."""
+    return escape(visible(text, len(text) + 1, lines=True))
 
 
 def _pct(x: float) -> str:
@@ -149,11 +161,21 @@ def render_similarity(report: SimilarityReport, back: str | None = None) -> str:
     else:
         parts.append('<p class="note">No two submissions have anything in common beyond the template and the '
                      "references.</p>")
+    unlisted = report.unlisted()
+    if unlisted:
+        parts.append(f"<h2>Pairs not listed ({len(unlisted)})</h2>")
+        parts.append('<ul id="not-listed">' + "".join(f"<li>{n} pair{'s' if n != 1 else ''}: {escape(kind)}</li>"
+                                                     for kind, n in report.unlisted_counts()) + "</ul>")
+        shown = unlisted[:MAX_UNLISTED]
+        more = (f" (the first {len(shown)} of {len(unlisted)})" if len(shown) < len(unlisted) else "")
+        parts.append(f"<details><summary>Why each pair is not listed{more}</summary><ul>"
+                     + "".join(f"<li>{escape(a)} \u2194 {escape(b)}: {escape(why)}</li>" for a, b, _, why in shown)
+                     + "</ul></details>")
     parts.append("<h2>Submissions</h2>")
     mrows = []
     for m in report.members:
-        notes = "".join(f'<br><span class="note">{escape(t)}</span>' for t in m.notes)
-        mrows.append(f"<tr><td>{escape(m.name)}{notes}</td><td><code>{escape(m.shown)}</code></td>"
+        notes = "".join(f'<br><span class="note">{_esc(t)}</span>' for t in m.notes)
+        mrows.append(f"<tr><td>{escape(m.name)}{notes}</td><td><code>{_esc(m.shown)}</code></td>"
                      f"<td>{escape(m.language)}</td><td class=\"num\">{m.prints}</td>"
                      f"<td class=\"num\">{m.decisions}</td>"
                      f"<td>{escape(reference_title(m.closest)) if m.closest else ''}"
@@ -163,7 +185,7 @@ def render_similarity(report: SimilarityReport, back: str | None = None) -> str:
                  '<th>Closest reference</th><th class="num">Agreement with it</th></tr></thead>\n<tbody>\n'
                  + "\n".join(mrows) + "\n</tbody></table>")
     if report.notes:
-        parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{escape(t)}</li>" for t in report.notes) + "</ul>")
+        parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_esc(t)}</li>" for t in report.notes) + "</ul>")
     return _page(report.title, f"<style>{EXTRA_CSS}</style>\n" + "\n".join(parts), SORT_JS)
 
 
@@ -174,18 +196,18 @@ def _marked(text: str, spans: list[tuple[int, int, int]], side: str, other: str)
     for start, end, k in sorted(spans):
         if start < at:
             continue
-        out.append(escape(text[at:start]))
+        out.append(_code(text[at:start]))
         out.append(f'<a class="m m{k % COLOURS}" id="{side}{k}" href="#{other}{k}" title="match {k}">'
-                   f"{escape(text[start:end])}</a>")
+                   f"{_code(text[start:end])}</a>")
         at = end
-    out.append(escape(text[at:]))
+    out.append(_code(text[at:]))
     return "".join(out)
 
 
 def _file_box(title: str, shown: str, text: str, spans: list[tuple[int, int, int]], side: str, other: str) -> str:
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     gutter = "\n".join(str(i) for i in range(1, lines + 1))
-    return (f'<div class="side"><h3>{escape(title)}</h3><p class="note"><code>{escape(shown)}</code></p>'
+    return (f'<div class="side"><h3>{escape(title)}</h3><p class="note"><code>{_esc(shown)}</code></p>'
             f'<div class="file" id="file-{side}"><pre class="gutter" aria-hidden="true">{gutter}</pre>'
             f'<pre class="code">{_marked(text, spans, side, other)}</pre></div></div>')
 
@@ -207,7 +229,7 @@ def _decision_rows(pa: Play, pb: Play, sample: list[tuple[int, int]]) -> str:
         rows.append(f"<tr><td class=\"num\">{seed}</td><td class=\"num\">{seat}</td><td class=\"num\">{r.round}</td>"
                     f"<td class=\"num\">{r.money[seat - 1] if seat - 1 < len(r.money) else ''}</td>"
                     f"<td>{escape(what)}</td><td><code>{escape(hand)}</code></td><td><code>{escape(r.up)}</code></td>"
-                    f"<td><b><code>{escape(choice)}</code></b></td><td><code>{escape(others)}</code></td></tr>")
+                    f"<td><b><code>{_esc(choice)}</code></b></td><td><code>{escape(others)}</code></td></tr>")
     return "\n".join(rows)
 
 
@@ -303,6 +325,6 @@ def write_similarity(report: SimilarityReport, out: Path, back: str | None = "in
             path.write_text(render_pair(report, row), encoding="utf-8", newline="\n")
             written.append(path)
     data = out / "similarity.json"
-    data.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    data.write_text(json.dumps(visible_data(report.to_dict()), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     written.append(data)
     return written

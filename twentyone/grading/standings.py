@@ -13,14 +13,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from twentyone.grading.config import TournamentBonus
+from twentyone.grading.config import DUPLICATE_GROUP, TournamentBonus
 from twentyone.grading.results import StandingRow
 from twentyone.grading.rubric import Result, pair_result
 from twentyone.grading.stats import wilson
 from twentyone.grading.store import MatchRow
+from twentyone.legality import Foul
 
 __all__ = ["pairwise", "standings", "matches_per_unit", "TournamentJudgement", "judge_tournament", "separated",
-           "Place", "places"]
+           "Place", "places", "withdrawn"]
 
 
 def pairwise(row: MatchRow) -> Iterable[tuple[str, str, Result]]:
@@ -76,11 +77,14 @@ def standings(rows: Iterable[MatchRow], entries: Sequence[tuple[str, str]],
     return out
 
 
-def matches_per_unit(n: int, fmt: str) -> int:
-    """Matches in one unit of a tournament of ``n`` entries (``plan.tournament_jobs``): a deal of ``table5``
-    seats everyone once per rotation of its table (``n`` matches); a unit of ``pairs`` is one match of every
+def matches_per_unit(n: int, fmt: str, seats: int = 5) -> int:
+    """Matches in one unit of a tournament of ``n`` entries at tables of ``seats`` (``plan.tournament_jobs``): a
+    deal of ``table5`` seats everyone once per rotation of its table (``n`` matches), or under one-seat rules
+    is one duplicate job per group of up to ``plan.DUPLICATE_GROUP``; a unit of ``pairs`` is one match of every
     pair."""
-    return n * (n - 1) // 2 if fmt == "pairs" else n
+    if fmt == "pairs":
+        return n * (n - 1) // 2
+    return n if seats > 1 else -(-n // DUPLICATE_GROUP)
 
 
 def _usable(table: Sequence[StandingRow]) -> list[StandingRow]:
@@ -135,29 +139,47 @@ class TournamentJudgement:
     #: The units 0 .. needed-1 the next look needs.
     needed: int
     rows: list[MatchRow] = field(default_factory=list)
+    #: The players the next batch seats: every player, less those withdrawn (``withdrawn``).
+    active: list[tuple[str, str]] = field(default_factory=list)
+
+
+def withdrawn(rows: Iterable[MatchRow], players: Sequence[tuple[str, str]]) -> list[str]:
+    """The players of ``players`` who sat in some match of ``rows`` and timed out in every one of them (a time-out
+    stands only once confirmed on replay): they can only lose, so a class tournament seats them no more."""
+    played: Counter[str] = Counter()
+    timed: Counter[str] = Counter()
+    for r in rows:
+        for i, name in enumerate(r.names):
+            played[name] += 1
+            timed[name] += r.outcome.faults[i] == Foul.TIMEOUT
+    return [name for name, _ in players if played[name] and timed[name] == played[name]]
 
 
 def judge_tournament(rows: Sequence[MatchRow], players: Sequence[tuple[str, str]], t: TournamentBonus,
-                     errors: dict[str, str] | None = None) -> TournamentJudgement:
+                     errors: dict[str, str] | None = None, seats: int = 5) -> TournamentJudgement:
     """Apply the tournament's stop rule to its stored matches, unit by unit (RULES.md, **grade_bonus**).
 
     Units are added in batches of ``t.matches``; after each whole batch, the tournament is done when the
     top places that carry a bonus are separated at ``t.confidence`` (``separated``), or when the budget
     ``t.max_matches`` units is reached.  Only whole units in order count, so the result does not depend
-    on which matches finished first.
+    on which matches finished first.  ``seats``: the seats of the rule set's tables.  After each batch a
+    player who timed out in every match it played is withdrawn (``withdrawn``): the next batches are
+    planned without it, and it keeps its place, last, from the matches it played.
     """
-    per = matches_per_unit(len(players), t.format)
     have = Counter(r.outcome.info.idx for r in rows)
     budget = max(t.matches, t.max_matches)
-    units = min(t.matches, budget)
-    judged = TournamentJudgement(standings([], players, errors, t.confidence), 0, False, units)
-    while all(have[u] >= per for u in range(units)):
+    active = list(players)
+    start, units = 0, min(t.matches, budget)
+    judged = TournamentJudgement(standings([], players, errors, t.confidence), 0, False, units, [], active)
+    while all(have[u] >= matches_per_unit(len(active), t.format, seats) for u in range(start, units)):
         used = [r for r in rows if r.outcome.info.idx < units]
         table = standings(used, players, errors, t.confidence)
-        done = units >= budget or separated(table, len(t.bonus))
-        judged = TournamentJudgement(table, units, done, units, used)
+        out = withdrawn(used, active)
+        active = [p for p in active if p[0] not in out]
+        done = units >= budget or separated(table, len(t.bonus)) or len(active) < 2
+        judged = TournamentJudgement(table, units, done, units, used, active)
         if done:
             return judged
-        units = min(units + t.matches, budget)
+        start, units = units, min(units + t.matches, budget)
         judged.needed = units
     return judged

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from enum import StrEnum
 from statistics import NormalDist
 
@@ -28,6 +29,7 @@ class Decision(StrEnum):
     OPEN = "open"
 
 
+@lru_cache(maxsize=64)
 def z_for(confidence: float) -> float:
     """The two-sided normal quantile for ``confidence`` (1.959964 for 0.95)."""
     return NormalDist().inv_cdf(0.5 + confidence / 2)

@@ -11,10 +11,15 @@ purpose, subject, index, seed, the names at each seat and the whole outcome as J
 text of each graded file and of the course's templates, for the similarity page; a store made before it
 has none).  Schema 1 (no ``notes`` or ``graded``) is still read.
 
-Nothing here ever deletes or rewrites a stored match.  Every failure of the database is a ``StoreError``
-with one line: a full disk while storing (the matches stored before stay), a database that cannot be
-read (damaged pages, a dropped table), or a row that is not what was stored (bad JSON, a missing key),
-named by its key so that it can be looked at; the run then stops rather than report without it.
+Nothing here ever deletes or rewrites a stored match.  A failure of the database is a ``StoreError`` with
+one line: a full disk while storing (the matches stored before stay), or a database that cannot be read
+(damaged pages, a dropped table, a damaged configuration).  A row of one submission that is not what was
+stored (bad JSON, a missing key, values that do not fit together) stops nobody else: it is skipped, kept as
+it is, and named in ``Store.damaged`` (``Damage``), so that the reports name it and leave that submission
+ungraded while every other one is graded (RULES.md, **grade_store_damage**).
+
+What a strategy returned is stored exactly: an outcome that holds text no UTF-8 file can (a lone surrogate
+returned as an action) is written as ASCII JSON, whose escapes read back as the very same characters.
 """
 
 from __future__ import annotations
@@ -30,8 +35,9 @@ from typing import Any
 
 from twentyone.errors import TwentyOneError
 from twentyone.grading.outcome import EntryKind, JobInfo, MatchOutcome
+from twentyone.safetext import visible
 
-__all__ = ["Store", "EntryRow", "MatchRow", "SourceRow", "DB_NAME", "StoreError"]
+__all__ = ["Store", "EntryRow", "MatchRow", "SourceRow", "Damage", "DB_NAME", "StoreError"]
 
 DB_NAME = "results.sqlite"
 SCHEMA_VERSION = "2"
@@ -101,6 +107,30 @@ class SourceRow:
     text: str
 
 
+@dataclass(frozen=True)
+class Damage:
+    """A stored row of one submission that is not what was stored: skipped, kept, and named."""
+
+    #: ``match`` or ``entry``.
+    table: str
+    #: The row's primary key (a match's key, an entry's name).
+    key: str
+    #: The submission it belongs to: an entry's name, a match's subject ('' for a tournament match).
+    subject: str
+    #: The names at a match's seats, when they can be read.
+    names: tuple[str, ...]
+    #: What is wrong with it.
+    detail: str
+
+    def line(self, path: Path) -> str:
+        """The one line that names it, with what to do."""
+        what = f"match {self.key!r}" if self.table == "match" else f"entry {self.key!r}"
+        whose = f" (of {self.subject})" if self.table == "match" and self.subject else ""
+        return (f"results database {str(path)!r}: {what}{whose} is damaged ({self.detail}); it is left out and "
+                "kept as it is: restore the file from a copy, or delete that row and continue with --resume "
+                "to play it again")
+
+
 class Store:
     """An open results database."""
 
@@ -108,6 +138,8 @@ class Store:
         self.path = path
         self._conn = conn
         self.version = SCHEMA_VERSION
+        #: The rows of single submissions found damaged so far, by (table, key): each read skips them.
+        self.damaged: dict[tuple[str, str], Damage] = {}
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -127,8 +159,7 @@ class Store:
             raise StoreError(f"cannot store {what} in {str(self.path)!r}: {e}") from None
 
     def _damaged(self, what: str, e: Exception) -> StoreError:
-        detail = f"missing key {e}" if isinstance(e, KeyError) else str(e) or type(e).__name__
-        return StoreError(f"results database {str(self.path)!r}: {what} is damaged ({detail}); nothing was "
+        return StoreError(f"results database {str(self.path)!r}: {what} is damaged ({_detail(e)}); nothing was "
                           "changed: restore the file from a copy, or delete that row to play it again with --resume")
 
     @classmethod
@@ -211,7 +242,8 @@ class Store:
                     _json(list(r.notes)), r.graded)) for r in rows])
 
     def entries(self) -> list[EntryRow]:
-        """The entries in their original order."""
+        """The entries in their original order.  An entry row that cannot be read is named in ``damaged`` and
+        comes back as an entry that cannot play, its ``error`` saying why."""
         extra = ", notes, graded" if self.version != "1" else ", '[]', ''"
         with self._reading():
             rows = self._conn.execute("SELECT name, position, source, spec, kind, error, messages" + extra
@@ -219,10 +251,15 @@ class Store:
         out = []
         for name, pos, source, spec, kind, error, messages, notes, graded in rows:
             try:
-                out.append(EntryRow(str(name), int(pos), str(source), str(spec), EntryKind(kind), error,
-                                    str(messages), tuple(str(n) for n in json.loads(notes)), str(graded)))
+                out.append(EntryRow(str(name), int(pos), str(source), str(spec), EntryKind(kind),
+                                    None if error is None else str(error), str(messages),
+                                    tuple(str(n) for n in json.loads(notes)), str(graded)))
             except (ValueError, TypeError) as e:
-                raise self._damaged(f"entry {name!r}", e) from None
+                damage = Damage("entry", str(name), str(name), (), _detail(e))
+                self.damaged[("entry", damage.key)] = damage
+                out.append(EntryRow(str(name), pos if isinstance(pos, int) else len(rows), str(source), str(spec),
+                                    EntryKind.UNKNOWN, f"its stored entry is damaged ({damage.detail}): not graded",
+                                    ""))
         return out
 
     # -- sources -----------------------------------------------------------------------------
@@ -252,7 +289,7 @@ class Store:
             cur = self._conn.execute(
                 "INSERT OR IGNORE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (_storable(o.key), _storable(info.purpose), _storable(info.subject), info.idx, info.seed,
-                 _json(list(info.names)), _json(o.to_dict(), separators=(",", ":")), time.time()))
+                 _json(list(info.names)), _exact_json(o.to_dict()), time.time()))
         return cur.rowcount == 1
 
     def keys(self) -> set[str]:
@@ -268,7 +305,7 @@ class Store:
     def matches(self, purpose: str | None = None, subject: str | None = None,
                 below: int | None = None) -> Iterator[MatchRow]:
         """Stored matches, optionally of one purpose and subject and with an index below ``below``, in (purpose,
-        subject, idx) order."""
+        subject, idx) order.  A row that cannot be read as a match is skipped and named in ``damaged``."""
         sql = "SELECT key, purpose, subject, idx, seed, names, outcome FROM matches"
         cond: list[str] = []
         args: list[str | int] = []
@@ -287,14 +324,34 @@ class Store:
         with self._reading():
             rows = self._conn.execute(sql, args)
             for key, p, s, idx, seed, names, outcome in rows:
+                who: list[str] = []
                 try:
-                    who = [str(n) for n in json.loads(names)]
+                    who = _names(names)
+                    if type(idx) is not int or type(seed) is not int:
+                        raise ValueError(f"index {idx!r} and seed {seed!r} are not whole numbers")
                     d = json.loads(outcome)
-                    info = JobInfo(p, s, idx, seed, tuple(who), d.get("seat"))
-                    row = MatchRow(key, p, s, idx, seed, who, MatchOutcome.from_dict(d, key, info))
+                    if not isinstance(d, dict):
+                        raise ValueError("the outcome is not a JSON object")
+                    info = JobInfo(str(p), str(s), idx, seed, tuple(who), d.get("seat"))
+                    row = MatchRow(str(key), str(p), str(s), idx, seed, who, MatchOutcome.from_dict(d, str(key), info))
                 except (ValueError, TypeError, KeyError, AttributeError) as e:
-                    raise self._damaged(f"match {key!r}", e) from None
+                    damage = Damage("match", str(key), str(s), tuple(who), _detail(e))
+                    self.damaged[("match", damage.key)] = damage
+                    continue
                 yield row
+
+
+def _names(text: Any) -> list[str]:
+    names = json.loads(text)
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError("the names are not a list of names")
+    return names
+
+
+def _detail(e: Exception) -> str:
+    """What is wrong with a row, in a few words (a stored value can be long: the first 200 characters)."""
+    detail = f"missing key {e}" if isinstance(e, KeyError) else str(e) or type(e).__name__
+    return visible(detail, 200)
 
 
 def _storable(text: str) -> str:
@@ -311,6 +368,17 @@ def _clean(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_clean(v) for v in value]
     return value
+
+
+def _exact_json(value: Any) -> str:
+    """``value`` as compact JSON that reads back exactly: UTF-8 text when it can be, else ASCII with escapes (a
+    lone surrogate is written ``\\ud800``, which ``json.loads`` reads back as that very character)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    return text
 
 
 def _json(value: Any, separators: tuple[str, str] | None = None) -> str:

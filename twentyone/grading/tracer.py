@@ -23,6 +23,7 @@ from twentyone.analysis.charts import Chart
 from twentyone.players.builtin import Basic, HiLo, Stand
 from twentyone.players.champion import Champion
 from twentyone.players.chartplayer import ChartStrategy
+from twentyone.legality import is_action, is_bet
 from twentyone.records import SeatView
 from twentyone.rules import Rules
 from twentyone.strategy import Strategy
@@ -104,6 +105,7 @@ class Tracer(Strategy):
     def __init__(self, inner: Strategy, references: Sequence[Strategy]) -> None:
         self.inner = inner
         self.name = inner.name
+        self.course_interface = inner.course_interface  # a course function set never splits, traced or not
         self.references = list(references)
         self.rounds: list[TraceRound] = []
         self._open: _Open | None = None
@@ -162,21 +164,21 @@ class Tracer(Strategy):
         o.agree.append(0)  # the bet's place, kept even if the bet faults
         o.others.append("")
         b = self.inner.bet(view)
-        o.bet = b if b.__class__ is int else None
+        o.bet = b if is_bet(b) else None
         o.agree[0], o.others[0] = self._asked(lambda r: r.bet(view), o.bet)
         return b
 
     def first_action(self, view: SeatView) -> str:
         a = self.inner.first_action(view)
         self._seen(view)
-        mine = a if a.__class__ is str and len(a) == 1 else "?"
+        mine = a if is_action(a) else "?"
         self._note(mine, lambda r: r.first_action(view), mine)
         return a
 
     def continue_action(self, view: SeatView) -> str:
         a = self.inner.continue_action(view)
         self._seen(view)
-        mine = a if a.__class__ is str and len(a) == 1 else "?"
+        mine = a if is_action(a) else "?"
         self._note(mine, lambda r: r.continue_action(view), mine)
         return a
 

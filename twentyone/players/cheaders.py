@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from twentyone.handin import HandInFileError, read_file
+
 __all__ = ["C_SRC", "COURSE_HEADERS", "Interface", "interface", "differences", "own_header_warnings",
            "headers_beside"]
 
@@ -60,30 +62,77 @@ def _decode(raw: bytes) -> str:
 
 def _tight(text: str) -> str:
     """Spaces collapsed, and none around punctuation: ``Player ( *players ) [ ]`` -> ``Player(*players)[]``."""
-    text = re.sub(r"\s+", " ", text).strip()
-    return re.sub(r"\s*([^\w\s])\s*", r"\1", text)
+    text = re.sub(r"\s++", " ", text).strip()
+    return re.sub(r" ?([^\w\s]) ?", r"\1", text)
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*+")
+_PARAM_TOKEN = re.compile(r"[A-Za-z_]\w*+|\d++|[^\w\s]")
+# Every pattern below is linear in the header's text (possessive quantifiers, no two that can share a
+# character side by side): a student's header is read in the grader's own process.
+_DEFINE = re.compile(r"\s*+#\s*+define\s++(\w++)(\([^)]*+\))?+\s*+(.*)")
+_STRUCT = re.compile(r"typedef\s++struct\b\s*+\w*+\s*+\{([^{}]*+)\}\s*+(\w++)\s*+;")
+_EXTERN_C = re.compile(r'extern\s*+"C"\s*+\{')
+_TYPE_CHARS = re.compile(r"[\w\s*]*+")
+_LINE_COMMENT = re.compile(r"//[^\n]*+")
 
 
 def _param_type(param: str) -> str:
     """A parameter without its name: the last identifier goes when another identifier is left before it."""
-    tokens = re.findall(r"[A-Za-z_]\w*|\d+|[^\w\s]", param)
-    idents = [i for i, t in enumerate(tokens) if re.fullmatch(r"[A-Za-z_]\w*", t)]
+    tokens = _PARAM_TOKEN.findall(param)
+    idents = [i for i, t in enumerate(tokens) if _IDENT.fullmatch(t)]
     if len(idents) >= 2 and tokens[idents[-1]] not in _TYPE_WORDS:
         del tokens[idents[-1]]
     return _tight(" ".join(tokens))
 
 
+def _without_comments(text: str) -> str:
+    """``text`` with each ``/* */`` comment made one space (one left open stays), then each ``//`` comment
+    removed: by ``str.find``, never a pattern that could rescan the text from every ``/*``."""
+    out, at = [], 0
+    while True:
+        block = text.find("/*", at)
+        close = text.find("*/", block + 2) if block >= 0 else -1
+        if close < 0:  # no more comments that are closed
+            out.append(text[at:])
+            break
+        out.append(text[at:block] + " ")
+        at = close + 2
+    return _LINE_COMMENT.sub("", "".join(out))
+
+
+def _function(decl: str) -> tuple[str, str] | None:
+    """(name, type) of a function declaration ``TYPE NAME(PARAMS)`` (``extern`` allowed), or None."""
+    open_at = decl.find("(")
+    tail = decl[open_at + 1:].rstrip()
+    if open_at < 0 or not tail.endswith(")"):
+        return None
+    head = decl[:open_at].rstrip()
+    start = len(head)
+    while start > 0 and (head[start - 1].isalnum() or head[start - 1] == "_"):
+        start -= 1
+    name, kind = head[start:], head[:start]
+    if not name or not kind:  # a type (or at least a space) before the name, as in ``int f(...)``
+        return None
+    kind = kind.lstrip()
+    if kind.startswith("extern") and kind[6:7].isspace() and kind[7:]:
+        kind = kind[7:]
+    if _TYPE_CHARS.fullmatch(kind) is None:
+        return None
+    params = ",".join(_param_type(p) for p in tail[:-1].split(","))
+    return name, f"{_tight(kind)}({params})"
+
+
 def interface(text: str) -> Interface:
-    """The course's interface as the header ``text`` declares it."""
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    text = re.sub(r"//[^\n]*", "", text)
+    """The course's interface as the header ``text`` declares it (in time linear in the text)."""
+    text = _without_comments(text)
     text = text.replace("\\\r\n", " ").replace("\\\n", " ")
     macros: dict[str, str] = {}
     body = []
     for line in text.splitlines():
-        m = re.match(r"\s*#\s*define\s+(\w+)(\([^)]*\))?\s*(.*)$", line)
+        m = _DEFINE.match(line)
         if m and m.group(3).strip():
-            macros[m.group(1) + (m.group(2) or "")] = re.sub(r"\s+", "", m.group(3))
+            macros[m.group(1) + (m.group(2) or "")] = "".join(m.group(3).split())
         if not line.lstrip().startswith("#"):
             body.append(line)
     code = "\n".join(body)
@@ -94,15 +143,13 @@ def interface(text: str) -> Interface:
         structs[m.group(2)] = fields
         return ";"
 
-    code = re.sub(r"typedef\s+struct\s*\w*\s*\{([^{}]*)\}\s*(\w+)\s*;", struct, code)
-    code = re.sub(r'extern\s*"C"\s*\{', " ", code).replace("}", " ")
+    code = _STRUCT.sub(struct, code)
+    code = _EXTERN_C.sub(" ", code).replace("}", " ")
     functions: dict[str, str] = {}
     for decl in code.split(";"):
-        m = re.fullmatch(r"\s*(?:extern\s+)?([\w\s\*]+?)\s*\b(\w+)\s*\((.*)\)\s*", decl, flags=re.S)
-        if m is None:
-            continue
-        params = ",".join(_param_type(p) for p in m.group(3).split(","))
-        functions[m.group(2)] = f"{_tight(m.group(1))}({params})"
+        found = _function(decl)
+        if found is not None:
+            functions[found[0]] = found[1]
     return Interface(macros, structs, functions)
 
 
@@ -155,9 +202,9 @@ def own_header_warnings(headers: Iterable[tuple[str, Path]], who: str) -> list[s
         if course not in COURSE_HEADERS:
             continue
         try:
-            own = interface(_decode(path.read_bytes()))
-        except OSError as e:
-            out.append(f"{who}: its own {shown} cannot be read ({e.strerror or e}); it is not used: the file is "
+            own = interface(_decode(read_file(path, shown)))
+        except HandInFileError as e:
+            out.append(f"{who}: its own {shown} cannot be read ({e}); it is not used: the file is "
                        f"compiled against the course's {course}")
             continue
         diff = differences(own, _course(course))

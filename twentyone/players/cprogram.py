@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from twentyone.errors import PlayerSpecError
+from twentyone.handin import read_file
+from twentyone.safetext import visible
 from twentyone.players.cbuild import prepare_source
 from twentyone.players.cheaders import headers_beside, own_header_warnings
 
@@ -60,7 +62,7 @@ def prepare_program(mycodes: Path, folder: Path) -> tuple[bool, list[str]]:
     auto = prepare_source(mycodes, said.append)
     person = bool(said)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "manual.c").write_bytes(utf8_text(mycodes.read_bytes()))
+    (folder / "manual.c").write_bytes(utf8_text(read_file(mycodes)))
     (folder / "auto.c").write_bytes(auto)
     flags = ["-DTW_AUTO_OBJECT"] + (["-DTW_PERSON_SWITCHED_OFF"] if person else [])
     (folder / "main.flags").write_text(" ".join(flags) + "\n", encoding="utf-8")
@@ -86,10 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _, warnings = prepare_program(mycodes, folder)
     except PlayerSpecError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        print(f"{PROG}: error: {visible(str(e))}", file=sys.stderr)
         return 2
     for w in warnings:
-        print(f"{PROG}: warning: {w}", file=sys.stderr)
+        print(f"{PROG}: warning: {visible(w)}", file=sys.stderr)
     return 0
 
 

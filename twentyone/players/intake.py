@@ -45,6 +45,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from twentyone.errors import PlayerSpecError
+from twentyone.handin import HandInFileError, check_regular, check_size, file_kind
 from twentyone.players.cheaders import own_header_warnings
 
 __all__ = ["SourceKind", "Intake", "ZipLimits", "IntakeError", "take", "student_name", "readable",
@@ -279,11 +280,12 @@ def take(path: Path, dest: Path | None = None, *, name: str | None = None,
         return _take_zip(path, dest, student, source, limits)
     if path.is_dir():
         return _take_folder(path, dest, student, source)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         raise IntakeError(f"{source}: no such file or folder")
     kind = _kind(path.name)
     if kind is None:
         raise IntakeError(f"{source}: not a .c, .cpp or .py file, a folder or a zip")
+    _check_file(path, Path(os.path.abspath(path)).parent, source)
     if dest is not None and not _text_safe(path):
         copy = dest / _safe_part(readable(path.name))
         _copy(path, copy)
@@ -302,6 +304,23 @@ def _copy(src: Path, dst: Path) -> None:
         shutil.copyfile(src, dst)
     except OSError as e:
         raise IntakeError(f"{readable(src)}: cannot copy it into {readable(dst.parent)}: {e.strerror or e}") from None
+
+
+def _check_file(path: Path, root: Path, shown: str) -> None:
+    """IntakeError unless ``path`` is a regular file of at most ``handin.MAX_SOURCE`` bytes inside ``root`` (the
+    hand-in): a symbolic link is followed only to a file inside it; a FIFO, a device or a socket is refused."""
+    try:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            real = Path(os.path.realpath(path))
+            if not real.is_relative_to(os.path.realpath(root)):
+                raise IntakeError(f"{shown}: refused: a symbolic link leading out of the hand-in (to {readable(real)})")
+            st = os.stat(real)
+        check_regular(st, shown)
+    except HandInFileError as e:
+        raise IntakeError(str(e)) from None
+    except OSError as e:
+        raise IntakeError(f"{shown}: cannot be read: {e.strerror or e}") from None
 
 
 def _take_folder(folder: Path, dest: Path | None, student: str, source: str) -> Intake:
@@ -326,6 +345,8 @@ def _take_folder(folder: Path, dest: Path | None, student: str, source: str) -> 
     warnings = [_other_copies_warning(student, shown, ["/".join(o) for o in others])] if others else []
     kind = _chosen_kind(chosen, source)
     wanted = [chosen, *headers, *([main] if main else [])]
+    for f in wanted:  # what will be read: regular files inside the hand-in only, checked before anything is read
+        _check_file(found[f], folder, f"{source}/{'/'.join(f)}")
     if dest is not None and not all(_text_safe(found[f]) for f in wanted):
         # A name that is not UTF-8: the files are copied under readable names, and those are stored.
         for f in wanted:
@@ -428,7 +449,7 @@ def _take_zip(path: Path, dest: Path | None, student: str, source: str, limits: 
         for info, text in zip(infos, _decode_names(infos)):
             parts = _entry_parts(text, source)
             mode = (info.external_attr >> 16) & 0o170000
-            if not parts or info.is_dir() or mode in (stat.S_IFLNK, stat.S_IFDIR):
+            if not parts or info.is_dir() or mode == stat.S_IFDIR:
                 continue
             if any(_ignored(p) for p in parts[:-1]) or parts[-1].startswith("._"):
                 continue
@@ -438,6 +459,15 @@ def _take_zip(path: Path, dest: Path | None, student: str, source: str, limits: 
         headers, main = _companions(files, chosen)
         wanted = [chosen, *headers, *([main] if main else [])]
         _check_sizes([("/".join(f), by_parts[f]) for f in wanted], source, limits)
+        for f in wanted:  # a link or a FIFO, device or socket that an unzip would recreate: refused, as in a folder
+            mode = (by_parts[f].external_attr >> 16) & 0o170000
+            if mode not in (0, stat.S_IFREG):
+                raise IntakeError(f"{source}: refused: {'/'.join(f)} is {file_kind(mode)} in the zip, "
+                                  "not a regular file")
+            try:
+                check_size(by_parts[f].file_size, f"{source}: {'/'.join(f)}")
+            except HandInFileError as e:
+                raise IntakeError(str(e)) from None
         target = dest if dest is not None else _scratch() / student
         at = {f: target.joinpath(*(_safe_part(p) for p in f)) for f in wanted}
         try:

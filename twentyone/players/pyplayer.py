@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from twentyone.errors import PlayerSpecError
+from twentyone.handin import read_file
 from twentyone.records import Banker, Player
 from twentyone.strategy import FUNCTION_NAMES, Strategy
 
@@ -22,13 +23,9 @@ __all__ = ["ModuleFunctionSet", "read_source", "strategy_from_file", "defines_st
 
 
 def read_source(path: Path, spec: str) -> bytes:
-    """The bytes of a player file; one clear PlayerSpecError if it cannot be read."""
-    try:
-        return path.read_bytes()
-    except IsADirectoryError:
-        raise PlayerSpecError(f"cannot read player file {spec!r}: it is a directory") from None
-    except OSError as e:
-        raise PlayerSpecError(f"cannot read player file {spec!r}: {e.strerror or e}") from None
+    """The bytes of a player file (a regular file, its size capped before it is read: ``handin.read_file``);
+    one clear PlayerSpecError if it cannot be read."""
+    return read_file(path, f"player file {spec!r}")
 
 
 def _text(raw: bytes) -> str:

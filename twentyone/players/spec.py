@@ -33,6 +33,7 @@ from twentyone.players.pyplayer import ModuleFunctionSet, defines_strategy, read
 from twentyone.players.sandbox.client import SandboxFunctionSet
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.terminal import Human
+from twentyone.safetext import visible
 from twentyone.strategy import FunctionSet, FunctionSetStrategy, Strategy
 
 __all__ = ["parse_spec", "make_strategy", "build_c", "check_file", "stderr_warn", "builtin_name", "BUILTIN_NAMES",
@@ -54,7 +55,7 @@ def stderr_warn(message: str) -> None:
     """Print a warning once: a file seated at several seats warns once, not once per seat."""
     if message not in _warned:
         _warned.add(message)
-        print(f"twentyone: warning: {message}", file=sys.stderr)
+        print(f"twentyone: warning: {visible(message)}", file=sys.stderr)
 
 
 def builtin_name(spec: str) -> str | None:

@@ -8,12 +8,12 @@ round's first card, or bj(6)'s ``drawn``) and the cards shown since the shuffle 
 from __future__ import annotations
 
 import json
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from twentyone.errors import TwentyOneError, strategy_text
+from twentyone.errors import TwentyOneError
+from twentyone.safetext import visible
 from twentyone.rules import Rules, get_rules
 
 __all__ = ["LogError", "SeatInfo", "LoggedRound", "LoggedMatch", "read_log", "parse_log", "parse_records",
@@ -31,11 +31,10 @@ class LogError(TwentyOneError, ValueError):
 
 
 def plain(text: object) -> str:
-    """Text from a log (the students' data) as one capped line: whitespace collapsed, control and format
-    characters shown as ``\\xNN`` escapes (nothing reaches a terminal as a command), at most ``MAX_TEXT``
+    """Text from a log (the students' data) as one line that is safe to show (``safetext.visible``: control
+    characters and text-reordering marks as ``\\x1b`` escapes), whitespace collapsed, at most ``MAX_TEXT``
     characters."""
-    line = strategy_text(str(text))
-    return "".join(c if unicodedata.category(c)[0] != "C" else ascii(c)[1:-1] for c in line)[:MAX_TEXT]
+    return visible(" ".join(str(text).split()), MAX_TEXT)
 
 
 def rank_of(card: str) -> str:

@@ -141,7 +141,8 @@ def _high(fd: int) -> int:
 class Box:
     """One started box: its pid and pidfd (from the spawn), its pipes, and how it ended (from the kernel)."""
 
-    __slots__ = ("pid", "pidfd", "wfd", "rfd", "status", "cpu", "started", "retired", "buf", "ready", "crash")
+    __slots__ = ("pid", "pidfd", "wfd", "rfd", "status", "cpu", "started", "retired", "buf", "ready", "crash",
+                 "cpu_clock")
 
     def __init__(self, pid: int, wfd: int, rfd: int) -> None:
         self.pid = pid
@@ -151,6 +152,8 @@ class Box:
             self.pidfd = -1
         self.wfd = wfd
         self.rfd = rfd
+        #: Its CPU-time clock (clock_getcpuclockid: the kernel's count of its CPU, readable by its parent).
+        self.cpu_clock = ((~pid) << 3) | 2
         #: The wait status and the CPU seconds it used, once reaped.
         self.status: int | None = None
         self.cpu = 0.0

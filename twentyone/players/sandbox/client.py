@@ -37,12 +37,16 @@ from twentyone.players.sandbox.seccomp import build_filter
 from twentyone.records import Banker, Player
 from twentyone.table import StrategyFault
 
-__all__ = ["SandboxFunctionSet", "describe_status", "box_root", "host_layers_line"]
+__all__ = ["SandboxFunctionSet", "describe_status", "box_root", "box_settings", "host_layers_line"]
 
 #: The hot path's names for the frame layout of ``wire`` (a request header, a Player struct).
 _pack = wire.REQUEST.pack
 _c_player = wire.c_player
 _unpack_reply = wire.REPLY.unpack_from
+_monotonic = time.monotonic
+#: What a box spends between calls (reading a request, writing a reply), allowed for when a long call's CPU is
+#: reckoned from the box's CPU clock (``_account``).
+_CPU_SLACK = 0.05
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
 
 _SIGNAL_CAUSE: dict[int, tuple[Foul, str]] = {
@@ -101,6 +105,13 @@ def box_root() -> Path:
 _FILTERS: dict[bool, bytes] = {}
 
 
+def box_settings(limits: Limits, python: bool) -> BoxSettings:
+    """What every box of these ``limits`` is configured with (``python``: a Python box's filter, whose calls on
+    files fail instead of killing it); PlayerSpecError (one line) where no filter can be built.  The judge's boxes
+    use it too."""
+    return _settings(limits, python)
+
+
 def _settings(limits: Limits, python: bool) -> BoxSettings:
     bpf = _FILTERS.get(python)
     if bpf is None:
@@ -140,6 +151,9 @@ class SandboxFunctionSet:
         self._c = kind == "c"
         self._decision = limits.wall_timeout()
         self._decision_ms = self._decision * 1000.0
+        self._cpu_limit = limits.decision_timeout
+        self._cpu_mark = 0.0
+        self._wall_other = 0.0
         self._settings = _settings(limits, python=not self._c)
         if self._c:
             from twentyone.players.cbuild import BOX_PROGRAM
@@ -163,6 +177,10 @@ class SandboxFunctionSet:
         #: The next round's bet, fetched together with ``show``: its value or its fault.
         self._ahead: int | StrategyFault | None = None
         self._owner = os.getpid()
+        #: The last start was refused by the file itself (an error it reported while loading).
+        self._loading_error = False
+        #: The fault of the first box, which died while loading: the first match's.
+        self._first_fault: StrategyFault | None = None
         self._pin = limits.pin_cpu
         self._cpu = engine_cpu() if self._pin else -1
         # The first box is started now, so that a file that cannot load is one clear line before any match.
@@ -184,8 +202,11 @@ class SandboxFunctionSet:
 
     def _start(self, check: bool = False, away: bool = True) -> tuple[Box, Path | None]:
         """Start the box of the next match, away from the engine's CPU (``away``: it starts while a match plays).
-        With ``check``, wait until it is ready and raise PlayerSpecError (one line) if it cannot be: the file
-        does not load, or this machine cannot confine it."""
+
+        With ``check``, wait until it is ready: a file that reports an error while loading (a Python file that
+        does not compile, or lacks its function set) is PlayerSpecError, one line, before any match, as is a
+        machine that cannot confine it; a box that dies while loading (a constructor that crashes or makes a
+        forbidden call) is that player's fault in its first match, like any later one."""
         fd, path = self._capture(self.match_no + 1)
         try:
             box = spawn(self._argv, self._settings.config(self.k, self._extra), fd)
@@ -206,6 +227,9 @@ class SandboxFunctionSet:
                 box.reap_or_kill(1.0)
                 if path is not None:
                     path.unlink(missing_ok=True)
+                if not self._loading_error:
+                    self._first_fault = fault
+                    return box, None
                 detail = strategy_text(fault.detail or str(fault.cause))
                 name = str(self.target)
                 raise PlayerSpecError(detail if name in detail else f"{name}: {detail}")
@@ -215,6 +239,7 @@ class SandboxFunctionSet:
         """Wait for a new box to confine itself and load the student's code: None, or the fault that kept it
         from it.  A box that cannot hold the minimum is refused here, in one line."""
         start = await_ready(box, 10.0 * max(1.0, self.limits.decision_timeout))
+        self._loading_error = start.how == "error"
         if start.how == "ready":
             if SandboxFunctionSet.layers is None:
                 SandboxFunctionSet.layers = (start.layers, start.abi)
@@ -338,11 +363,41 @@ class SandboxFunctionSet:
         box = self._box
         if box is None:
             raise self._setup_fault or StrategyFault(Foul.CRASH, "the strategy's process is not running")
+        start = _monotonic()
         try:
             os.write(box.wfd, request)
         except OSError:
             pass  # the box is gone; the read that follows reports why
-        return self._result()
+        value = self._result()
+        self._account(start)
+        return value
+
+    def _account(self, start: float) -> None:
+        """Charge a call's CPU time, whatever the box did to its own timer.
+
+        A call that took no longer than the decision's CPU limit on the wall clock cannot have spent more
+        CPU (a box has one thread): its wall time is only added up.  A longer one is checked against the
+        box's CPU clock, read by the engine from the kernel: the CPU spent since the last check, less the wall
+        time of the calls in between, is this call's at least.  A box that ignored SIGPROF and disarmed its
+        timer is so charged at the end of the call, a box that never answers by the wall-clock backstop."""
+        took = _monotonic() - start
+        if took <= self._cpu_limit:
+            self._wall_other += took
+            return
+        box = self._box
+        if box is None:
+            return
+        try:
+            now = time.clock_gettime(box.cpu_clock)
+        except OSError:
+            return
+        used = now - self._cpu_mark - self._wall_other - _CPU_SLACK
+        self._cpu_mark, self._wall_other = now, 0.0
+        if used > self._cpu_limit:
+            self._kill()
+            raise StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of "
+                                              f"{self.limits.decision_timeout:g} s of CPU time (it used "
+                                              f"{used:.1f} s with its own timer disarmed)")
 
     def _retire(self) -> None:
         """End the current match's box: it is told the match is over and leaves (flushing its output) on
@@ -403,6 +458,10 @@ class SandboxFunctionSet:
         self.match_no += 1
         spare, self._spare = self._spare, None
         self._setup_fault = None
+        if self._first_fault is not None:  # the first box died while loading: this match is lost to that
+            self._setup_fault, self._first_fault = self._first_fault, None
+            self._spare = self._start()
+            return
         if spare is None:
             try:
                 spare = self._start(away=False)
@@ -425,6 +484,11 @@ class SandboxFunctionSet:
                 pass
         self._box = box
         self._poll.register(box.rfd, select.POLLIN)
+        try:  # the CPU its start-up and initialisers took is not any decision's
+            self._cpu_mark = time.clock_gettime(box.cpu_clock)
+        except OSError:
+            self._cpu_mark = 0.0
+        self._wall_other = 0.0
         self._deadline = time.monotonic() + self.limits.match_timeout
         self._spare = self._start()  # started while this match plays
         self._reap_retired(kill=False)  # the previous match's box has usually left by now
@@ -473,8 +537,10 @@ class SandboxFunctionSet:
         """
         self._ahead = None
         self._call(self._players(b"S", players, pNum, N, pos, banker) + _pack(b"B", 0, bet_N, 0, 0))
+        start = _monotonic()
         try:
             self._ahead = self._result()
+            self._account(start)
         except StrategyFault as e:
             self._ahead = e
 

@@ -26,7 +26,7 @@ from twentyone.errors import PlayerSpecError
 from twentyone.players.cbuild import BOX_PROGRAM, C_SRC, compile_student
 from twentyone.players.sandbox import landlock, wire
 from twentyone.players.sandbox.box import Box, Layers, await_ready, landlock_cap, spawn, userns_allowed
-from twentyone.players.sandbox.client import _settings, describe_status
+from twentyone.players.sandbox.client import box_settings, describe_status
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.sandbox.seccomp import build_filter, filter_architecture
 
@@ -44,7 +44,7 @@ def probe_program(warn: Callable[[str], None] | None = None) -> Path:
 def _start(program: Path) -> Box:
     fd = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
     try:
-        return spawn([str(program)], _settings(_LIMITS, python=False).config(1), fd)
+        return spawn([str(program)], box_settings(_LIMITS, python=False).config(1), fd)
     finally:
         os.close(fd)
 

@@ -19,7 +19,9 @@ import traceback  # noqa: F401 - loaded before confinement: errors.own_lines use
 from pathlib import Path
 from typing import NoReturn
 
-from twentyone.errors import own_lines
+import twentyone.safetext  # noqa: F401 - the same: legality's fault words use it
+
+from twentyone.legality import is_action, is_bet, not_a_bet, not_an_action, raised
 
 __all__ = ["main", "PRELOAD"]
 
@@ -108,23 +110,23 @@ def _answer(fs: object, op: bytes, a: int, body: bytes, wire: object) -> tuple[i
     try:
         if op == b"B":
             r = fs.bet(a)  # type: ignore[attr-defined]
-            if r.__class__ is not int:
-                return 0, f"bet returned {r!r:.200}, not an int"
-            return max(min(r, 2**31 - 1), -(2**31)), ""
+            if not is_bet(r):
+                return 0, not_a_bet(r)
+            return r, ""
         if op == b"F" or op == b"C":
             if op == b"F":
                 c = fs.first_action(body.decode("latin-1"), a)  # type: ignore[attr-defined]
             else:
                 c = fs.continue_action(wire.read_py_players(body))  # type: ignore[attr-defined]
-            if c.__class__ is not str or len(c) != 1:
-                return 0, f"{where} returned {c!r:.200}, not one character"
+            if not is_action(c):
+                return 0, not_an_action(where, c)
             return ord(c), ""
         if op == b"S":
             fs.show(*wire.read_py_show(body))  # type: ignore[attr-defined]
             return 0, ""
         return 0, "unknown request"
     except Exception as e:  # noqa: BLE001 - a strategy's exception is reported as a fault
-        return 0, f"{where} raised {type(e).__name__}: {e}{own_lines(e)}"
+        return 0, raised(where, e)
 
 
 

@@ -1,0 +1,145 @@
+"""An incident as a person reads it: the round it happened in, not the JSON of its record.
+
+``render_incident`` shows, for one foul or fault of a student's page: the match in words (``match_label``:
+"match 18 against basic, seed 2034, at seat 2", not ``beat_basic|张三_2023001|17|2034|2``), what the
+student held, what the dealer showed, what was asked, what it answered and why that was a foul, and every
+seat of the round with the student's own highlighted.  The round record stays one click away, as JSON.
+Student text (names, answers, fault details) is escaped everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+
+from twentyone.cards import hand_value
+from twentyone.grading.results import Incident
+
+__all__ = ["match_label", "render_incident", "why_foul", "INCIDENT_CSS"]
+
+INCIDENT_CSS = """
+.incident{background:#fff;border:1px solid #d9dde3;border-radius:4px;padding:4px 14px 10px;margin:12px 0}
+.incident h3{font-size:15px;margin:8px 0}
+.incident dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:6px 0}
+.incident dt{color:#5a6472}.incident dd{margin:0}
+table.round tr.you{background:#fff3c4;font-weight:600}
+table.round td.cards{font-family:ui-monospace,monospace}
+details summary{cursor:pointer;color:#1f5fbf}
+"""
+
+#: Why each kind of incident is a foul (RULES.md: **foul**, **illegal_insurance**, **strategy_fault** ...).
+WHY = {
+    "illegal_insurance": "insurance is offered only when the dealer shows an A, as the first decision (and not at "
+                         "all under rules without insurance)",
+    "unaffordable_insurance": "insurance costs half the bet, and the money left could not pay it",
+    "unaffordable_double": "the money left could not pay the whole double (runs graded today double for less "
+                           "instead)",
+    "error": "the strategy raised an exception, or returned something that is not one action character",
+    "crash": "the strategy's process crashed",
+    "timeout": "the strategy gave no answer within the decision limit",
+}
+
+
+def match_label(key: str) -> str:
+    """A stored match's key in words (the key itself when it is not one grading makes)."""
+    parts = key.split("|")
+    try:
+        if parts[0] in ("beat_stand", "beat_basic") and len(parts) == 5:
+            return (f"match {int(parts[2]) + 1} against {parts[0][len('beat_'):]}, seed {int(parts[3])}, at seat "
+                    f"{int(parts[4])}")
+        if parts[0] == "legal" and len(parts) == 5:
+            return (f"legal-play match {int(parts[2]) + 1} beside built-in players, seed {int(parts[3])}, at seat "
+                    f"{int(parts[4])}")
+        if parts[0] == "tournament" and len(parts) == 4 and parts[1].startswith("deal"):
+            deal, table = int(parts[1][4:]) + 1, int(parts[2][5:]) + 1
+            turn = "each alone on the deal's seed" if parts[3] == "duplicate" else f"rotation {int(parts[3][3:]) + 1}"
+            return f"class tournament, deal {deal}, table {table}, {turn}"
+        if parts[0] == "tournament" and len(parts) == 4:
+            return f"tournament match {int(parts[3]) + 1} of {parts[1]} and {parts[2]}"
+    except ValueError:
+        pass
+    return key
+
+
+def why_foul(kind: str, asked: str, answer: str, player: dict[str, Any]) -> str:
+    """Why an incident of ``kind`` is a foul, in words, from what was ``asked`` and ``answered``."""
+    if kind == "illegal_action":
+        shown = f"{answer!r}" if answer else "its answer"
+        if asked == "continue_action" and str(player.get("actions", "")) in ("", "i"):
+            allowed = "h, s, d or u (after insurance the hand still has two cards)"
+        elif asked == "continue_action":
+            allowed = "h or s after a hit (a split hand's first two cards may also double or split where allowed)"
+        else:
+            allowed = "i, h, s, d or u in the course (p and c where the rules have them), in lower case"
+        return f"{shown} is not a decision the rules allow here: the answer must be {allowed}"
+    return WHY.get(kind, kind)
+
+
+def _hand(cards: str) -> str:
+    if not cards:
+        return "\u2014"
+    total, soft = hand_value(cards)
+    return f"{' '.join(cards)} ({'soft ' if soft else ''}{total})"
+
+
+def _student(record: dict[str, Any], seat: int) -> dict[str, Any] | None:
+    """The student's entry of a round record: at ``seat``, or the only player (a one-seat duplicate's match)."""
+    players = record.get("players") or []
+    found = [p for p in players if p.get("seat") == seat]
+    if found:
+        return found[0]  # type: ignore[no-any-return]
+    return players[0] if len(players) == 1 else None
+
+
+def _fault_detail(record: dict[str, Any], seat: int) -> str:
+    for f in record.get("faults") or []:
+        if f.get("seat") == seat:
+            return str(f.get("detail", ""))
+    return ""
+
+
+def render_incident(i: Incident, pretty: str, notes: str = "") -> str:
+    """One incident as HTML: the round in words and as a table of its seats, then its record (``pretty``: the
+    excerpt, pretty-printed) one click away; ``notes`` (HTML) come after the heading.  An excerpt that is not a
+    round record (a fault's text) is shown as it is."""
+    kind = i.cause.split(" ", 1)[0]
+    head = (f"<h3>{escape(i.cause)} \u00b7 round {i.round} \u00b7 "
+            f'<span title="{escape(i.match_key)}">{escape(match_label(i.match_key))}</span></h3>' + notes)
+    try:
+        record = json.loads(i.excerpt)
+    except ValueError:
+        record = None
+    me = _student(record, i.seat) if isinstance(record, dict) else None
+    if not isinstance(record, dict) or me is None:
+        return (f'<div class="incident">{head}<p class="note">What the fault said. Text that comes from the '
+                "strategy itself (an exception\u2019s message, a load error) is the student\u2019s own, quoted as "
+                f"written and cut to 200 characters.</p><pre>{escape(pretty)}</pre></div>")
+    dealer = str(record.get("dealer", ""))
+    what = [("Held", _hand(str(me.get("cards", "")))),
+            ("Dealer showed", (f"{dealer[0]} (the dealer's hand at the end: {_hand(dealer)})" if dealer else "\u2014")),
+            ("Bet", f"{me.get('bet', '')} of {me.get('account_before', '')}")]
+    if kind in WHY and kind in ("error", "crash", "timeout"):
+        detail = _fault_detail(record, int(me.get("seat", 0)))
+        what.append(("What happened", detail or kind))
+    else:
+        if i.asked:
+            what.append(("Asked", f"{i.asked}, after {me.get('actions') or 'no decision yet'}"))
+        if i.answer:
+            what.append(("Answered", repr(i.answer)))
+    what.append(("Why it is a foul", why_foul(kind, i.asked, i.answer, me)))
+    rows = []
+    for p in record.get("players") or []:
+        you = p is me
+        mark = ' class="you"' if you else ""
+        rows.append(f'<tr{mark}><td class="num">{escape(str(p.get("seat", "")))}'
+                    f'{" (the student)" if you else ""}</td><td class="cards">{escape(str(p.get("cards", "")))}</td>'
+                    f'<td class="num">{escape(str(p.get("bet", "")))}</td><td><code>{escape(str(p.get("actions", "")))}'
+                    f'</code></td><td class="num">{escape(str(p.get("account_before", "")))} \u2192 '
+                    f'{escape(str(p.get("account_after", "")))}</td><td>{escape(str(p.get("foul") or ""))}</td></tr>')
+    table = ('<table class="round"><thead><tr><th class="num">Seat</th><th>Cards</th><th class="num">Bet</th>'
+             '<th>Actions</th><th class="num">Money</th><th>Foul</th></tr></thead><tbody>' + "".join(rows)
+             + f'<tr><td>dealer</td><td class="cards">{escape(dealer)}</td><td colspan="4"></td></tr></tbody></table>')
+    facts = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in what)
+    return (f'<div class="incident">{head}<dl>{facts}</dl>{table}'
+            f"<details><summary>The round record (JSON)</summary><pre>{escape(pretty)}</pre></details></div>")
