@@ -176,3 +176,21 @@ def test_no_replay_shows_a_seed(graded: tuple[Path, ClassReport]) -> None:
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert not [s for s in seeds if s in text], page
+
+
+def test_a_duplicate_job_keeps_the_subjects_own_match() -> None:
+    """Under one-seat rules (unix-bj) a criterion's match is each player alone on the seed: the kept log is the
+    subject's own match, whose seat 1 its review prices, and the review reads it at the subject's seat."""
+    from twentyone.grading.review import student_review
+    from twentyone.grading.store import MatchRow
+
+    info = JobInfo("beat_stand", "s", 0, 7, ("stand (built-in)", "s"), 2)
+    job = MatchJob("beat_stand|s|0", ("stand", str(FOULS_PY)), 7, info, rules="unix-bj", decks=1, trace=True,
+                   bankroll=True, duplicate=True)
+    o = play_job(job)
+    first = json.loads(unpack_log(o.log)[0])
+    assert [s["player"] for s in first["seats"]] == [str(FOULS_PY)]
+    assert json.loads(unpack_log(o.log)[-1])["seat"] == 1
+    review = student_review("s", [MatchRow(o.key, "beat_stand", "s", 0, 7, list(info.names), o)])
+    assert review is not None and review.matches == 1 and review.hands == o.seat_rounds[1]
+    assert review.replays[0].seat == 1 and review.replays[0].names == ["s"]
