@@ -366,8 +366,8 @@ def render_replay(match: LoggedMatch, plays: Mapping[int, RoundPlay], priced: It
     """The replay page of ``match``: ``plays`` its rounds replayed, ``priced`` the decisions to annotate,
     ``highlight`` the seats to mark; ``note`` a line under the title, ``back`` a (href, text) link above it."""
     data = replay_data(match, plays, priced, highlight)
-    seats = ", ".join(f"seat {s['seat']} {s['name']} ({s['player']})" + (" \u2014 reviewed" if s["mine"] else "")
-                      for s in data["seats"])
+    seats = ", ".join(f"seat {s['seat']} {s['name']}" + (f" ({s['player']})" if s["player"] else "")
+                      + (" \u2014 reviewed" if s["mine"] else "") for s in data["seats"])
     desc = f"rules {match.rules.name} \u00b7 {match.decks} deck{'s' if match.decks != 1 else ''}"
     if match.seed is not None:
         desc += f" \u00b7 seed {match.seed}"
