@@ -119,8 +119,8 @@ def student_review(name: str, rows: Iterable[MatchRow], shown: Iterable[str] = (
         return None
     worst = []
     for p in costliest(priced):
-        page, key = where[id(p)]
-        worst.append(CostlyDecision(page, round_anchor(p.round, p.step), key, p.round, p.cards, p.up, p.situation,
+        page, match_key = where[id(p)]
+        worst.append(CostlyDecision(page, round_anchor(p.round, p.step), match_key, p.round, p.cards, p.up, p.situation,
                                     p.answer, LETTERS.get(p.best, p.best), round(p.loss or 0.0, 6)))
     cells = [(s, u, round(loss, 6), n) for (s, u), (loss, n) in sorted(by_situation(priced).items())]
     lost = sum(p.loss for p in priced if p.loss is not None)
