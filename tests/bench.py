@@ -570,10 +570,82 @@ def bench_judge_strong(runs: int, seconds: float) -> None:
               f"fair game 1/1.3 = 76.9%, outside bold play 74.1%) in {took:.0f} s on {os.cpu_count()} workers")
 
 
+def bench_review(runs: int, seconds: float) -> None:
+    """Issue 26: ``twentyone review`` of a 100-round match (target <= 2 s), in process with the analyser's cache
+    emptied first and from the shell; and the share of a small class's grade (4 generated C submissions, the
+    default budget, sandboxed, played in this process) spent on the review: pricing the kept rounds in the
+    worker, the review numbers and the replay pages (target <= 10%)."""
+    import os
+    import tempfile
+
+    from twentyone.grading import report as report_mod
+    from twentyone.grading import reviewer, scoring
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import GradingConfig
+    from twentyone.review.pricing import _values, review_match
+    from twentyone.review.logs import read_log
+    from twentyone.roundlog import RoundLog
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        log_path = root / "match.jsonl"
+        with open(log_path, "w", encoding="utf-8") as f:
+            play_match([Seating("p1", "basic", Basic()), Seating("p2", "stand", Stand())], 6, 2026, COURSE,
+                       log=RoundLog(f))
+
+        def once() -> float:
+            _values.cache_clear()
+            t = time.perf_counter()
+            review_match(read_log(log_path), 1)
+            return time.perf_counter() - t
+
+        inside = median_of(runs, once)
+
+        def shell() -> float:
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "twentyone", "review", str(log_path)], check=True,
+                           capture_output=True, cwd=ROOT)
+            return time.perf_counter() - t
+
+        print(f"review of a 100-round match (basic vs stand, seat 1): {inside:.2f} s in process (cache emptied), "
+              f"{median_of(3, shell):.2f} s for 'twentyone review LOG.jsonl' from the shell (target <= 2 s)")
+
+        spent = {"kept": 0.0, "numbers": 0.0, "pages": 0.0}
+
+        def timed(key: str, f: Callable[..., object]) -> Callable[..., object]:
+            def wrapper(*a: object, **k: object) -> object:
+                t = time.perf_counter()
+                try:
+                    return f(*a, **k)
+                finally:
+                    spent[key] += time.perf_counter() - t
+            return wrapper
+
+        saved = reviewer.kept_log, scoring.class_reviews, report_mod.write_replays
+        reviewer.kept_log = timed("kept", saved[0])  # type: ignore[assignment]
+        scoring.class_reviews = timed("numbers", saved[1])  # type: ignore[assignment]
+        report_mod.write_replays = timed("pages", saved[2])  # type: ignore[assignment]
+        os.environ["TWENTYONE_CACHE"] = str(root / "cache")
+        try:
+            subs = make_class(root / "class", 4)
+            t = time.perf_counter()
+            rep = grade(subs, GradingConfig(), root / "out", False,
+                        Execution(workers=1, progress=False, warn=lambda m: None))
+            took = time.perf_counter() - t
+        finally:
+            reviewer.kept_log, scoring.class_reviews, report_mod.write_replays = saved  # type: ignore[assignment]
+        review = sum(spent.values())
+        pages = sum(len(r.replays) for r in rep.reviews.values())
+        print(f"review share of a grade (4 C submissions, default budget, sandboxed, in process: {took:.0f} s, "
+              f"{rep.matches:,} matches): {review:.1f} s = {100 * review / took:.1f}% (pricing in the worker "
+              f"{spent['kept']:.1f} s, numbers {spent['numbers']:.1f} s, {pages} replay pages {spent['pages']:.1f} s; "
+              "target <= 10%)")
+
+
 #: Further benchmarks register here.
 _EXTRA: list[Callable[[int, float], None]] = [bench_analysis, bench_variants, bench_champion, bench_c_players,
                                               bench_c_program, bench_sandbox, bench_student_runs, bench_grading,
-                                              bench_similarity, bench_judge, bench_judge_strong]
+                                              bench_similarity, bench_judge, bench_judge_strong, bench_review]
 
 
 if __name__ == "__main__":

@@ -1428,19 +1428,20 @@ def test_ruling_tournament_results() -> None:
                                    ("b", "d", "win"), ("c", "d", "win")]
 
 def test_every_ruling_has_its_test() -> None:
-    """Every bold ruling name in RULES.md has exactly one test_ruling_<name> here, in test_rulings_variants or in
-    test_rulings_tables, and nothing else is one."""
+    """Every bold ruling name in RULES.md has exactly one test_ruling_<name> here, in test_rulings_variants,
+    test_rulings_tables or test_rulings_review, and nothing else is one."""
     import re
     from pathlib import Path
 
     from tests import test_judge_rulings  # the rulings of "The judge problem"
+    from tests import test_rulings_review  # the rulings of "Decision review"
     from tests import test_rulings_tables  # the rulings of "bj(6)", "The Lianzhong table", "The Monte Carlo report"
     from tests import test_rulings_variants  # the rulings of "Rule variants" and "The French game"
 
     text = (Path(__file__).resolve().parent.parent / "twentyone" / "RULES.md").read_text(encoding="utf-8")
     names = set(re.findall(r"\*\*([a-z0-9_]+)(?: \(project decision\))?\*\*", text))
     tests = {n[len("test_ruling_"):] for n in [*globals(), *vars(test_rulings_variants), *vars(test_rulings_tables),
-                                                *vars(test_judge_rulings)]
+                                               *vars(test_judge_rulings), *vars(test_rulings_review)]
              if n.startswith("test_ruling_")}
     assert tests == names
     assert sorted(n for n in globals() if n.startswith("test_bug_")) == [

@@ -182,6 +182,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from twentyone.analysis.commands import add_parsers as add_analysis_parsers  # edge, chart, ev
 
     add_analysis_parsers(sub)
+    from twentyone.review.commands import add_parser as add_review_parser  # review (issue 26)
+
+    add_review_parser(sub)
     from twentyone.games.commands import add_parsers as add_game_parsers  # solo, elimination
 
     add_game_parsers(sub)

@@ -84,6 +84,8 @@ class MatchOutcome:
     first_fault: str = ""
     #: The subject's decision trace, in a traced match (``grading.traces``).
     trace: tuple[TraceRound, ...] = ()
+    #: The round log kept for the review and the replay, packed (``grading.keptlog``; '' when none was kept).
+    log: str = ""
 
     @property
     def seat(self) -> int | None:
@@ -100,6 +102,8 @@ class MatchOutcome:
             d["trace"] = [r.to_list() for r in self.trace]
         else:
             del d["trace"]
+        if not self.log:
+            del d["log"]
         return d
 
     @classmethod
@@ -117,6 +121,7 @@ class MatchOutcome:
             error=_text_or_none(d.get("error")), replay=_text_or_none(d.get("replay")),
             first_fault=str(d.get("first_fault", "")),
             trace=tuple(TraceRound.from_list(r) for r in d.get("trace") or ()),
+            log=str(d.get("log") or ""),
         ).check()
 
     def check(self) -> MatchOutcome:

@@ -59,6 +59,7 @@ from twentyone.errors import TwentyOneError
 from twentyone.grading.charts import (CHART_SIZE, CLASS_CHART_SIZE, SHORT, NO_CHARTS, NO_CJK_FONT, bankroll_chart,
                                       draw_all_charts, draw_class_charts, no_cjk_font, win_rate_chart)
 from twentyone.grading.incidents import INCIDENT_CSS, render_incident
+from twentyone.grading.replay import ev_lost_cell, replay_link, review_section, write_replays
 from twentyone.grading.results import ClassReport, Criterion, StandingRow, StudentScore
 
 __all__ = ["ReportError", "write_reports", "render_index", "render_student", "csv_table", "gradescope_results",
@@ -257,7 +258,7 @@ def _grade_table(report: ClassReport) -> str:
     head = [_th("name", "Student"), _th("kind", "Kind")]
     head += [_th(n, SHORT.get(n, n), num=True) for n in names]
     head += [_th("bonus", "Bonus", True), _th("total", "Total", True), _th("incidents", "Incidents", True),
-             _th("error", "Error")]
+             _th("ev_lost", "EV lost /100 hands", True), _th("error", "Error")]
     rows = []
     for s in students:
         by_name = {c.name: c for c in s.criteria}
@@ -273,6 +274,7 @@ def _grade_table(report: ClassReport) -> str:
         cells += [_td(_pts(s.bonus), _num(s.bonus), True),
                   _td(f"{_pts(s.total)}/{_pts(s.max_score)}", _num(s.total), True),
                   _td(str(s.incident_count), str(s.incident_count), True),
+                  _td(*ev_lost_cell(report, s.name), num=True),  # issue 26 (grading.replay)
                   _td(f'<span class="error">{escape(s.error)}</span>' if s.error else "", s.error or "", raw=True)]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<table id="scores">\n<thead><tr>{"".join(head)}</tr></thead>\n<tbody>\n'
@@ -439,12 +441,15 @@ def render_student(student: StudentScore, report: ClassReport, charts: dict[str,
                 tags = "".join(f'<img src="{escape(quote(p))}" alt="{escape(alt)}" width="{w}" height="{h}">'
                                for p, alt in imgs)
                 parts.append(f'<h2>{heading}</h2>\n<div class="charts">{tags}</div>')
+    parts.append(review_section(report, s))  # issue 26: the decision review and the replays (grading.replay)
     parts.append(f"<h2>Incidents ({s.incident_count})</h2>")
     if s.incidents:
         if s.incident_count > len(s.incidents):
             parts.append(f'<p class="note">The first {len(s.incidents)} of {s.incident_count} are shown.</p>')
         for i in s.incidents:
-            notes = f'<p class="course">Course program: {escape(i.course)}.</p>' if i.course else ""
+            link = replay_link(report, s.name, i.match_key, i.round)  # issue 26: its round in the replay
+            notes = f'<p class="replay">{link}</p>' if link else ""
+            notes += f'<p class="course">Course program: {escape(i.course)}.</p>' if i.course else ""
             if not i.counted:
                 notes += ('<p class="note">Not counted: the configuration does not count this kind of incident '
                           'against the legal-play points.</p>')
@@ -594,6 +599,7 @@ def write_reports(report: ClassReport, out: Path) -> list[Path]:
                                    float(cfg.get("beat_basic", {}).get("threshold", 0.6)))
         written += [out / p for p in charts or {}]
     _write(out / "index.html", render_index(report, charts), written)
+    written += write_replays(report, out)  # issue 26: students/<name>/replays/ (grading.replay)
     for s, charts in zip(report.students, draw_all_charts(report.students, out / "students")):
         written += [out / "students" / p for p in charts or {}]
         _write(out / "students" / f"{s.name}.html", render_student(s, report, charts), written)

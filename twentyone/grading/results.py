@@ -11,7 +11,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["Incident", "Status", "Criterion", "BankrollSample", "StudentScore", "StandingRow", "ClassReport"]
+__all__ = ["Incident", "Status", "Criterion", "BankrollSample", "StudentScore", "StandingRow", "ClassReport",
+           "CostlyDecision", "ReplayPage", "StudentReview"]
 
 
 class Status(StrEnum):
@@ -131,6 +132,61 @@ class StudentScore:
 
 
 @dataclass
+class CostlyDecision:
+    """One of a student's costliest decisions in the reviewed matches (issue 26), linked to its round in a replay."""
+
+    #: The replay page (relative to ``students/``) and the fragment of the decision's step in it.
+    replay: str
+    anchor: str
+    match_key: str
+    round: int
+    cards: str
+    up: str
+    situation: str
+    #: What the strategy answered, and the best option, in words.
+    answer: str
+    best: str
+    #: EV lost, in initial bets.
+    loss: float
+
+
+@dataclass
+class ReplayPage:
+    """A replay page of one match for one student, ``students/<path>`` (``grading.replay``)."""
+
+    path: str
+    match_key: str
+    title: str
+    #: The student's seat in the match.
+    seat: int
+    #: ``match`` (every round) or ``incidents`` (only the rounds with a foul were kept).
+    scope: str
+    #: Who sat at each seat, in seat order (as the stored match names them).
+    names: list[str] = field(default_factory=list)
+    #: The kept round log, packed (``grading.keptlog``); left out of scores.json.
+    log: str = field(default="", repr=False)
+
+
+@dataclass
+class StudentReview:
+    """What a student's strategy did in the matches the grade traces, decision by decision (issue 26): EV lost
+    per 100 hands, the costliest decisions, the EV lost by situation and dealer's card, and the replay pages."""
+
+    #: Traced matches reviewed, hands (rounds the student played) and decisions priced in them.
+    matches: int
+    hands: int
+    decisions: int
+    #: EV lost in all and per 100 hands, in initial bets.
+    ev_lost: float
+    per_100: float | None
+    costliest: list[CostlyDecision]
+    #: (situation, up card, EV lost, decisions) for every cell of the heat map with a decision.
+    cells: list[tuple[str, str, float, int]]
+    bet_note: str
+    replays: list[ReplayPage] = field(default_factory=list)
+
+
+@dataclass
 class StandingRow:
     """One line of a tournament's standings."""
 
@@ -177,13 +233,19 @@ class ClassReport:
     #: Stored rows left out because they are damaged or belong to no entry, one line each (for the instructor:
     #: the terminal and the class page; ``scores.json`` leaves them out, as it leaves out the seed).
     damaged: list[str] = field(default_factory=list)
+    #: Each student's decision review, by name (``grading.review``; none for a student with no traced match).
+    reviews: dict[str, StudentReview] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """As a JSON-ready dict (student totals included): what ``scores.json`` holds, which students may be
-        given, so without the run's seed (RULES.md, **secret_seed**) and without ``damaged``."""
+        given, so without the run's seed (RULES.md, **secret_seed**), without ``damaged`` and without the
+        replays' kept logs."""
         d = asdict(self)
         for s, sd in zip(self.students, d["students"]):
             sd["total"] = s.total
         del d["damaged"]
         d["config"] = {k: v for k, v in d["config"].items() if k != "seed"}
+        for review in d["reviews"].values():
+            for page in review["replays"]:
+                del page["log"]
         return d

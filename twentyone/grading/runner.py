@@ -107,6 +107,7 @@ def play_job(job: MatchJob) -> MatchOutcome:
         bankroll=[list(h) for h in result.history],
         incidents=_incidents(log, lambda seat: seat, {k + 1: s.strategy for k, s in enumerate(seatings)}),
         trace=tracer.trace() if tracer is not None else (),
+        log=_kept_log(job, log),
     )
 
 
@@ -185,10 +186,12 @@ def _duplicate(job: MatchJob, seatings: Sequence[Seating], tracer: Tracer | None
     rules = get_rules(job.rules)
     results = []
     incidents: list[Incident] = []
+    logs: list[RoundLog] = []
     for k, seating in enumerate(seatings):
         log = RoundLog(keep=True)
         results.append(play_match([seating], job.decks, job.seed, rules, log=log, history=job.bankroll))
         incidents += _incidents(log, functools.partial(_constant, k + 1), {1: seating.strategy})
+        logs.append(log)
     alone = [r.ranking[0] for r in results]
     longest = max(len(r.history) for r in results)
     bankroll = [[r.history[min(t, len(r.history) - 1)][0] if r.history else rules.start_money for r in results]
@@ -199,7 +202,18 @@ def _duplicate(job: MatchJob, seatings: Sequence[Seating], tracer: Tracer | None
         seat_rounds=[s.rounds for s in alone], fouls=[s.fouls for s in alone], faults=[s.fault for s in alone],
         fault_details=[s.fault_detail for s in alone], bankroll=bankroll, incidents=incidents,
         trace=tracer.trace() if tracer is not None else (),
+        # The subject's own match (it sits at seat 1 of it) is what its review and replay read.
+        log=_kept_log(job, logs[job.info.seat - 1], 1) if job.info.seat is not None else "",
     )
+
+
+def _kept_log(job: MatchJob, log: RoundLog, seat: int | None = None) -> str:
+    """The round log the match keeps for its review and replay, its decisions priced (``grading.reviewer``);
+    ``seat``: the subject's seat in ``log`` when it is not the job's (a duplicate job's own match)."""
+    from twentyone.grading.reviewer import kept_log
+
+    return kept_log(log.records or [], seat if seat is not None else job.info.seat, job.trace or job.bankroll,
+                    MAX_INCIDENTS_PER_SEAT)
 
 
 def play_batch(jobs: Sequence[MatchJob]) -> list[MatchOutcome]:

@@ -20,6 +20,7 @@ from twentyone.grading.config import GradingConfig, WinRate, config_from_dict, s
 from twentyone.grading.outcome import EntryKind
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
+from twentyone.grading.review import class_reviews
 from twentyone.grading.rubric import Result, judge_batches, winner_of
 from twentyone.grading.standings import Place, judge_tournament, places, standings
 from twentyone.grading.stats import Decision
@@ -353,4 +354,6 @@ def class_report(store: Store) -> ClassReport:
     graded = [_not_graded(e, lost[e.name]) if e.error is None and lost[e.name] else e for e in entries]
     students = [grade_student(e, rows, config, ranks.get(e.name), len(ranks), shared.get(e.name),
                               rows_by.get(e.name), units) for e in graded]
-    return ClassReport("grade", title, created, config.to_dict(), students, [], len(rows), rounds, damaged=damage)
+    report = ClassReport("grade", title, created, config.to_dict(), students, [], len(rows), rounds, damaged=damage)
+    report.reviews = class_reviews(rows, students, shown_key)  # issue 26: each student's review (grading.review)
+    return report

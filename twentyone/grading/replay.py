@@ -1,0 +1,189 @@
+"""The review on the grade's pages (issue 26): a student page's section, the class page's column, the links of
+incidents and sample matches to their rounds, and the replay pages themselves.
+
+``report`` calls these hooks; everything shown comes from ``ClassReport.reviews`` (``grading.review``), so
+``twentyone report DIR`` makes the same pages from the store alone.  Every text from a student is escaped
+(``html.escape``); a replay page sets it as data (``twentyone.review.replay``).  Replay pages are written
+under ``students/<name>/replays/``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from html import escape
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+from twentyone.grading.keptlog import REVIEW, unpack_log
+from twentyone.grading.results import ClassReport, ReplayPage, StudentReview, StudentScore
+from twentyone.review.costs import SITUATIONS, UPS, Priced
+from twentyone.review.replay import render_replay, round_anchor
+from twentyone.review.logs import LogError, SeatInfo, parse_records
+from twentyone.review.rounds import rounds_of
+
+__all__ = ["ev_lost_cell", "review_section", "replay_link", "write_replays", "EV_LOST_HELP"]
+
+EV_LOST_HELP = ("EV lost per 100 hands: what the strategy's decisions cost against the best play, in initial bets, "
+                "priced exactly off the cards it could have seen, in the matches the grade traces (0 = every "
+                "decision was the best one)")
+
+
+_CSS = "#heatmap td.heat{padding:2px 6px;min-width:42px;line-height:1.15}#heatmap th{padding:2px 8px}"
+
+
+def ev_lost_cell(report: ClassReport, name: str) -> tuple[str, str]:
+    """The class page's cell for ``name``: (text, sort value); an em dash without a review."""
+    r = report.reviews.get(name)
+    if r is None or r.per_100 is None:
+        return "\u2014", ""
+    return f"{r.per_100:.2f}", f"{r.per_100:.6f}"
+
+
+def _href(path: str, anchor: str = "") -> str:
+    return quote(path) + (f"#{anchor}" if anchor else "")
+
+
+def _page_for(report: ClassReport, name: str, match_key: str) -> ReplayPage | None:
+    r = report.reviews.get(name)
+    if r is None:
+        return None
+    return next((p for p in r.replays if p.match_key == match_key), None)
+
+
+def replay_link(report: ClassReport, name: str, match_key: str, round_no: int | None = None) -> str:
+    """A link (HTML) from ``name``'s page to ``match_key``'s replay, at round ``round_no``; '' without a replay."""
+    page = _page_for(report, name, match_key)
+    if page is None:
+        return ""
+    anchor = round_anchor(round_no, foul=True) if round_no else ""
+    text = f"replay round {round_no}" if round_no else "replay"
+    return f'<a class="replay" href="{escape(_href(page.path, anchor))}">{escape(text)}</a>'
+
+
+def _heat(cells: list[tuple[str, str, float, int]]) -> str:
+    """The heat map: EV lost by situation (rows) and dealer's card (columns), darker where more was lost."""
+    by = {(s, u): (loss, n) for s, u, loss, n in cells}
+    top = max((loss for loss, _ in by.values()), default=0.0) or 1.0
+    rows = []
+    for sit in SITUATIONS:
+        if not any((sit, u) in by for u in UPS):
+            continue
+        tds = []
+        for u in UPS:
+            if (sit, u) not in by:
+                tds.append('<td class="num heat"></td>')
+                continue
+            loss, n = by[(sit, u)]
+            alpha = 0.08 + 0.85 * (loss / top) if loss > 0 else 0.0
+            style = f' style="background:rgba(192,57,43,{alpha:.2f})"' if alpha else ""
+            tds.append(f'<td class="num heat" data-loss="{loss:.6f}" title="{escape(sit)} vs {u}: {loss:.3f} lost in '
+                       f'{n} decision(s)"{style}>{loss:.2f}<br><span class="note">{n}</span></td>')
+        rows.append(f"<tr><th scope=\"row\">{escape(sit)}</th>{''.join(tds)}</tr>")
+    head = "".join(f'<th class="num" scope="col">{u}</th>' for u in UPS)
+    return (f'<table id="heatmap"><thead><tr><th>situation \\ dealer</th>{head}</tr></thead>\n<tbody>\n'
+            + "\n".join(rows) + "\n</tbody></table>")
+
+
+def review_section(report: ClassReport, student: StudentScore) -> str:
+    """The student page's "Decisions reviewed" section (HTML), '' without a review."""
+    r: StudentReview | None = report.reviews.get(student.name)
+    if r is None:
+        return ""
+    parts = ["<h2>Decisions reviewed</h2>", f"<style>{_CSS}</style>"]
+    if r.per_100 is None or not r.matches:
+        parts.append('<p class="note">No traced match was reviewed (a store made before reviews were kept, or no '
+                     "round played).</p>")
+    else:
+        parts.append(f'<p><span class="total" id="ev-lost-per-100">{r.per_100:.2f}</span> initial bets of EV lost '
+                     f"per 100 hands ({r.ev_lost:.2f} over {r.hands} hands and {r.decisions} priced decisions of the "
+                     f"{r.matches} matches against stand that the grade traces).</p>")
+        parts.append(f'<p class="note">{escape(EV_LOST_HELP)}. Each decision is priced by the exact analyser off '
+                     "the cards the strategy could have seen since the shuffle (RULES.md, Decision review).</p>")
+        if r.costliest:
+            rows = []
+            for k, c in enumerate(r.costliest, 1):
+                link = (f'<a href="{escape(_href(c.replay, c.anchor))}">round {c.round}</a>' if c.replay
+                        else f"round {c.round}")
+                rows.append(f"<tr><td class=\"num\">{k}</td><td>{escape(PurePosixPath(c.replay).stem)}</td>"
+                            f"<td>{link}</td><td>{escape(c.cards)} vs {escape(c.up)}"
+                            f"</td><td>{escape(c.situation)}</td><td>{escape(c.answer)}</td><td>{escape(c.best)}</td>"
+                            f"<td class=\"num\">{c.loss:.3f}</td></tr>")
+            parts.append("<h3>The costliest decisions</h3>\n<table id=\"costliest\"><thead><tr><th>#</th><th>Match</th><th>Round"
+                         "</th><th>Hand</th><th>Situation</th><th>Answered</th><th>Best</th><th class=\"num\">EV "
+                         "lost</th></tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody></table>")
+        else:
+            parts.append("<p>No decision lost any EV.</p>")
+        if r.cells:
+            parts.append("<h3>Where EV was lost</h3>\n<p class=\"note\">Initial bets lost by situation and dealer's "
+                         "card, with the number of decisions below; darker is more.</p>\n" + _heat(r.cells))
+        if r.bet_note:
+            parts.append(f"<p><b>Bets:</b> {escape(r.bet_note)}</p>")
+    if r.replays:
+        items = []
+        for p in r.replays:
+            what = " (only the rounds with a foul)" if p.scope != "match" else ""
+            items.append(f'<li><a href="{escape(_href(p.path))}">{escape(p.title)}</a>{escape(what)}</li>')
+        parts.append("<h3>Replays</h3>\n<p class=\"note\">Each match step by step, the student's seat outlined: "
+                     "the arrow keys step through it. The sample matches of the bankroll charts and every match "
+                     "with an incident shown here are among them.</p>\n<ul class=\"replays\">" + "".join(items)
+                     + "</ul>")
+    return "\n".join(parts)
+
+
+def _priced(lines: list[str], seat: int) -> list[Priced]:
+    out: list[Priced] = []
+    for line in lines:
+        if f'"type":"{REVIEW}"' not in line:
+            continue
+        rec = json.loads(line)
+        if rec.get("seat") == seat:
+            out += [Priced.from_list(p) for p in rec.get("priced", [])]
+    return out
+
+
+def _records(lines: list[str], seat: int) -> list[tuple[int, dict[str, Any]]]:
+    """The log's records, other seats' fault texts left out (they are other students' data)."""
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip() or f'"type":"{REVIEW}"' in line:
+            continue
+        rec = json.loads(line)
+        if rec.get("type") == "round" and rec.get("faults"):
+            rec["faults"] = [dict(f, detail="") if f.get("seat") != seat else f for f in rec["faults"]]
+        out.append((n, rec))
+    return out
+
+
+def write_replay(page: ReplayPage, student: str, out: Path) -> Path:
+    """Write one replay page under ``out/students`` and return its path."""
+    lines = unpack_log(page.log)
+    match = parse_records(_records(lines, page.seat), page.match_key)
+    names = page.names
+    seats = tuple(SeatInfo(s.seat, names[s.seat - 1] if s.seat <= len(names) else s.name, "")
+                  for s in match.seats)
+    match = replace(match, seats=seats, seed=None)  # a student never sees a run's seed (RULES.md, secret_seed)
+    plays = {rnd.number: play for rnd, play in rounds_of(match) if not isinstance(play, LogError)}
+    note = ("Only the rounds with a foul were kept for this match (each with the cards seen before it)."
+            if page.scope != "match" else "Every round of the match.")
+    back = "../../" + quote(student) + ".html"
+    html = render_replay(match, plays, _priced(lines, page.seat), [page.seat], page.title, note,
+                         (back, "\u2190 " + student + "'s page"))
+    path = out / "students" / page.path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(html, encoding="utf-8", newline="\n")
+    return path
+
+
+def write_replays(report: ClassReport, out: Path) -> list[Path]:
+    """Write every student's replay pages; return the files written."""
+    written: list[Path] = []
+    for name, review in report.reviews.items():
+        for page in review.replays:
+            try:
+                written.append(write_replay(page, name, out))
+            except (LogError, ValueError):
+                continue  # a damaged kept log: the page lists the replay, which is then missing
+    return written
+
