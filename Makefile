@@ -41,7 +41,7 @@ c-program: twentyone-c
 # The student's file is compiled twice, each time from a copy in $(CPROG), so that a quoted include finds the
 # project's headers, never a twentyone.h or mycodes.h beside the file (one that differs is named in a warning):
 # manual.c is the file as it is (the manual game: no arguments); auto.c is the file as `twentyone match`
-# compiles it, PERSON switched off by the same code (twentyone/players/cprogram.py), its globals renamed
+# compiles it, PERSON switched off by the same code (twentyone/players/c/program.py), its globals renamed
 # tw_auto_* so that both link into one program (the automatic runs: --seed ...).
 CPROG  := build/c-program
 CPROG_CFLAGS := -O2 -std=gnu99 -Ic_src -Ic_src/compat
@@ -49,7 +49,7 @@ CPROG_CFLAGS := -O2 -std=gnu99 -Ic_src -Ic_src/compat
 twentyone-c: c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/tw_person.c c_src/twentyone.h c_src/mycodes.h \
              c_src/tw_person.h $(MYCODES) | $(STAMP)
 	@mkdir -p $(CPROG)
-	$(PY) -m twentyone.players.cprogram '$(MYCODES)' $(CPROG)
+	$(PY) -m twentyone.players.c.program '$(MYCODES)' $(CPROG)
 	$(CC) $(CPROG_CFLAGS) -c $(CPROG)/manual.c -o $(CPROG)/manual.o
 	$(CC) $(CPROG_CFLAGS) -c $(CPROG)/auto.c -o $(CPROG)/auto.o
 	nm -g --defined-only $(CPROG)/auto.o | awk 'NF == 3 { print $$3, "tw_auto_" $$3 }' > $(CPROG)/auto.syms

@@ -67,7 +67,7 @@ static char (*continue_action_arr[MAXS])(Player(*)[]) = {
 static void (*show_arr[MAXS])(Banker*, Player(*)[], int, int, int) = { show1, show2, show3, show4, show5 };
 
 #ifdef TW_AUTO_OBJECT
-/* make c-program links a second copy of the file (twentyone/players/cprogram.py): the file as
+/* make c-program links a second copy of the file (twentyone/players/c/program.py): the file as
  * `twentyone match` compiles it, #define PERSON switched off, every global renamed tw_auto_*.  The
  * automatic runs (--seed ...) play that copy; the manual game (no arguments) plays the file as it is.
  * A missing function set is a null pointer here too. */

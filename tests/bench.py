@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from twentyone.players.builtin import Basic, Stand
+from twentyone.players.builtin.course import Basic, Stand
 from twentyone.match import Seating, play_match
 from twentyone.rules import COURSE, PRESETS, Rules
 
@@ -72,7 +72,7 @@ def bench_gymnasium(runs: int, seconds: float) -> float | None:
 #: The course engine figure in CPU time (best of 5 runs of 60 matches), as code any checkout can run.
 _CPU_RATES = """
 import sys, time
-from twentyone.players.builtin import Basic, Stand
+from twentyone.players.builtin.course import Basic, Stand
 from twentyone.match import Seating, play_match
 def rate(n):
     t, rounds = time.process_time(), 0
@@ -160,7 +160,7 @@ def bench_c_program(runs: int, seconds: float) -> None:
 
 def bench_sandbox(runs: int, seconds: float) -> None:
     """Per-decision overhead, a sandboxed 2-seat C table, and match start (a new box per match)."""
-    from twentyone.players.pyplayer import ModuleFunctionSet
+    from twentyone.players.files.python import ModuleFunctionSet
     from twentyone.players.sandbox.client import SandboxFunctionSet
     from twentyone.players.sandbox.limits import Limits
     from twentyone.players.spec import make_strategy
@@ -180,7 +180,7 @@ def bench_sandbox(runs: int, seconds: float) -> None:
 
     overhead = statistics.median(per_call(boxed.first_action) - per_call(local.first_action) for _ in range(runs))
     boxed.close()
-    from twentyone.players.cbuild import compile_student
+    from twentyone.players.c.build import compile_student
 
     c_box = SandboxFunctionSet("c", compile_student(ROOT / "c_src" / "mycodes.c"), 1, Limits())
 
@@ -425,7 +425,7 @@ def bench_analysis(runs: int, seconds: float) -> None:
 
 def bench_champion(runs: int, seconds: float) -> None:
     """``champion`` against ``basic``, 2 seats, its tables made first (target >= 5,000 rounds/s)."""
-    from twentyone.players.champion import Champion, warm_up
+    from twentyone.players.builtin.champion import Champion, warm_up
 
     warm_up("basic")
     rate = median_of(runs, lambda: _rounds_per_second(
@@ -438,8 +438,8 @@ def bench_similarity(runs: int, seconds: float) -> None:
     and what tracing adds to a graded match (a sandboxed C basic player against stand)."""
     from tests.simclass import traced_class, traced_overhead
     from twentyone.grading.config import Similarity
-    from twentyone.grading.fingerprints import read_text
-    from twentyone.grading.similarity import build, template_sources
+    from twentyone.grading.similarity.fingerprints import read_text
+    from twentyone.grading.similarity.pairs import build, template_sources
     from twentyone.grading.store import SourceRow
     from twentyone.players.sandbox.limits import Limits
 
@@ -477,7 +477,7 @@ def bench_variants(runs: int, seconds: float) -> None:
     course's never splits, the split game's does) or always standing; the two are run in turn, and the
     figure is the median ratio (target >= 70%)."""
     from twentyone.analysis import derived_basic_chart
-    from twentyone.players.chartplayer import ChartStrategy
+    from twentyone.players.builtin.chart import ChartStrategy
 
     split = PRESETS["s17-3to2-6d"]
     charts = {r.name: derived_basic_chart(r, 6) for r in (COURSE, split)}

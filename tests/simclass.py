@@ -16,10 +16,10 @@ from dataclasses import replace
 from twentyone.grading.config import GradingConfig
 from twentyone.grading.plan import criterion_job
 from twentyone.grading.runner import play_job
-from twentyone.grading.traces import TraceRound
-from twentyone.grading.tracer import Tracer, reference_family
+from twentyone.grading.similarity.traces import TraceRound
+from twentyone.grading.similarity.tracer import Tracer, reference_family
 from twentyone.match import Seating, play_match
-from twentyone.players.builtin import Stand
+from twentyone.players.builtin.course import Stand
 from twentyone.players.sandbox.limits import Limits
 from twentyone.records import SeatView
 from twentyone.rules import COURSE

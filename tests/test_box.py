@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from twentyone.match import Seating, play_match
-from twentyone.players.builtin import Basic, Stand
+from twentyone.players.builtin.course import Basic, Stand
 from twentyone.players.sandbox import box as boxmod
 from twentyone.players.sandbox import seccomp, wire
 from twentyone.players.sandbox.box import Box, BoxSettings, Layers, await_ready, spawn

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from twentyone.players.builtin import BUILTINS, HiLo, Stand
+from twentyone.players.builtin.course import BUILTINS, HiLo, Stand
 from tests.scripted import Scripted, one_round
 from twentyone.cards import VALUE
 from twentyone.table import StackedGenerator, Table

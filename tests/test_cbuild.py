@@ -14,8 +14,8 @@ import pytest
 
 from twentyone.errors import CompileError, PlayerSpecError
 from twentyone.match import Seating, play_match
-from twentyone.players.builtin import Stand
-from twentyone.players.cbuild import cache_dir, compile_student, prune_cache
+from twentyone.players.builtin.course import Stand
+from twentyone.players.c.build import cache_dir, compile_student, prune_cache
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.spec import make_strategy
 from twentyone.roundlog import RoundLog
@@ -159,7 +159,7 @@ def test_a_cache_hit_counts_as_use(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 
 def test_a_bad_cache_setting_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     """TWENTYONE_MAX_MODULE_MIB that is not a number is named in one line."""
-    from twentyone.players.cbuild import max_module_bytes
+    from twentyone.players.c.build import max_module_bytes
 
     monkeypatch.setenv("TWENTYONE_MAX_MODULE_MIB", "lots")
     with pytest.raises(PlayerSpecError, match="TWENTYONE_MAX_MODULE_MIB must be a number of MiB"):

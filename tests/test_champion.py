@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from twentyone.players.builtin import BUILTINS, Basic, HiLo, Stand
+from twentyone.players.builtin.course import BUILTINS, Basic, HiLo, Stand
 from tests.scripted import Scenario, Scripted
 from twentyone.grading.evaluate import evaluate
-from twentyone.players.champion import D_LO, Champion, joint_table, tables_for, value_tables
+from twentyone.players.builtin.champion import D_LO, Champion, joint_table, tables_for, value_tables
 from twentyone.match import Seating, play_match
 from twentyone.records import SeatView
 from twentyone.roundlog import RoundLog
@@ -282,7 +282,7 @@ def _two_rounds_value(d: int, n: int) -> float:
 
     j = joint_table(0, "basic")
     cells = [(HALF[i], HALF[k], j[i][k]) for i in range(6) for k in range(6) if j[i][k]]
-    from twentyone.players.champion import BET_UNITS
+    from twentyone.players.builtin.champion import BET_UNITS
 
     @functools.lru_cache(maxsize=None)
     def v(d: int, n: int) -> float:

@@ -8,7 +8,7 @@ import pytest
 
 from tests.scripted import one_round
 from twentyone.errors import PlayerSpecError
-from twentyone.players.chartplayer import FRENCH_EXPERT, ChartStrategy, load_chart
+from twentyone.players.builtin.chart import FRENCH_EXPERT, ChartStrategy, load_chart
 from twentyone.players.spec import builtin_name, make_strategy
 from twentyone.rules import PRESETS
 

@@ -220,7 +220,7 @@ def test_every_warning_names_its_student(tmp_path: Path) -> None:
     from twentyone.grading.commands import Execution, entry_notes
     from twentyone.grading.config import GradingConfig, Similarity
     from twentyone.grading.grader import prepare_entries
-    from twentyone.grading.similar import similar
+    from twentyone.grading.similarity.command import similar
 
     handins = FIX / "handins"
     for name in ("li_lei", "han_meimei"):

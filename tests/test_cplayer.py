@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from twentyone.players.builtin import Basic, HiLo, Stand
-from twentyone.players.cbuild import compile_student, module_name, prepare_source
+from twentyone.players.builtin.course import Basic, HiLo, Stand
+from twentyone.players.c.build import compile_student, module_name, prepare_source
 from twentyone.errors import CompileError
 from twentyone.match import Seating, play_match
 from twentyone.players.spec import make_strategy
@@ -267,7 +267,7 @@ CLI = [sys.executable, "-m", "twentyone"]
 
 def test_unchanged_file_is_not_compiled_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """The second compile of an unchanged file comes from the cache: the compiler is not run."""
-    import twentyone.players.cbuild as cp
+    import twentyone.players.c.build as cp
 
     built = compile_student(STUDENTS / "basic.c")
 
@@ -280,7 +280,7 @@ def test_unchanged_file_is_not_compiled_again(monkeypatch: pytest.MonkeyPatch) -
 
 def test_build_name_covers_headers_flags_and_toolchain(monkeypatch: pytest.MonkeyPatch) -> None:
     """Changing the flags, the headers or the compiler gives a new module name (a new build)."""
-    import twentyone.players.cbuild as cp
+    import twentyone.players.c.build as cp
 
     base = module_name(b"int x;")
     monkeypatch.setattr(cp, "FLAGS", cp.FLAGS + ("-O3",))
@@ -305,7 +305,7 @@ def test_modules_are_loaded_without_rtld_global() -> None:
     """A student module's symbols never join the process's global namespace."""
     import ctypes
 
-    from twentyone.players.cplayer import load_student
+    from twentyone.players.c.module import load_student
 
     built = compile_student(STUDENTS / "static_counter.c")
     load_student(built)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from twentyone.match import Seating, play_match
-from twentyone.players.builtin import Stand
+from twentyone.players.builtin.course import Stand
 from twentyone.players.sandbox.crash import locate
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.spec import make_strategy
@@ -101,7 +101,7 @@ def test_a_python_exception_shows_only_the_students_lines(tmp_path: Path) -> Non
 
 def test_a_report_outside_the_program_names_nothing(tmp_path: Path) -> None:
     """Addresses that are not the program's (a forged or damaged report) give no line, never a guess."""
-    from twentyone.players.cbuild import BOX_PROGRAM, compile_student
+    from twentyone.players.c.build import BOX_PROGRAM, compile_student
 
     program = compile_student(Path("c_src/mycodes.c")).parent / BOX_PROGRAM
     assert locate(program, (11, 0, 0x10000, 0x10000 - 8, 1 << 60), "mycodes.c") is None

@@ -31,7 +31,7 @@ from tests.escape_helpers import (ABIS, BASIC_C, ESCAPE_C, SESSIONS, STAND_PY, R
                                   match, may_refuse, named, peak_rss, played, process_tag, run, sacrificial, Scene,
                                   scores, seat_rounds)
 from twentyone.match import Seating, play_match
-from twentyone.players.builtin import Stand
+from twentyone.players.builtin.course import Stand
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.spec import make_strategy
 from twentyone.roundlog import RoundLog

@@ -14,12 +14,12 @@ import random
 
 import pytest
 
-from twentyone.grading import fingerprints
-from twentyone.grading.behaviour import PairPlay
+from twentyone.grading.similarity import fingerprints
+from twentyone.grading.similarity.behaviour import PairPlay
 from twentyone.grading.config import Similarity
-from twentyone.grading.fingerprints import CodeScore, Source, Token, code_scores, common_prints
-from twentyone.grading.similarity import build, code_flagged
-from twentyone.grading.traces import REFERENCES, TraceRound
+from twentyone.grading.similarity.fingerprints import CodeScore, Source, Token, code_scores, common_prints
+from twentyone.grading.similarity.pairs import build, code_flagged
+from twentyone.grading.similarity.traces import REFERENCES, TraceRound
 
 #: What the README promises: every match of this many tokens or more is found ...
 FOUND = 19

@@ -343,7 +343,7 @@ def test_basic_beats_stand_as_the_outside_simulation_found() -> None:
     """
     import math
 
-    from twentyone.players.builtin import Basic, Stand
+    from twentyone.players.builtin.course import Basic, Stand
     from twentyone.match import Seating, play_match
 
     n = 10_000

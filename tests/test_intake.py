@@ -1,4 +1,4 @@
-"""The one intake (twentyone.players.intake): which file of a folder or zip is the strategy, who the student is,
+"""The one intake (twentyone.players.files.intake): which file of a folder or zip is the strategy, who the student is,
 how zip names and names that are not UTF-8 read, and what a zip may unpack."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 
 from tests.handins import FIXED_DATE, HANDINS, _RawNameInfo, mojibake, zip_folder
 from twentyone.errors import PlayerSpecError
-from twentyone.players.intake import IntakeError, SourceKind, ZipLimits, readable, student_name, take
+from twentyone.players.files.intake import IntakeError, SourceKind, ZipLimits, readable, student_name, take
 
 ROOT = Path(__file__).resolve().parent.parent
 BASIC_C = ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c"
@@ -267,7 +267,7 @@ def test_a_corrupt_zip_is_one_line(tmp_path: Path) -> None:
 
 def test_a_zip_without_dest_is_unpacked_into_a_temporary_folder_removed_at_cleanup(tmp_path: Path) -> None:
     """take() without dest (match): a temporary folder, removed by cleanup() (run at exit)."""
-    from twentyone.players.intake import cleanup
+    from twentyone.players.files.intake import cleanup
 
     got = take(zip_folder(HANDINS / "novice", tmp_path / "novice.zip", prefix="novice/"))
     assert got.path.is_file() and got.name == "novice"

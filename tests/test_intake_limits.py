@@ -26,7 +26,7 @@ import pytest
 
 from twentyone.errors import PlayerSpecError
 from twentyone.handin import MAX_SOURCE
-from twentyone.players.intake import IntakeError, take
+from twentyone.players.files.intake import IntakeError, take
 
 ROOT = Path(__file__).resolve().parent.parent
 STAND_PY = ROOT / "tests" / "fixtures" / "py" / "stand_py.py"
@@ -81,8 +81,8 @@ def _fifo(path: Path) -> Path:
 
 def test_a_fifo_named_mycodes_c_is_refused_in_one_line_not_read(tmp_path: Path) -> None:
     """A FIFO as the strategy file, alone or in a folder: one line naming it; nothing blocks on it."""
-    from twentyone.players.cbuild import prepare_source
-    from twentyone.players.pyplayer import read_source
+    from twentyone.players.c.build import prepare_source
+    from twentyone.players.files.python import read_source
 
     fifo = _fifo(tmp_path / "li" / "mycodes.c")
     _refused(lambda: take(fifo), "a FIFO")
@@ -172,8 +172,8 @@ def test_a_zip_entry_that_is_a_link_or_a_fifo_is_refused(tmp_path: Path) -> None
 def test_a_big_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
     """A 200 MB (sparse) mycodes.c, main.c or header: refused by its size at once; nothing reads it."""
     from twentyone.grading.notes import source_notes
-    from twentyone.players.cbuild import prepare_source
-    from twentyone.players.cheaders import own_header_warnings
+    from twentyone.players.c.build import prepare_source
+    from twentyone.players.c.headers import own_header_warnings
 
     big, header = tmp_path / "li" / "mycodes.c", tmp_path / "li" / "twentyone.h"
     big.parent.mkdir()
@@ -234,7 +234,7 @@ def _write(folder: Path, name: str, text: str) -> Path:
 
 
 def _prepare_source(text: str, tmp: Path) -> None:
-    from twentyone.players.cbuild import prepare_source
+    from twentyone.players.c.build import prepare_source
 
     try:
         prepare_source(_write(tmp, "mycodes.c", text))
@@ -243,7 +243,7 @@ def _prepare_source(text: str, tmp: Path) -> None:
 
 
 def _looks_like_c(text: str, tmp: Path) -> None:
-    from twentyone.players.cbuild import _looks_like_c
+    from twentyone.players.c.build import _looks_like_c
 
     _looks_like_c(text)
 
@@ -255,7 +255,7 @@ def _intake(text: str, tmp: Path) -> None:
 
 
 def _interface(text: str, tmp: Path) -> None:
-    from twentyone.players.cheaders import differences, interface
+    from twentyone.players.c.headers import differences, interface
 
     differences(interface(text), interface(text))
 
@@ -268,7 +268,7 @@ def _notes(text: str, tmp: Path) -> None:
 
 def _fingerprint(language: str) -> Callable[[str, Path], None]:
     def step(text: str, tmp: Path) -> None:
-        from twentyone.grading.fingerprints import fingerprint, read_text
+        from twentyone.grading.similarity.fingerprints import fingerprint, read_text
 
         fingerprint("x", read_text(text.encode("utf-8")), language)
 
@@ -278,8 +278,8 @@ def _fingerprint(language: str) -> Callable[[str, Path], None]:
 
 def _similarity(text: str, tmp: Path) -> None:
     from twentyone.grading.config import Similarity
-    from twentyone.grading.similarity import build, template_sources
-    from twentyone.grading.simpages import render_pair
+    from twentyone.grading.similarity.pairs import build, template_sources
+    from twentyone.grading.similarity.pages import render_pair
     from twentyone.grading.store import SourceRow
 
     sources = [SourceRow(n, "submission", f"{n}.c", "c", text) for n in ("a", "b")] + template_sources()
@@ -289,7 +289,7 @@ def _similarity(text: str, tmp: Path) -> None:
 
 
 def _python(text: str, tmp: Path) -> None:
-    from twentyone.players.pyplayer import _text, defines_strategy, read_source
+    from twentyone.players.files.python import _text, defines_strategy, read_source
 
     raw = read_source(_write(tmp, "li.py", text), "li.py")
     defines_strategy(raw)

@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twentyone.players.builtin import Basic, HiLo, Stand
+from twentyone.players.builtin.course import Basic, HiLo, Stand
 from tests.scripted import Scripted, one_round
 from twentyone.cards import calculate
 from twentyone.core import MAX_SEED, Generator, new_shoe

@@ -1246,7 +1246,7 @@ def test_ruling_grade_table_size() -> None:
     from twentyone.grading.plan import criterion_job, legal_job, tournament_jobs
     from twentyone.grading.runner import play_job
     from twentyone.match import Seating
-    from twentyone.players.builtin import Basic, Stand
+    from twentyone.players.builtin.course import Basic, Stand
     from twentyone.rules import get_rules
 
     for rules, seats in (("course", 5), ("french", 4), ("lianzhong", 4), ("unix-bj", 1), ("judge", 1)):
@@ -1452,7 +1452,7 @@ def test_every_ruling_has_its_test() -> None:
 
 def test_ruling_grade_intake(tmp_path: "Path") -> None:
     """The shallowest mycodes.c is graded and the others named; two equally shallow are refused naming both."""
-    from twentyone.players.intake import IntakeError, take
+    from twentyone.players.files.intake import IntakeError, take
 
     for name in ("li/mycodes.c", "li/backup/mycodes.c", "li/.git/mycodes.c", "li/Debug/mycodes.c"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -1473,7 +1473,7 @@ def test_ruling_grade_zip_names(tmp_path: "Path") -> None:
     import os
 
     from tests.handins import zip_tree
-    from twentyone.players.intake import readable, take
+    from twentyone.players.files.intake import readable, take
 
     gbk = take(zip_tree({"21点游戏/备份/mycodes.c": b"x"}, tmp_path / "a.zip", cp936=True))
     assert gbk.shown == "21点游戏/备份/mycodes.c"
@@ -1486,7 +1486,7 @@ def test_ruling_grade_zip_limits(tmp_path: "Path") -> None:
 
     import pytest
 
-    from twentyone.players.intake import IntakeError, ZipLimits, take
+    from twentyone.players.files.intake import IntakeError, ZipLimits, take
 
     z = tmp_path / "a.zip"
     with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as f:
@@ -1614,9 +1614,9 @@ def test_ruling_grade_intake_files(tmp_path: "Path") -> None:
 
     import pytest
 
-    from twentyone.grading.fingerprints import MAX_COMPARED, fingerprint
+    from twentyone.grading.similarity.fingerprints import MAX_COMPARED, fingerprint
     from twentyone.handin import MAX_SOURCE, HandInFileError, read_file
-    from twentyone.players.intake import IntakeError, take
+    from twentyone.players.files.intake import IntakeError, take
 
     for name in ("fifo", "out", "big", "in"):
         (tmp_path / name).mkdir()
@@ -1654,7 +1654,7 @@ def test_ruling_grade_own_headers(tmp_path: "Path") -> None:
     import json
     from pathlib import Path
 
-    from twentyone.players.intake import take
+    from twentyone.players.files.intake import take
     from twentyone.players.spec import make_strategy
 
     course = (Path(__file__).resolve().parent.parent / "c_src" / "twentyone.h").read_text(encoding="utf-8")

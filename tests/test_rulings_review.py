@@ -24,7 +24,7 @@ from twentyone.grading.outcome import JobInfo, MatchOutcome
 from twentyone.grading.review import student_review
 from twentyone.grading.reviewer import kept_log
 from twentyone.grading.store import MatchRow
-from twentyone.grading.traces import TraceRound
+from twentyone.grading.similarity.traces import TraceRound
 from twentyone.legality import Foul
 from twentyone.match import Seating, play_match
 from twentyone.records import SeatView
@@ -261,7 +261,7 @@ def test_ruling_review_grade() -> None:
     """A grade's review totals the decisions of the matches it traces, priced when they were played: EV lost per
     100 hands is 100 x the EV lost over the hands the student played there; a sample match that is not traced
     gets a replay but does not count."""
-    from twentyone.players.builtin import Basic, Stand
+    from twentyone.players.builtin.course import Basic, Stand
 
     logs = []
     for seed in (3, 4):

@@ -21,7 +21,7 @@ from twentyone.games.montecarlo import GameScore, play_report, report_score, sum
 from twentyone.games.people import NoAnswer, TimedInput, Trustee
 from twentyone.legality import Foul, double_problem
 from twentyone.match import Seating
-from twentyone.players.builtin import Mimic
+from twentyone.players.builtin.course import Mimic
 from twentyone.records import SeatView
 from twentyone.roundlog import RoundLog
 from twentyone.errors import RulesError

@@ -474,7 +474,7 @@ class FakeView:
 
 def test_ruling_ai_levels() -> None:
     """ai_levels: 'amateur draws as the dealer; intermediate by rules of thumb; each bets a tenth'."""
-    from twentyone.players.levels import Amateur, Intermediate
+    from twentyone.players.builtin.levels import Amateur, Intermediate
 
     a, i = Amateur(), Intermediate()
 
@@ -531,7 +531,7 @@ ROW_HANDS = {"17+": ["T7", "T8", "T9"], "5 > 8": ["32", "42", "52", "62"], "A-8 
 def test_ruling_expert_chart() -> None:
     """expert_chart: 'the expert plays exactly the chart printed in the document, splits included'."""
     from twentyone.analysis.charts import UPS
-    from twentyone.players.levels import Expert
+    from twentyone.players.builtin.levels import Expert
 
     expert = Expert()
     letter = {"R": "s", "T": "h", "D": "d", "Div": "p"}

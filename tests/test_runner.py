@@ -44,7 +44,7 @@ def test_stored_outcome_keeps_the_seat_money_and_bankroll() -> None:
     assert MatchOutcome.from_dict(stored, out.key, out.info) == out
     # The same match played straight through the engine: the job's outcome is that match's.
     from twentyone.match import Seating, play_match
-    from twentyone.players.builtin import Stand
+    from twentyone.players.builtin.course import Stand
     from twentyone.players.spec import make_strategy
 
     direct = play_match([Seating("s", "stand", Stand()), Seating("c", "c", make_strategy(BASIC_C + ":1"))], job.decks,

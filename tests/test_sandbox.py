@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from twentyone.players.builtin import Basic, Stand
+from twentyone.players.builtin.course import Basic, Stand
 from twentyone.match import MatchResult, Seating, play_match
 from twentyone.players.spec import make_strategy
 from twentyone.roundlog import RoundLog

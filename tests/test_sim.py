@@ -47,7 +47,7 @@ import pytest
 
 from twentyone.analysis import Chart, derived_basic_chart, house_edge
 from twentyone.core import Generator
-from twentyone.players.builtin import Basic, Stand
+from twentyone.players.builtin.course import Basic, Stand
 from twentyone.rules import COURSE, PRESETS
 from twentyone.sim import fresh_shoe_ev
 from twentyone.strategy import Strategy

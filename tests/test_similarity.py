@@ -15,16 +15,16 @@ import pytest
 
 from tests.conftest import require_seccomp
 from tests.test_report import chromium, png_size, run_chromium
-from twentyone.grading.behaviour import FLAT_BETTORS, Play, compare_plays, plays_of, sign_test
+from twentyone.grading.similarity.behaviour import FLAT_BETTORS, Play, compare_plays, plays_of, sign_test
 from twentyone.grading.commands import Execution, grade
 from twentyone.grading.config import GradingConfig, Similarity, config_from_dict
-from twentyone.grading.fingerprints import code_scores, fingerprint, language_of, read_text, template_grams
+from twentyone.grading.similarity.fingerprints import code_scores, fingerprint, language_of, read_text, template_grams
 from twentyone.grading.outcome import JobInfo, MatchOutcome
-from twentyone.grading.similar import similar
-from twentyone.grading.similarity import PairRow, SimilarityReport, build, template_sources
-from twentyone.grading.simpages import FOLDER, PAGE, write_similarity
+from twentyone.grading.similarity.command import similar
+from twentyone.grading.similarity.pairs import PairRow, SimilarityReport, build, template_sources
+from twentyone.grading.similarity.pages import FOLDER, PAGE, write_similarity
 from twentyone.grading.store import SourceRow, Store
-from twentyone.grading.traces import REFERENCES, TraceRound, hand_at
+from twentyone.grading.similarity.traces import REFERENCES, TraceRound, hand_at
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "tests" / "fixtures"
@@ -201,9 +201,9 @@ def test_python_files_are_tokenized_and_compared() -> None:
 
 def test_trace_rounds_are_the_round_logs_and_each_reference_is_asked_in_the_same_view() -> None:
     """Bets, cards and actions of the trace are the round log's; hilo agrees with itself, stand with every 's'."""
-    from twentyone.grading.tracer import Tracer, reference_family
+    from twentyone.grading.similarity.tracer import Tracer, reference_family
     from twentyone.match import Seating, play_match
-    from twentyone.players.builtin import HiLo, Stand
+    from twentyone.players.builtin.course import HiLo, Stand
     from twentyone.roundlog import RoundLog
     from twentyone.rules import COURSE
 
@@ -353,7 +353,7 @@ def test_grade_report_has_a_similarity_page_remade_from_the_store_alone(tmp_path
     probe = ("import sys; from twentyone.cli import main; code = main(['report', sys.argv[1], '--quiet']); "
              "bad = sorted(m for m in sys.modules if m.startswith(('twentyone.table', 'twentyone.match', "
              "'twentyone.players', 'twentyone.core', 'twentyone._core', 'twentyone.grading.runner', "
-             "'twentyone.grading.tracer', 'twentyone.analysis.exact'))); print(code, bad)")
+             "'twentyone.grading.similarity.tracer', 'twentyone.analysis.exact'))); print(code, bad)")
     proc = subprocess.run([sys.executable, "-c", probe, str(out)], cwd=ROOT, capture_output=True, text=True,
                           timeout=300)
     assert proc.stdout.strip() == "0 []", proc.stderr
@@ -362,7 +362,7 @@ def test_grade_report_has_a_similarity_page_remade_from_the_store_alone(tmp_path
 
 def test_a_store_without_sources_or_traces_still_reports(tmp_path: Path) -> None:
     """A run stored before similarity existed: the page says code is not compared, and nothing fails."""
-    from twentyone.grading.similarity import similarity_of
+    from twentyone.grading.similarity.pairs import similarity_of
     from twentyone.grading.store import EntryRow
     from twentyone.grading.outcome import EntryKind
 
@@ -428,9 +428,9 @@ def test_similar_says_why_a_pair_is_not_listed(tmp_path: Path) -> None:
 def test_a_pair_past_the_listed_ones_says_it_is_below_both_lines(monkeypatch: pytest.MonkeyPatch) -> None:
     """With only the strongest pair listed, the others say they are below the code threshold (or share too little)
     and have no evidence by play, with their numbers."""
-    from twentyone.grading import similarity
+    from twentyone.grading.similarity import pairs
 
-    monkeypatch.setattr(similarity, "MAX_LISTED", 1)
+    monkeypatch.setattr(pairs, "MAX_LISTED", 1)
     rows = [source(LI / "mycodes.c", "李雷"), source(ZHOU / "mycodes.c", "zhou_jie"),
             source(FIX / "handins" / "cstyle_c" / "mycodes.c", "cstyle")]
     report = build([r.name for r in rows], rows + template_sources(), {}, Similarity(), "past")

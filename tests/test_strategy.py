@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from twentyone.players.builtin import BUILTINS, Basic, HiLo, Stand
+from twentyone.players.builtin.course import BUILTINS, Basic, HiLo, Stand
 from tests.scripted import one_round
 from twentyone.match import Seating, play_match
 from twentyone.records import Banker, Player, SeatView

@@ -24,7 +24,7 @@ from twentyone.games.bj import BjGame, RandomDeck, StrategyAnswers
 from twentyone.games.lianzhong import play_lianzhong
 from twentyone.games.montecarlo import play_report, play_runs
 from twentyone.match import Seating
-from twentyone.players.builtin import Basic, HiLo, Mimic
+from twentyone.players.builtin.course import Basic, HiLo, Mimic
 from twentyone.records import SeatView
 from twentyone.roundlog import RoundLog
 from twentyone.strategy import Strategy

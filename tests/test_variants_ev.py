@@ -8,7 +8,7 @@ except aces (one card each, not resplit), no surrender, Black Jack 3:2 (RULES.md
   the same shoes, the H17 game, whose difference is the analyser's exact one;
 - mimicking the dealer (hit below 17, never double or split), 6 decks S17: -5.676%.
 
-The optimal figures are played by ``twentyone.players.optimal.Optimal``: the analyser's own
+The optimal figures are played by ``twentyone.players.builtin.optimal.Optimal``: the analyser's own
 composition-dependent decisions (``decision_evs``), split hands as the same cards unsplit ("CDZ-"),
 which is the strategy those exact values are for; the mimic figure by the ``amateur`` AI level.
 Tolerance: Z standard errors of the run.  The three 6-deck games are played on the same shoes, hand
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import pytest
 
 from twentyone.core import Generator
-from twentyone.players.levels import Amateur
-from twentyone.players.optimal import Optimal
+from twentyone.players.builtin.levels import Amateur
+from twentyone.players.builtin.optimal import Optimal
 from twentyone.rules import PRESETS, Rules, get_rules
 from twentyone.strategy import Strategy
 from twentyone.table import Table
@@ -126,7 +126,7 @@ def _pct(x: float) -> str:
 def test_paired_sums_give_the_plain_standard_error() -> None:
     """One game's SE from the paired sums is the sample SD over sqrt(hands), and a game paired with itself
     differs by exactly 0."""
-    from twentyone.players.builtin import Stand
+    from twentyone.players.builtin.course import Stand
 
     r = play_paired(Stand, (PRESETS["course"], PRESETS["course"]), 6, 20_000, 5)
     assert 0.9 / math.sqrt(20_000) < r.se(0) < 1.2 / math.sqrt(20_000)

@@ -1,6 +1,7 @@
 # PYTHON_ARGCOMPLETE_OK  (tab completion for bash and zsh: twentyone completion bash|zsh)
-"""The ``twentyone`` command line: ``match``, ``play``, ``grade``, ``tournament``, ``report``, ``similar``, ``rules``,
-``judge``.
+"""The ``twentyone`` command line: the parser of every command, and the runners of ``grade``, ``tournament``,
+``report``, ``similar`` and ``rules`` (``match`` and ``play`` are ``playing``'s; the analysis, the games, the
+review and the judge bring their own parsers).
 
 Every error a user can cause prints one line, ``twentyone: error: ...``, and exits with status 2;
 nothing prints a traceback.  Each command imports what it needs when it runs, so that ``report``
@@ -15,7 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import Any, NoReturn
 
 from typing import TYPE_CHECKING
 
@@ -31,8 +32,6 @@ MAX_MESSAGES = 8000
 if TYPE_CHECKING:
     from twentyone.grading.commands import Execution
     from twentyone.grading.config import Isolation
-    from twentyone.match import MatchResult, Seating
-    from twentyone.players.sandbox.limits import Limits
 
 __all__ = ["main", "add_rule_options", "rules_of"]
 
@@ -326,7 +325,7 @@ def _run_similar(args: argparse.Namespace) -> int:
 
     from twentyone.grading.commands import Execution
     from twentyone.grading.config import GradingConfig, load_config
-    from twentyone.grading.similar import similar, summary_table
+    from twentyone.grading.similarity.command import similar, summary_table
 
     config = load_config(args.config) if args.config else GradingConfig()
     drawn = config.seed is None
@@ -348,281 +347,6 @@ def _run_similar(args: argparse.Namespace) -> int:
 def _fail(message: str, code: int = 2) -> int:
     print(f"twentyone: error: {visible(message)}", file=sys.stderr)  # it may quote a submission: made visible
     return code
-
-
-def _seatings(specs: Sequence[str], names: Sequence[str], lang: str, sandbox: Limits | None = None,
-              capture_dir: Path | None = None) -> list[Seating]:
-    from twentyone.match import Seating
-    from twentyone.players.intake import readable
-    from twentyone.players.spec import make_strategy
-
-    if not specs:
-        raise TwentyOneError("no players: give --player SPEC for each seat (1 to 5)")
-    if len(specs) > 5:
-        raise TwentyOneError(f"too many players: {len(specs)} (at most 5 seats)")
-    if len(names) > len(specs):
-        raise TwentyOneError(f"more --name ({len(names)}) than --player ({len(specs)})")
-    out = []
-    for i, spec in enumerate(specs):
-        name = names[i] if i < len(names) else f"player{i + 1}"
-        try:
-            strategy = make_strategy(spec, lang=lang, sandbox=sandbox, capture_dir=capture_dir)
-            # The SPEC goes into the table and the round log: a path that is not UTF-8 as readable text.
-            out.append(Seating(name, readable(spec), strategy))
-        except BaseException:
-            for s in out:
-                s.strategy.close()
-            raise
-    return out
-
-
-def result_json(result: MatchResult) -> dict[str, Any]:
-    """The match result as a JSON-ready dict."""
-    return {
-        "seed": result.seed, "decks": result.decks, "rules": result.rules, "reason": result.reason,
-        "rounds": result.rounds, "shuffles": result.shuffles,
-        "ranking": [
-            {"rank": s.rank, "seat": s.seat, "name": s.name, "player": s.spec, "account": s.account,
-             "rounds": s.rounds, "fouls": s.fouls, "fault": s.fault}
-            for s in result.ranking
-        ],
-    }
-
-
-_RANKING_TEXT = {
-    "en": {"title": "seed {seed}, {decks}: {rounds} in {shoes}, {reason}",
-           "cols": ("rank", "seat", "name", "player", "money", "rounds", "fouls", "fault"),
-           "left": "seat {seat} ({spec}) left the match: {fault}: {detail}",
-           "units": (("deck", "decks"), ("round", "rounds"), ("shoe", "shoes")),
-           "reasons": {"broke": "nobody left who could bet", "shuffles": "ended before a 6th shuffle",
-                       "rounds": "round limit reached", "interrupted": "interrupted",
-                       "target": "a player passed the target"}},
-    "zh": {"title": "种子 {seed}，{decks}：{reason}，共 {rounds}，{shoes}",
-           "cols": ("名次", "座位", "名字", "玩家", "赌资", "局数", "犯规", "故障"),
-           "left": "座位 {seat}（{spec}）退出本场：{fault}：{detail}",
-           "units": (("副牌", "副牌"), ("局", "局"), ("次洗牌", "次洗牌")),
-           "reasons": {"broke": "所有玩家赌资输光", "shuffles": "第 6 次洗牌前结束", "rounds": "达到总局数",
-                       "interrupted": "中途结束", "target": "有玩家达到目标"}},
-    "fr": {"title": "graine {seed}, {decks} : fin ({reason}) après {rounds}, {shoes}",
-           "cols": ("rang", "place", "nom", "joueur", "budget", "manches", "fautes", "panne"),
-           "left": "la place {seat} ({spec}) a quitté la partie : {fault} : {detail}",
-           "units": (("jeu", "jeux"), ("manche", "manches"), ("sabot", "sabots")),
-           "reasons": {"broke": "plus personne ne peut miser", "shuffles": "plus de sabot", "rounds": "toutes les manches",
-                       "interrupted": "interrompue", "target": "objectif atteint"}},
-}
-
-
-def _count(n: int, unit: tuple[str, str]) -> str:
-    """``1 deck``, ``2 decks`` (in Chinese both forms are one)."""
-    return f"{n} {unit[0] if n == 1 else unit[1]}"
-
-
-def ranking_title(result: MatchResult, lang: str = "en") -> str:
-    """The line over the final ranking: the seed, the decks, why the match ended, the rounds and the shoes."""
-    text = _RANKING_TEXT.get(lang, _RANKING_TEXT["en"])
-    reason = text["reasons"].get(result.reason, result.reason)  # type: ignore[attr-defined]
-    deck, rnd, shoe = text["units"]
-    return str(text["title"]).format(seed=result.seed, decks=_count(result.decks, deck), reason=reason,  # type: ignore[arg-type]
-                                     rounds=_count(result.rounds, rnd), shoes=_count(result.shuffles, shoe))  # type: ignore[arg-type]
-
-
-def print_ranking(result: MatchResult, out: IO[str] | None = None, lang: str = "en") -> None:
-    """The final ranking as a table (the course's show_result), in English, Chinese or French."""
-    from rich.console import Console
-    from rich.table import Table as RichTable
-
-    text = _RANKING_TEXT.get(lang, _RANKING_TEXT["en"])
-    console = Console(file=out or sys.stdout, highlight=False)
-    t = RichTable(title=ranking_title(result, lang))
-    for col, just in zip(text["cols"], ("right", "right", "left", "left", "right", "right", "right", "left")):
-        t.add_column(col, justify=just, overflow="fold")  # type: ignore[arg-type]
-    for s in result.ranking:
-        t.add_row(str(s.rank), str(s.seat), s.name, s.spec, str(s.account), str(s.rounds), str(s.fouls), s.fault or "")
-    console.print(t)
-    for s in result.ranking:
-        if s.fault:
-            console.print(visible(str(text["left"]).format(seat=s.seat, spec=s.spec, fault=s.fault,
-                                                           detail=s.fault_detail)), markup=False)
-
-
-def _output_dir(args: argparse.Namespace) -> Path:
-    from twentyone.players.cbuild import output_dir
-
-    return args.output_dir if args.output_dir is not None else output_dir()
-
-
-def _run_folder(base: Path, seed: int, specs: Sequence[str]) -> Path | None:
-    """A new folder under ``base`` for what this run's file players print (``match-DATE-TIME-seedS``, then
-    ``-2``, ``-3`` ...), so that no run overwrites another's; None when no player comes from a file."""
-    import time
-
-    from twentyone.players.spec import builtin_name
-
-    if all(builtin_name(s) is not None or s == "human" for s in specs):
-        return None
-    stem = f"match-{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}"
-    for n in range(1, 10_000):
-        folder = base / (stem if n == 1 else f"{stem}-{n}")
-        try:
-            folder.mkdir(parents=True)
-            return folder
-        except FileExistsError:
-            continue
-        except OSError as e:
-            raise TwentyOneError(f"cannot make the output folder {str(folder)!r}: {e.strerror or e}") from None
-    raise TwentyOneError(f"cannot make the output folder: {str(base / stem)!r} and its numbered neighbours exist")
-
-
-def _printed_files(folder: Path | None) -> list[Path]:
-    """What the file players printed this run, one file per match and seat (empty ones removed, and the folder
-    when nothing is left)."""
-    if folder is None:
-        return []
-    kept = []
-    for f in sorted(folder.glob("*.out")):
-        try:
-            if f.stat().st_size:
-                kept.append(f)
-            else:
-                f.unlink()
-        except OSError:
-            continue
-    if not kept:
-        try:
-            folder.rmdir()
-        except OSError:
-            pass
-    return kept
-
-
-def _shared_statics_notes(specs: Sequence[str], sandboxed: bool) -> list[str]:
-    """One line for each C or C++ file seated more than once whose function sets share file-scope variables:
-    the course program gives them one copy; say which way this run plays them (RULES.md, **shared_statics**)."""
-    from twentyone.grading.notes import shared_globals
-    from twentyone.players.intake import KINDS, is_container, readable, take
-    from twentyone.players.spec import builtin_name, parse_spec
-
-    seats: dict[str, list[int]] = {}
-    for spec in specs:
-        if builtin_name(spec) is None and spec != "human":
-            target, k = parse_spec(spec)
-            seats.setdefault(target, []).append(k or 1)
-    notes = []
-    for target, ks in seats.items():
-        if len(ks) < 2:
-            continue
-        path = Path(target).expanduser()
-        try:
-            if is_container(path):
-                path = take(path).path
-            if KINDS.get(path.suffix.lower()) is None or path.suffix.lower() == ".py":
-                continue
-            names = shared_globals(path.read_bytes().decode("utf-8", "replace"))
-        except (OSError, TwentyOneError):
-            continue
-        if not names:
-            continue
-        listed = ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
-        sets = ", ".join(map(str, ks))
-        head = (f"the function sets {sets} of {readable(target)} at this table share its global and static "
-                f"variables ({listed})")
-        if sandboxed:
-            notes.append(f"{head}: in the sandbox each seat plays in a process of its own, with its own copy of "
-                         "them, not one copy as in the course program; --trusted plays them in this process "
-                         "with one copy, as the course program does")
-        else:
-            notes.append(f"{head}: with --trusted they share one copy, as in the course program")
-    return notes
-
-
-def _run_match(args: argparse.Namespace) -> int:
-    from twentyone.match import MatchInterrupted, play_match
-    from twentyone.isolation import limits_of
-    from twentyone.roundlog import RoundLog, open_log
-
-    rules = rules_of(args)
-    decks = args.decks if args.decks is not None else rules.decks
-    rules.check_table(decks, max(1, min(len(args.player), 5)))  # before any player is built (over 5: _seatings says)
-    limits = limits_of(args, person="human" in args.player)
-    folder = _run_folder(_output_dir(args), args.seed, args.player)
-    try:
-        seatings = _seatings(args.player, args.name, args.lang, limits, folder)
-    except BaseException:
-        _printed_files(folder)
-        raise
-    for note in _shared_statics_notes(args.player, limits is not None):
-        print(f"twentyone: note: {note}", file=sys.stderr)
-    stream = open_log(args.log)
-    if limits is not None:  # said once the command can no longer refuse its input
-        from twentyone.players.sandbox.client import host_layers_line
-
-        line = host_layers_line()  # the layers of the first box started (none: no file player)
-        if line is not None:
-            print(f"twentyone: {line}", file=sys.stderr)
-    try:
-        log = RoundLog(stream) if stream is not None else None
-        try:
-            result = play_match(seatings, decks, args.seed, rules, log=log)
-        except MatchInterrupted as e:
-            print_ranking(e.result)
-            return 130
-    finally:
-        if stream is not None:
-            stream.close()
-        for s in seatings:
-            s.strategy.close()
-    printed = _printed_files(folder)
-    if args.json:
-        print(json.dumps(result_json(result), ensure_ascii=False))
-    else:
-        print_ranking(result)
-        for f in printed:
-            print(f"what the players' files printed: {f}")
-    return 0
-
-
-def _run_play(args: argparse.Namespace) -> int:
-    import random
-
-    from twentyone.match import MatchInterrupted, Seating, play_match
-    from twentyone.isolation import limits_of
-    from twentyone.players.terminal import Human
-    from twentyone.roundlog import RoundLog, open_log
-
-    if len(args.others) > 4:
-        raise TwentyOneError(f"too many other players: {len(args.others)} (at most 4 with you)")
-    rules = rules_of(args)
-    decks = args.decks if args.decks is not None else rules.decks
-    rules.check_table(decks, 1 + len(args.others))
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(MAX_SEED)
-    limits = limits_of(args, person=True)
-    folder = _run_folder(_output_dir(args), seed, args.others)
-    try:
-        others = _seatings(args.others, [], args.lang, limits, folder) if args.others else []
-    except BaseException:
-        _printed_files(folder)
-        raise
-    for note in _shared_statics_notes(args.others, limits is not None):
-        print(f"twentyone: note: {note}", file=sys.stderr)
-    me = Seating({"en": "you", "zh": "你", "fr": "vous"}[args.lang], "human", Human(lang=args.lang))
-    seatings = [me] + [Seating(f"player{i + 2}", s.spec, s.strategy) for i, s in enumerate(others)]
-    stream = open_log(args.log)
-    try:
-        result = play_match(seatings, decks, seed, rules, log=RoundLog(stream) if stream else None)
-    except (MatchInterrupted, EOFError) as e:
-        print()
-        if isinstance(e, MatchInterrupted):
-            print_ranking(e.result, lang=args.lang)
-        return 130 if isinstance(e, MatchInterrupted) else 1
-    finally:
-        if stream is not None:
-            stream.close()
-        for s in others:
-            s.strategy.close()
-        for f in _printed_files(folder):
-            print(f"what the players' files printed: {f}")
-    print_ranking(result, lang=args.lang)
-    return 0
 
 
 def _run_rules(args: argparse.Namespace) -> int:
@@ -667,9 +391,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "judge_run", None) is not None:
             return int(args.judge_run(args))
         if args.command == "match":
-            return _run_match(args)
+            from twentyone.playing import run_match
+
+            return run_match(args)
         if args.command == "play":
-            return _run_play(args)
+            from twentyone.playing import run_play
+
+            return run_play(args)
         if args.command == "grade":
             return _run_grade(args)
         if args.command == "tournament":

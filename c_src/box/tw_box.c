@@ -1,6 +1,6 @@
 /* tw_box.c - the program that plays one sandboxed match of a compiled C or C++ submission, then ends.
  *
- * twentyone/players/cbuild.py links it with the student's objects into one program per submission, after
+ * twentyone/players/c/build.py links it with the student's objects into one program per submission, after
  * moving the student's initialisers (constructors, C++ static initialisers: .init_array, .ctors,
  * .preinit_array) into sections of their own and refusing anything else that would run before main
  * (.init/.fini code, ifunc resolvers).  So nothing of the student's runs before main() has confined the

@@ -1,7 +1,7 @@
-/* tw_bridge.h - what Python sees of every compiled student module (twentyone/players/cplayer.py).
+/* tw_bridge.h - what Python sees of every compiled student module (twentyone/players/c/module.py).
  *
  * cffi reads this file as its cdef, with the preprocessor lines dropped and the course's Player and
- * Banker typedefs taken from twentyone.h (twentyone/players/cbuild.py, bridge_cdef).  The glue that
+ * Banker typedefs taken from twentyone.h (twentyone/players/c/build.py, bridge_cdef).  The glue that
  * implements it is tw_dispatch.c and tw_capture.c, compiled into every student module (tw_serve.c, the
  * sandbox's serve loop, goes into the submission's box program instead).
  */

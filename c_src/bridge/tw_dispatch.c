@@ -1,6 +1,6 @@
 /* tw_dispatch.c - dispatch by function set, and the student's static variables, for the Python engine.
  *
- * Compiled into every student module (twentyone/players/cbuild.py).  The course's 20 functions are
+ * Compiled into every student module (twentyone/players/c/build.py).  The course's 20 functions are
  * declared weak and hidden: a set the student did not write reads as a null pointer (tw_missing), and
  * no name is looked up outside the module, so two students' bet1 never meet.
  */

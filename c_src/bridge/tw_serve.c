@@ -1,6 +1,6 @@
 /* tw_serve.c - the course's match, served in the box program (c_src/box/tw_box.c) of a sandboxed C strategy.
  *
- * Linked by twentyone/players/cbuild.py into every submission's box program.  Once the process is confined
+ * Linked by twentyone/players/c/build.py into every submission's box program.  Once the process is confined
  * and the student's initialisers have run, tw_box_serve(in, out, k, cpu_usec) reads each request, calls the
  * student's function on fresh zero-filled copies and writes the reply, all in C, and never returns.  The
  * frames are the ones twentyone/players/sandbox/wire.py lays out:

@@ -1,7 +1,7 @@
 /* tw_judge_client.cpp - the judge problem's Blackjack.h inside a solution's box: every call is a request to the
  * engine, which holds the shoe, the money and the rules (twentyone/judge/boxed.py).
  *
- * twentyone/players/cbuild.py (compile_program) links this file, the box program (c_src/box/tw_box.c) and the
+ * twentyone/players/c/build.py (compile_program) links this file, the box program (c_src/box/tw_box.c) and the
  * contestant's objects into one program, in which only the contestant's play() stays global.  The box
  * confines itself, runs the contestant's initialisers, then calls tw_box_serve, which serves the test:
  *

@@ -164,7 +164,7 @@ def _new_run(out: Path, kind: str, title: str, config: dict[str, Any], entries: 
         store.set_meta("config", config)
         store.set_entries(entries)
         if kind == "grade":  # the graded files' text, for the similarity page
-            from twentyone.grading.similarity import collect_sources
+            from twentyone.grading.similarity.pairs import collect_sources
 
             store.set_sources(collect_sources(entries))
         store.set_meta("kind", kind)
@@ -180,7 +180,7 @@ def _continue_command(command: str, out: Path) -> str:
 
 
 def _same_sources(stored: Sequence[EntryRow], given: Sequence[str]) -> None:
-    from twentyone.players.intake import readable
+    from twentyone.players.files.intake import readable
 
     if given and [e.source for e in stored] != [readable(g) for g in given]:
         raise TwentyOneError("--resume continues the stored run: give the same players or submissions as before "
@@ -193,13 +193,13 @@ def _finish(store: Store, out: Path, execution: Execution) -> ClassReport:
         execution.warn(line)
     sim = None
     if rep.kind == "grade":  # the similarity page (grading.similarity), from the store alone too
-        from twentyone.grading.similarity import similarity_of
+        from twentyone.grading.similarity.pairs import similarity_of
 
         sim = similarity_of(store)
         rep.similarity = sim.summary()
     write_all(rep, out, execution.warn)
     if sim is not None:
-        from twentyone.grading.simpages import write_similarity
+        from twentyone.grading.similarity.pages import write_similarity
 
         try:
             write_similarity(sim, out)
@@ -275,7 +275,7 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
             _same_sources(entries, [str(p) for p in submissions])
             line = sandbox_line(config.isolation)
             if not store.sources():  # a run stored before the graded files' text was kept
-                from twentyone.grading.similarity import collect_sources
+                from twentyone.grading.similarity.pairs import collect_sources
 
                 store.set_sources(collect_sources(entries))
         except BaseException:
@@ -330,7 +330,7 @@ def tournament_entries(specs: Sequence[str], files: Path, limits: Limits | None 
     from concurrent.futures import ThreadPoolExecutor
 
     from twentyone.grading.grader import check_player, strategy_class
-    from twentyone.players.intake import IntakeError, readable, student_name, take
+    from twentyone.players.files.intake import IntakeError, readable, student_name, take
     from twentyone.players.spec import builtin_name, make_strategy, parse_spec
 
     builtins = [builtin_name(spec) for spec in specs]  # the built-in players and chart:FILE (data, not code)

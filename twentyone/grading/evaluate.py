@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 
 from twentyone.grading.stats import wilson
 from twentyone.match import Seating, play_match
-from twentyone.players.builtin import BUILTINS
-from twentyone.players.champion import D_LO, OPPONENT_MODELS, Champion, tables_for
+from twentyone.players.builtin.course import BUILTINS
+from twentyone.players.builtin.champion import D_LO, OPPONENT_MODELS, Champion, tables_for
 from twentyone.rules import COURSE
 from twentyone.strategy import Strategy
 

@@ -34,7 +34,7 @@ from twentyone.grading.stats import Verdict
 from twentyone.grading.standings import judge_tournament, matches_per_unit
 from twentyone.grading.store import EntryRow, MatchRow, Store
 from twentyone.grading.submissions import find_submissions
-from twentyone.players.intake import SourceKind
+from twentyone.players.files.intake import SourceKind
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.spec import check_file
 
@@ -113,7 +113,7 @@ def strategy_class(path: Path, error: str, spec: str, limits: Limits | None, com
     """(error, SPEC) for a Python file whose function set could not be used (``error``): when it defines
     ``STRATEGY`` instead, it is seated as that class in process (trusted), or refused with the true reason and
     what to do (sandboxed).  Any other file keeps ``error`` and ``spec``."""
-    from twentyone.players.pyplayer import defines_strategy
+    from twentyone.players.files.python import defines_strategy
     from twentyone.players.spec import make_strategy
 
     try:

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from twentyone.grading.traces import TraceRound
+from twentyone.grading.similarity.traces import TraceRound
 
 __all__ = ["EntryKind", "JobInfo", "MatchOutcome", "Incident"]
 

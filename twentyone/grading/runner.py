@@ -33,7 +33,7 @@ from twentyone.rules import get_rules
 from twentyone.strategy import Strategy
 
 if TYPE_CHECKING:
-    from twentyone.grading.tracer import Tracer
+    from twentyone.grading.similarity.tracer import Tracer
 
 __all__ = ["play_job", "play_batch", "run_jobs", "drive", "parse_cluster", "timed_out", "confirm_timeout", "Answers"]
 
@@ -86,7 +86,7 @@ def play_job(job: MatchJob) -> MatchOutcome:
     tracer: Tracer | None = None
     if job.trace and job.info.seat is not None:
         # The subject's seat keeps a decision trace, the references asked beside it (grading.tracer).
-        from twentyone.grading.tracer import Tracer, reference_family
+        from twentyone.grading.similarity.tracer import Tracer, reference_family
 
         at = seatings[job.info.seat - 1]
         tracer = Tracer(at.strategy, reference_family(get_rules(job.rules), job.decks))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from twentyone.players.intake import Intake, IntakeError, readable, student_name, take
+from twentyone.players.files.intake import Intake, IntakeError, readable, student_name, take
 
 __all__ = ["Submission", "find_submissions", "unique_names"]
 

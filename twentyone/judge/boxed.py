@@ -85,7 +85,7 @@ def read_solution(path: Path) -> bytes:
 
 def build(path: Path, warn: Callable[[str], None] | None = None) -> Path:
     """Compile the solution ``path`` (or reuse its cached build) and return its box program."""
-    from twentyone.players.cbuild import compile_program
+    from twentyone.players.c.build import compile_program
 
     source = read_solution(path)
     try:

@@ -82,7 +82,7 @@ def _stderr_dir(args: argparse.Namespace) -> Path:
         return Path(args.output_dir)
     if args.out is not None:
         return Path(args.out) / "stderr"
-    from twentyone.players.cbuild import output_dir
+    from twentyone.players.c.build import output_dir
 
     return output_dir() / "judge"
 

@@ -22,14 +22,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from twentyone.errors import CompileError, PlayerSpecError
-from twentyone.players.builtin import BUILTINS, Mimic
-from twentyone.players.cbuild import compile_student, missing_functions
-from twentyone.players.chartplayer import FRENCH_EXPERT, ChartStrategy, load_chart
-from twentyone.players.cplayer import CFunctionSet, load_student
-from twentyone.players.intake import KINDS, SourceKind, is_container, readable, student_name, take
-from twentyone.players.levels import LEVELS
-from twentyone.players.optimal import Optimal
-from twentyone.players.pyplayer import ModuleFunctionSet, defines_strategy, read_source, strategy_from_file
+from twentyone.players.builtin.course import BUILTINS, Mimic
+from twentyone.players.c.build import compile_student, missing_functions
+from twentyone.players.builtin.chart import FRENCH_EXPERT, ChartStrategy, load_chart
+from twentyone.players.c.module import CFunctionSet, load_student
+from twentyone.players.files.intake import KINDS, SourceKind, is_container, readable, student_name, take
+from twentyone.players.builtin.levels import LEVELS
+from twentyone.players.builtin.optimal import Optimal
+from twentyone.players.files.python import ModuleFunctionSet, defines_strategy, read_source, strategy_from_file
 from twentyone.players.sandbox.client import SandboxFunctionSet
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.terminal import Human

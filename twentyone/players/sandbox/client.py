@@ -80,7 +80,7 @@ def describe_status(status: int) -> tuple[Foul, str]:
 
 def box_root() -> Path:
     """The empty folder every box takes as its root: made once, owned by the engine's user, mode 0555."""
-    from twentyone.players.cbuild import cache_dir
+    from twentyone.players.c.build import cache_dir
 
     root = cache_dir().parent / "box-root"
     try:
@@ -156,14 +156,14 @@ class SandboxFunctionSet:
         self._wall_other = 0.0
         self._settings = _settings(limits, python=not self._c)
         if self._c:
-            from twentyone.players.cbuild import BOX_PROGRAM
+            from twentyone.players.c.build import BOX_PROGRAM
 
             self._argv = [str(target.parent / BOX_PROGRAM)]
             self._extra = b""
         else:
             self._argv = python_argv(_PACKAGE_ROOT)
             if source is None:
-                from twentyone.players.pyplayer import read_source
+                from twentyone.players.files.python import read_source
 
                 source = read_source(target, str(target))
             self._extra = os.fsencode(target) + b"\0" + source

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from twentyone.errors import PlayerSpecError
-from twentyone.players.cbuild import BOX_PROGRAM, C_SRC, compile_student
+from twentyone.players.c.build import BOX_PROGRAM, C_SRC, compile_student
 from twentyone.players.sandbox import landlock, wire
 from twentyone.players.sandbox.box import Box, Layers, await_ready, landlock_cap, spawn, userns_allowed
 from twentyone.players.sandbox.client import box_settings, describe_status

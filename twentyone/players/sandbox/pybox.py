@@ -63,7 +63,7 @@ def main() -> NoReturn:
         except ImportError:
             pass
     from twentyone import core
-    from twentyone.players.pyplayer import ModuleFunctionSet
+    from twentyone.players.files.python import ModuleFunctionSet
     from twentyone.players.sandbox import wire
 
     config = wire.CONFIG

@@ -1,4 +1,4 @@
-"""The C bridge: a student's compiled ``mycodes.c`` (from ``twentyone.players.cbuild``) loaded through
+"""The C bridge: a student's compiled ``mycodes.c`` (from ``twentyone.players.c.build``) loaded through
 cffi and seated like any player.  This is the only module that touches a compiled student library.
 
 ``load_student`` loads a built module without ``RTLD_GLOBAL`` (so two students' ``bet1`` never meet)

@@ -20,9 +20,9 @@ from twentyone.grading.grader import limits_of, prepare_entries
 from twentyone.grading.outcome import MatchOutcome
 from twentyone.grading.plan import MatchJob, criterion_job
 from twentyone.grading.runner import drive
-from twentyone.grading.similarity import SimilarityReport, build, collect_sources
-from twentyone.grading.simpages import write_similarity
-from twentyone.grading.traces import TraceRound
+from twentyone.grading.similarity.pairs import SimilarityReport, build, collect_sources
+from twentyone.grading.similarity.pages import write_similarity
+from twentyone.grading.similarity.traces import TraceRound
 
 __all__ = ["similar", "summary_table"]
 

@@ -9,7 +9,7 @@ same objects are linked into the submission's **box program** (``BOX_PROGRAM`` b
 the student's runs in it before it is confined (initialisers moved, ``.init`` code and ifunc resolvers
 refused) and only the course's 20 functions stay global (SANDBOX.md).  ``compile_program`` builds another
 game's submission (the judge's) into a box program the same way.  Builds run in a subprocess (``python -m
-twentyone.players.cbuild``, this module's ``main``) with a time limit, and are cached, so an unchanged file
+twentyone.players.c.build``, this module's ``main``) with a time limit, and are cached, so an unchanged file
 is never rebuilt; a product over ``TWENTYONE_MAX_MODULE_MIB`` is refused, and the cache stays under
 ``TWENTYONE_CACHE_MIB`` (``prune_cache``).  Every symbol of the student's code is hidden
 (``-fvisibility=hidden``), so two students' ``bet1`` never meet.
@@ -48,7 +48,7 @@ from typing import Any
 
 from twentyone.errors import CompileError, PlayerSpecError
 from twentyone.handin import read_file
-from twentyone.players import cheaders
+from twentyone.players.c import headers
 from twentyone.players.sandbox import landlock
 from twentyone.strategy import FUNCTION_NAMES
 
@@ -56,7 +56,7 @@ __all__ = ["C_SRC", "BRIDGE", "FLAGS", "CXX_FLAGS", "prepare_source", "compile_s
            "module_name", "prune_cache", "max_module_bytes",
            "missing_functions", "cache_dir", "output_dir", "bridge_cdef", "main", "SOURCE_SUFFIXES"]
 
-C_SRC = cheaders.C_SRC
+C_SRC = headers.C_SRC
 BRIDGE = C_SRC / "bridge"
 COMPILE_TIMEOUT = 120.0
 #: Limits of the compiler's processes (each): memory, CPU seconds, the largest file it may write.
@@ -235,7 +235,7 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None,
         args = _scratch(scratch, source, lang, name)
         if not args["confine"]:
             _say_unconfined(warn)
-        proc = _run_untrusted([sys.executable, "-m", "twentyone.players.cbuild", json.dumps(args)], scratch,
+        proc = _run_untrusted([sys.executable, "-m", "twentyone.players.c.build", json.dumps(args)], scratch,
                               timeout)
         if proc is None:
             raise CompileError(f"{path}: compiling took longer than {timeout:g} s")
@@ -305,7 +305,7 @@ def compile_program(path: Path, source: bytes, *, lang: str, headers: Sequence[P
         }
         if not args["confine"]:
             _say_unconfined(warn)
-        proc = _run_untrusted([sys.executable, "-m", "twentyone.players.cbuild", json.dumps(args)], scratch,
+        proc = _run_untrusted([sys.executable, "-m", "twentyone.players.c.build", json.dumps(args)], scratch,
                               timeout)
         if proc is None:
             raise CompileError(f"{path}: compiling took longer than {timeout:g} s")
@@ -515,7 +515,7 @@ def missing_functions(built: Path, k: int) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The build, run in a subprocess by ``compile_student``: ``python -m twentyone.players.cbuild ARGS``.
+    """The build, run in a subprocess by ``compile_student``: ``python -m twentyone.players.c.build ARGS``.
 
     ARGS is a JSON object.  The process first confines itself (Landlock: read the toolchain, Python and
     the scratch folder, write only that folder), or, where it cannot, checks the source first

@@ -23,14 +23,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from twentyone.grading.behaviour import PairPlay, Play, Slot, compare_plays, plays_of
+from twentyone.grading.similarity.behaviour import PairPlay, Play, Slot, compare_plays, plays_of
 from twentyone.grading.config import Similarity, config_from_dict
-from twentyone.grading.fingerprints import (MAX_COMPARED, CodeScore, Source, code_scores, common_prints, family,
+from twentyone.grading.similarity.fingerprints import (MAX_COMPARED, CodeScore, Source, code_scores, common_prints, family,
                                             fingerprint,
                                             language_of, read_text, template_grams)
 from twentyone.grading.outcome import EntryKind
 from twentyone.grading.store import EntryRow, SourceRow, Store
-from twentyone.grading.traces import REFERENCE_TITLES, TraceRound
+from twentyone.grading.similarity.traces import REFERENCE_TITLES, TraceRound
 from twentyone.handin import HandInFileError, read_file
 
 __all__ = ["SimilarityReport", "PairRow", "Member", "build", "similarity_of", "collect_sources", "template_sources",
@@ -47,7 +47,7 @@ MAX_UNLISTED = 2000
 VERDICT = ("A score is evidence for a person to weigh, not a verdict: read the two files and the shared "
            "decisions before concluding anything.")
 
-_ROOT = Path(__file__).resolve().parent.parent.parent
+_ROOT = Path(__file__).resolve().parents[3]
 #: The course's templates: the handed-out mycodes.c, and its Python copy.
 TEMPLATES = (("course template mycodes.c", _ROOT / "c_src" / "mycodes.c", "c"),
              ("course template mycodes.py", _ROOT / "mycodes" / "mycodes.py", "py"))

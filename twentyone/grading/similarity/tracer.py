@@ -18,11 +18,11 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from twentyone.cards import hand_value
-from twentyone.grading.traces import REFERENCES, TraceRound
+from twentyone.grading.similarity.traces import REFERENCES, TraceRound
 from twentyone.analysis.charts import Chart
-from twentyone.players.builtin import Basic, HiLo, Stand
-from twentyone.players.champion import Champion
-from twentyone.players.chartplayer import ChartStrategy
+from twentyone.players.builtin.course import Basic, HiLo, Stand
+from twentyone.players.builtin.champion import Champion
+from twentyone.players.builtin.chart import ChartStrategy
 from twentyone.legality import is_action, is_bet
 from twentyone.records import SeatView
 from twentyone.rules import Rules

@@ -17,7 +17,7 @@ to its limits), never insures, never surrenders and never uses the Changer.
 from __future__ import annotations
 
 from twentyone.cards import hand_value
-from twentyone.players.chartplayer import FRENCH_EXPERT, ChartStrategy, load_chart
+from twentyone.players.builtin.chart import FRENCH_EXPERT, ChartStrategy, load_chart
 from twentyone.records import SeatView
 from twentyone.strategy import Strategy
 

@@ -38,7 +38,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from twentyone.grading.traces import REFERENCES, TraceRound
+from twentyone.grading.similarity.traces import REFERENCES, TraceRound
 
 __all__ = ["FLAT_BETTORS", "Slot", "Key", "Play", "Decision", "PairPlay", "Comparison", "plays_of", "compare_plays",
            "sign_test"]

@@ -21,12 +21,12 @@ from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
-from twentyone.grading.behaviour import Play
-from twentyone.grading.fingerprints import K, Region, Source, matched_regions
+from twentyone.grading.similarity.behaviour import Play
+from twentyone.grading.similarity.fingerprints import K, Region, Source, matched_regions
 from twentyone.grading.report import SORT_JS, _page, _td, _th
-from twentyone.grading.similarity import (CODE_MIN_SHARED, MAX_UNLISTED, VERDICT, PairRow, SimilarityReport,
+from twentyone.grading.similarity.pairs import (CODE_MIN_SHARED, MAX_UNLISTED, VERDICT, PairRow, SimilarityReport,
                                          reference_title)
-from twentyone.grading.traces import hand_at
+from twentyone.grading.similarity.traces import hand_at
 from twentyone.rules import COURSE
 from twentyone.safetext import visible, visible_data
 

@@ -1,6 +1,6 @@
 """The build step of ``make c-program``: a student's file made ready for the course's C program.
 
-``python -m twentyone.players.cprogram MYCODES FOLDER`` writes into FOLDER (``build/c-program``):
+``python -m twentyone.players.c.program MYCODES FOLDER`` writes into FOLDER (``build/c-program``):
 
 - ``manual.c``: the file as it is, for the manual game (``./twentyone-c`` without arguments): with
   ``#define PERSON`` on, the student's functions ask at the keyboard, as in the course, and the program
@@ -28,8 +28,8 @@ from pathlib import Path
 from twentyone.errors import PlayerSpecError
 from twentyone.handin import read_file
 from twentyone.safetext import visible
-from twentyone.players.cbuild import prepare_source
-from twentyone.players.cheaders import headers_beside, own_header_warnings
+from twentyone.players.c.build import prepare_source
+from twentyone.players.c.headers import headers_beside, own_header_warnings
 
 __all__ = ["prepare_program", "utf8_text", "main"]
 
@@ -75,10 +75,10 @@ def prepare_program(mycodes: Path, folder: Path) -> tuple[bool, list[str]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m twentyone.players.cprogram MYCODES FOLDER``: see the module docstring."""
+    """``python -m twentyone.players.c.program MYCODES FOLDER``: see the module docstring."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 2:
-        print(f"{PROG}: error: usage: python -m twentyone.players.cprogram MYCODES FOLDER", file=sys.stderr)
+        print(f"{PROG}: error: usage: python -m twentyone.players.c.program MYCODES FOLDER", file=sys.stderr)
         return 2
     mycodes, folder = Path(args[0]), Path(args[1])
     if mycodes.suffix.lower() != ".c":

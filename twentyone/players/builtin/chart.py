@@ -30,7 +30,7 @@ _TEN: Final = {"J": "T", "Q": "T", "K": "T"}
 _MEMOS: dict[int, tuple[Chart, dict[_Key, str]]] = {}
 
 #: The French document's expert chart, as printed (seed 001).
-FRENCH_EXPERT: Final = Path(__file__).resolve().parent.parent / "analysis" / "data" / "french-expert.csv"
+FRENCH_EXPERT: Final = Path(__file__).resolve().parents[2] / "analysis" / "data" / "french-expert.csv"
 
 
 def load_chart(path: Path) -> Chart:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from twentyone.cards import VALUE, hand_total, hand_value
 from twentyone.legality import dealer_may_choose
-from twentyone.players.champion import Champion
+from twentyone.players.builtin.champion import Champion
 from twentyone.records import SeatView
 from twentyone.rules import COURSE, Rules
 from twentyone.strategy import Strategy

@@ -27,7 +27,7 @@ from twentyone.handin import HandInFileError, read_file
 __all__ = ["C_SRC", "COURSE_HEADERS", "Interface", "interface", "differences", "own_header_warnings",
            "headers_beside"]
 
-C_SRC = Path(__file__).resolve().parent.parent.parent / "c_src"
+C_SRC = Path(__file__).resolve().parents[3] / "c_src"
 #: The course's headers a student's file includes, by the name a student's copy has (any case).
 COURSE_HEADERS = ("twentyone.h", "mycodes.h")
 #: Type words kept when a parameter's name is dropped (``char* tmpcards`` -> ``char*``).

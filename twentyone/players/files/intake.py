@@ -46,7 +46,7 @@ from pathlib import Path
 
 from twentyone.errors import PlayerSpecError
 from twentyone.handin import HandInFileError, check_regular, check_size, file_kind
-from twentyone.players.cheaders import own_header_warnings
+from twentyone.players.c.headers import own_header_warnings
 
 __all__ = ["SourceKind", "Intake", "ZipLimits", "IntakeError", "take", "student_name", "readable",
            "is_container", "cleanup", "STRATEGY_NAMES"]
