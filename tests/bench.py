@@ -579,7 +579,8 @@ def bench_review(runs: int, seconds: float) -> None:
     import tempfile
 
     from twentyone.grading import report as report_mod
-    from twentyone.grading import reviewer, scoring
+    from twentyone.grading import scoring
+    from twentyone.grading.review import pricing as reviewer
     from twentyone.grading.commands import Execution, grade
     from twentyone.grading.config import GradingConfig
     from twentyone.review.pricing import _values, review_match

@@ -15,12 +15,12 @@ from tests.browser import Browser
 from tests.test_report import chromium
 from twentyone.grading.commands import Execution, grade
 from twentyone.grading.config import config_from_dict
-from twentyone.grading.keptlog import unpack_log
+from twentyone.grading.review.keptlog import unpack_log
 from twentyone.grading.outcome import JobInfo, MatchOutcome
 from twentyone.grading.plan import MatchJob
 from twentyone.grading.report import write_reports
 from twentyone.grading.results import ClassReport
-from twentyone.grading.reviewer import kept_log
+from twentyone.grading.review.pricing import kept_log
 from twentyone.grading.runner import play_job
 from twentyone.grading.scoring import class_report
 from twentyone.grading.store import Store
@@ -181,7 +181,7 @@ def test_no_replay_shows_a_seed(graded: tuple[Path, ClassReport]) -> None:
 def test_a_duplicate_job_keeps_the_subjects_own_match() -> None:
     """Under one-seat rules (unix-bj) a criterion's match is each player alone on the seed: the kept log is the
     subject's own match, whose seat 1 its review prices, and the review reads it at the subject's seat."""
-    from twentyone.grading.review import student_review
+    from twentyone.grading.review.numbers import student_review
     from twentyone.grading.store import MatchRow
 
     info = JobInfo("beat_stand", "s", 0, 7, ("stand (built-in)", "s"), 2)

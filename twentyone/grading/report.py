@@ -59,7 +59,7 @@ from twentyone.errors import TwentyOneError
 from twentyone.grading.charts import (CHART_SIZE, CLASS_CHART_SIZE, SHORT, NO_CHARTS, NO_CJK_FONT, bankroll_chart,
                                       draw_all_charts, draw_class_charts, no_cjk_font, win_rate_chart)
 from twentyone.grading.incidents import INCIDENT_CSS, render_incident
-from twentyone.grading.replay import ev_lost_cell, replay_link, review_section, write_replays
+from twentyone.grading.review.pages import ev_lost_cell, replay_link, review_section, write_replays
 from twentyone.grading.results import ClassReport, Criterion, StandingRow, StudentScore
 
 __all__ = ["ReportError", "write_reports", "render_index", "render_student", "csv_table", "gradescope_results",

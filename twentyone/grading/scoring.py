@@ -20,7 +20,7 @@ from twentyone.grading.config import GradingConfig, WinRate, config_from_dict, s
 from twentyone.grading.outcome import EntryKind
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
-from twentyone.grading.review import class_reviews
+from twentyone.grading.review.numbers import class_reviews
 from twentyone.grading.rubric import Result, judge_batches, winner_of
 from twentyone.grading.standings import Place, judge_tournament, places, standings
 from twentyone.grading.stats import Decision

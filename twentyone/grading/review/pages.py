@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from twentyone.grading.keptlog import REVIEW, unpack_log
+from twentyone.grading.review.keptlog import REVIEW, unpack_log
 from twentyone.grading.results import ClassReport, ReplayPage, StudentReview, StudentScore
 from twentyone.review.costs import SITUATIONS, UPS, Priced
 from twentyone.review.replay import render_replay, round_anchor

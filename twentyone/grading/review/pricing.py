@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.keptlog import INCIDENT_SCOPE, MATCH_SCOPE, REVIEW, pack_log
+from twentyone.grading.review.keptlog import INCIDENT_SCOPE, MATCH_SCOPE, REVIEW, pack_log
 from twentyone.review.pricing import review_match
 from twentyone.review.logs import parse_records
 
