@@ -412,7 +412,8 @@ def test_champion_as_a_reference_line(tmp_path: Path) -> None:
 
 def test_a_looping_submission_costs_its_time_outs_once(tmp_path: Path) -> None:
     """The looping hand-in (sandboxed): one time-out is replayed and confirmed, every later one is charged without
-    a replay, and both win-rate criteria fail before their first batch is over, so the rest is never played."""
+    a replay, and both win-rate criteria fail before their first batch is over, so the rest is never played; nor
+    are its legal-play matches, since its first time-outs already cost it those points."""
     from dataclasses import replace
 
     cfg = small(tournament={"enabled": False}, legal={"matches": 2},
@@ -426,7 +427,8 @@ def test_a_looping_submission_costs_its_time_outs_once(tmp_path: Path) -> None:
     assert by["beat_stand"].matches < 40 and by["beat_basic"].matches < 40
     with Store.open(tmp_path) as s:
         replays = [r.outcome.replay for r in s.matches()]
-        assert s.count() < 2 + 40 + 40
+        assert s.count() < 40 + 40
+        assert not [r for r in s.matches() if r.purpose == "legal"]
     assert replays.count("confirmed") == 1 and replays.count("charged") == len(replays) - 1
     causes = {i.cause for i in st.incidents}
     assert causes == {"timeout (confirmed on replay)",

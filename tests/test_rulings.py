@@ -1321,8 +1321,8 @@ def test_grade_bonus_stops_when_separated() -> None:
 
 
 def test_grade_bonus_seats_no_more_a_player_that_always_times_out() -> None:
-    """After a batch in which a player timed out in every match, the next batch is planned without it; it keeps
-    its place, last, and a player that timed out only sometimes plays on."""
+    """After the first deal, and after each batch, a player that timed out in every match it played is seated no
+    more; it keeps its place, last, and a player that timed out only sometimes plays on."""
     from twentyone.grading.config import TournamentBonus
     from twentyone.grading.standings import judge_tournament, matches_per_unit
     from twentyone.grading.store import MatchRow
@@ -1334,21 +1334,28 @@ def test_grade_bonus_seats_no_more_a_player_that_always_times_out() -> None:
         out = []
         for r in range(len(names)):
             seated = names[r:] + names[:r]
-            faults = ["timeout" if n == "loop" or (n == "slow" and unit == 0) else None for n in seated]
+            faults = ["timeout" if n == "loop" or (n == "slow" and unit == 0 and r) else None for n in seated]
             ranks = [1 if n in ("a", "b") else 3 for n in seated]  # a and b tie: never separated
             out.append(MatchRow(f"k{unit}|{r}", "tournament", "", unit, unit, seated,
                                 outcome(ranks, faults, idx=unit, names=seated)))
         return out
 
-    first = [row for u in range(2) for row in deal(u, ["a", "b", "loop", "slow"])]
-    j = judge_tournament(first, players, t)
-    assert not j.decided and j.needed == 4 and [n for n, _ in j.active] == ["a", "b", "slow"]
-    assert j.standings[-1].name == "loop" and j.standings[-1].wins == 0
+    assert judge_tournament([], players, t).needed == 1  # the first deal is played alone
+    zero = deal(0, ["a", "b", "loop", "slow"])
+    j = judge_tournament(zero, players, t)  # withdrawn after one deal (its 4 matches), not after a batch's 8
+    assert not j.decided and j.units == 0 and j.needed == 2 and [n for n, _ in j.active] == ["a", "b", "slow"]
     assert matches_per_unit(len(j.active), "table5") == 3
+    first = zero + deal(1, ["a", "b", "slow"])
+    j = judge_tournament(first, players, t)
+    assert not j.decided and j.units == 2 and j.needed == 4 and [n for n, _ in j.active] == ["a", "b", "slow"]
+    assert j.standings[-1].name == "loop" and j.standings[-1].wins == 0
     later = first + [row for u in range(2, 4) for row in deal(u, ["a", "b", "slow"])]
     j = judge_tournament(later, players, t)
-    assert j.units == 4 and [n for n, _ in j.active] == ["a", "b", "slow"]  # slow timed out only in deal 0
-    assert j.standings[-1].name == "loop" and j.standings[-1].matches == 8
+    assert j.units == 4 and [n for n, _ in j.active] == ["a", "b", "slow"]  # slow timed out in 3 of deal 0's 4
+    loop = next(r for r in j.standings if r.name == "loop")
+    assert loop.matches == 4 and loop.wins == 0 and loop.rank >= 3
+    pair = judge_tournament(deal(0, ["a", "loop"]), players[:3:2], t)  # one player left: done after deal 0
+    assert pair.decided and pair.units == 1 and pair.standings[0].name == "a"
 
 
 def test_ruling_grade_incident_kinds() -> None:

@@ -261,3 +261,39 @@ def test_a_confirmed_looper_waits_behind_the_others(tmp_path: Path, monkeypatch:
 
     drive([[job("loop|0", f"{loop}:1")]], on_done, workers=1)
     assert played == ["loop|0", "loop|0", "other|1", "other|2", "loop|1", "loop|2"]
+
+
+def test_a_confirmed_loopers_matches_start_one_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once its time-out is confirmed, a looper's batch starts match by match, each asked about just before it
+    starts: a criterion decided by its first match plays none of the rest (each would cost a decision limit)."""
+    from twentyone.grading import runner
+    from twentyone.grading.runner import drive
+    from twentyone.players.sandbox.limits import Limits
+
+    loop = tmp_path / "loop.py"
+    loop.write_text("def bet1(N):\n    while True:\n        pass\n"
+                    "def first_action1(t, n): return 's'\ndef continue_action1(p): return 's'\n"
+                    "def show1(b, p, n, N, pos): pass\n")
+    limits = Limits.for_timeouts(0.2, 20.0)
+
+    def job(key: str) -> MatchJob:
+        return MatchJob(key, (f"{loop}:1", "stand"), 3, JobInfo("beat_stand", "loop", 0, 3, ("loop", "stand"), 1),
+                        limits=limits)
+
+    played: list[str] = []
+    real = runner.play_job
+
+    def counted(j: MatchJob) -> MatchOutcome:
+        played.append(j.key)
+        return real(j)
+
+    monkeypatch.setattr(runner, "play_job", counted)
+    stored: list[MatchOutcome] = []
+
+    def on_done(outs: list[MatchOutcome]) -> list[list[MatchJob]]:
+        stored.extend(outs)
+        return [[job("loop|1"), job("loop|2"), job("loop|3")]] if len(stored) == 1 else []
+
+    drive([[job("loop|0")]], on_done, workers=1, wanted=lambda j: len(stored) < 2)
+    assert played == ["loop|0", "loop|0", "loop|1"]
+    assert [o.replay for o in stored] == ["confirmed", "charged"]

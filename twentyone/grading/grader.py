@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +27,9 @@ from pathlib import Path
 from twentyone.errors import CompileError, TwentyOneError
 from twentyone.grading.config import GradingConfig, Isolation, WinRate, seats_of
 from twentyone.grading.notes import named, source_notes
-from twentyone.grading.outcome import EntryKind, MatchOutcome
+from twentyone.grading.outcome import EntryKind, MatchOutcome, counted_incidents
 from twentyone.grading.plan import SEED_OFFSET, MatchJob, criterion_job, legal_job, tournament_jobs
-from twentyone.grading.rubric import Result, judge_batches, winner_of
+from twentyone.grading.rubric import Result, fewest_counted, judge_batches, winner_of
 from twentyone.grading.runner import drive
 from twentyone.grading.stats import Verdict
 from twentyone.grading.standings import judge_tournament, matches_per_unit
@@ -169,6 +170,12 @@ class Grader:
         self.seats = seats_of(config.rules)
         self.progress: dict[tuple[str, str], _Progress] = {}
         self.done = 0
+        #: The incidents of each graded submission that count against legal play whatever is played next
+        #: (``_note_incidents``); past ``legal.max_incidents`` its remaining legal-play matches are not played.
+        self.incidents: Counter[str] = Counter()
+        self._graded = {e.name for e in self.entries if e.kind != EntryKind.BUILTIN}
+        self._counted_below = {purpose: fewest_counted(crit, config.ties)
+                               for purpose, crit in config.win_criteria().items()}
         self._fixed: list[MatchJob] = []
         stored = store.keys()
         self.done = len(stored)
@@ -192,6 +199,7 @@ class Grader:
         self.tournament_units = 0  # units issued so far
         self.tournament_done = False
         for row in rows:
+            self._note_incidents(row.outcome)
             p = self.progress.get((row.purpose, row.subject))
             if p is not None and row.outcome.seat is not None:
                 p.results[row.idx] = winner_of(row.outcome, row.outcome.seat)
@@ -265,6 +273,7 @@ class Grader:
             info = o.info
             if self.store.add_outcome(o):
                 self.done += 1
+            self._note_incidents(o)
             p = self.progress.get((info.purpose, info.subject))
             if p is not None and info.seat is not None:
                 p.results[info.idx] = winner_of(o, info.seat)
@@ -282,9 +291,25 @@ class Grader:
             self.on_match(self.done, self.expected())
         return tasks
 
+    def _note_incidents(self, o: MatchOutcome) -> None:
+        """Add the incidents of ``o`` that count against legal play whatever is played next: those of a legal-play
+        or tournament match, and those of a criterion's match below the fewest a verdict can use (a later one
+        counts only if the verdict comes to use it)."""
+        info = o.info
+        if info.purpose in self._counted_below and info.idx >= self._counted_below[info.purpose]:
+            return
+        kinds = set(self.config.legal.incidents)
+        for seat0, name in enumerate(info.names):
+            if name in self._graded and seat0 < len(o.faults):
+                self.incidents[name] += counted_incidents(o, seat0, kinds)
+
     def wanted(self, job: MatchJob) -> bool:
-        """False for a job of a criterion decided since the job was queued: it is not played."""
-        p = self.progress.get((job.info.purpose, job.info.subject))
+        """False for a job that can change no score: of a criterion decided since the job was queued, or a legal-play
+        match of a submission whose incidents already cost it the legal-play points (RULES.md, **grade_legal**)."""
+        info = job.info
+        if info.purpose == "legal":
+            return self.incidents[info.subject] <= self.config.legal.max_incidents
+        p = self.progress.get((info.purpose, info.subject))
         return p is None or p.verdict is None
 
     def run(self, workers: int = 0, cluster: str | None = None, dask_workers: int = 2) -> None:

@@ -6,13 +6,14 @@ with ``MatchOutcome.from_dict``, so every side holds the same typed value, never
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from twentyone.grading.similarity.traces import TraceRound
 
-__all__ = ["EntryKind", "JobInfo", "MatchOutcome", "Incident"]
+__all__ = ["EntryKind", "JobInfo", "MatchOutcome", "Incident", "counted_incidents"]
 
 
 class EntryKind(StrEnum):
@@ -140,6 +141,20 @@ class MatchOutcome:
         if any(len(h) != n for h in self.bankroll) or any(not 1 <= i.seat <= n for i in self.incidents):
             raise ValueError("a bankroll or an incident of a seat the match does not have")
         return self
+
+
+def counted_incidents(o: MatchOutcome, seat0: int, counted: Container[str]) -> int:
+    """The incidents of seat ``seat0`` (from 0) of ``o`` that count against legal play: its kept fouls and its
+    fault of the kinds in ``counted``, and every foul whose record was not kept.  The one count both the
+    report (``grading.scoring``) and the grader's skipping of needless legal-play matches use."""
+    fault = o.faults[seat0]
+    if not (o.fouls[seat0] or fault):
+        return 0
+    recs = [inc for inc in o.incidents if inc.seat == seat0 + 1]
+    n = sum(inc.foul.split(" ", 1)[0] in counted for inc in recs)
+    if fault and not any(inc.foul == fault for inc in recs):
+        n += fault.split(" ", 1)[0] in counted
+    return n + max(0, o.fouls[seat0] - len(recs))
 
 
 def _text_or_none(value: Any) -> str | None:

@@ -16,7 +16,7 @@ from twentyone.grading.config import WinRate
 from twentyone.grading.outcome import MatchOutcome
 from twentyone.grading.stats import Decision, Verdict, decide, wilson
 
-__all__ = ["Result", "pair_result", "winner_of", "win_value", "Judgement", "judge_batches"]
+__all__ = ["Result", "pair_result", "winner_of", "win_value", "Judgement", "judge_batches", "fewest_counted"]
 
 
 class Result(StrEnum):
@@ -153,3 +153,13 @@ def judge_batches(results: Mapping[int, Result], crit: WinRate, ties: str) -> Ju
         n = min(n + crit.batch, crit.max_matches)
     j.needed = n
     return j
+
+
+def fewest_counted(crit: WinRate, ties: str) -> int:
+    """The fewest matches a verdict of ``crit`` can use (``judge_batches``): that of a submission that loses every
+    match, or wins every one, whichever is decided first.  The report counts a criterion's matches up to its
+    verdict's only, so an incident in a match of lower index counts against legal play whatever comes next."""
+    def every(r: Result) -> int:
+        v = judge_batches(dict.fromkeys(range(crit.max_matches), r), crit, ties).verdict
+        return v.matches if v is not None else crit.max_matches
+    return min(every(Result.LOSS), every(Result.WIN))

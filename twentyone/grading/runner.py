@@ -323,14 +323,19 @@ def drive(first: Sequence[Sequence[MatchJob]],
 
 
 def _next_batch(queue: deque[list[MatchJob]], confirmed: set[str]) -> list[MatchJob]:
-    """The first queued batch that seats no player whose time-out is confirmed, else the first: a looping player's
-    matches (a decision limit each) wait until the others' are under way, so the class's criteria and tournament
-    go on meanwhile instead of waiting behind them, and its own criteria are decided before much of it is played."""
+    """The first queued batch that seats no player whose time-out is confirmed, else the first match of the first:
+    a looping player's matches (a decision limit each) wait until the others' are under way, so the class's
+    criteria and tournament go on meanwhile instead of waiting behind them, and they then start one at a time,
+    each asked about (``wanted``) just before it starts, so that its criteria, once decided, play no further match."""
     if confirmed:
         for k, batch in enumerate(queue):
             if not any(spec in confirmed for j in batch for spec in j.specs):
                 del queue[k]
                 return batch
+        batch = queue.popleft()
+        if len(batch) > 1:
+            queue.appendleft(batch[1:])
+        return batch[:1]
     return queue.popleft()
 
 

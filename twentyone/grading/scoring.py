@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from twentyone.grading.config import GradingConfig, WinRate, config_from_dict, seats_of
-from twentyone.grading.outcome import EntryKind
+from twentyone.grading.outcome import EntryKind, counted_incidents
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
 from twentyone.grading.review.numbers import class_reviews
@@ -126,11 +126,8 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
     notes: list[str] = []
 
     def add(key: str, rnd: int, cause: str, excerpt: str, seat: int = 0, asked: str = "", answer: str = "") -> None:
-        nonlocal count
         kind = cause.split(" ", 1)[0]
         causes[cause] += 1
-        if kind in counts:
-            count += 1
         if len(shown) < MAX_INCIDENTS_SHOWN:
             shown.append(Incident(key, rnd, visible(cause, 200), visible(excerpt, MAX_EXCERPT), course_note(kind),
                                   kind in counts, seat, visible(asked, 200), visible(answer, 200)))
@@ -150,6 +147,7 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
             fault = o.faults[seat0]
             if not (o.fouls[seat0] or fault):
                 continue
+            count += counted_incidents(o, seat0, counts)
             recs = [inc for inc in o.incidents if inc.seat == seat0 + 1]
             for inc in recs:
                 add(label, inc.round, _confirmed(inc.foul, o.replay),
@@ -160,7 +158,6 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
             if o.fouls[seat0] > len(recs):
                 more = o.fouls[seat0] - len(recs)
                 causes["more fouls (not all kept)"] += more
-                count += more
     return shown, count, matches, causes, notes
 
 

@@ -9,8 +9,8 @@ then by mean final money (RULES.md, **tournament_results**).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from twentyone.grading.config import DUPLICATE_GROUP, TournamentBonus
@@ -162,24 +162,46 @@ def judge_tournament(rows: Sequence[MatchRow], players: Sequence[tuple[str, str]
     Units are added in batches of ``t.matches``; after each whole batch, the tournament is done when the
     top places that carry a bonus are separated at ``t.confidence`` (``separated``), or when the budget
     ``t.max_matches`` units is reached.  Only whole units in order count, so the result does not depend
-    on which matches finished first.  ``seats``: the seats of the rule set's tables.  After each batch a
-    player who timed out in every match it played is withdrawn (``withdrawn``): the next batches are
-    planned without it, and it keeps its place, last, from the matches it played.
+    on which matches finished first.  ``seats``: the seats of the rule set's tables.  After the first unit
+    (``FIRST_LOOK``) and after each batch, a player who timed out in every match it played is withdrawn
+    (``withdrawn``): the later units are planned without it, and it keeps its place, last, from the matches
+    it played.  The first unit is played alone for that look, so a looping hand-in sits in one deal's
+    matches, not a batch's.
     """
     have = Counter(r.outcome.info.idx for r in rows)
     budget = max(t.matches, t.max_matches)
     active = list(players)
-    start, units = 0, min(t.matches, budget)
-    judged = TournamentJudgement(standings([], players, errors, t.confidence), 0, False, units, [], active)
-    while all(have[u] >= matches_per_unit(len(active), t.format, seats) for u in range(start, units)):
+    start = 0
+    judged = TournamentJudgement(standings([], players, errors, t.confidence), 0, False, 0, [], active)
+    for units, batch_end in _looks(t.matches, budget):
+        judged.needed = units
+        if not all(have[u] >= matches_per_unit(len(active), t.format, seats) for u in range(start, units)):
+            return judged
         used = [r for r in rows if r.outcome.info.idx < units]
-        table = standings(used, players, errors, t.confidence)
         out = withdrawn(used, active)
         active = [p for p in active if p[0] not in out]
-        done = units >= budget or separated(table, len(t.bonus)) or len(active) < 2
-        judged = TournamentJudgement(table, units, done, units, used, active)
-        if done:
-            return judged
-        start, units = units, min(units + t.matches, budget)
-        judged.needed = units
+        if batch_end or len(active) < 2:
+            table = standings(used, players, errors, t.confidence)
+            done = units >= budget or separated(table, len(t.bonus)) or len(active) < 2
+            judged = TournamentJudgement(table, units, done, units, used, active)
+            if done:
+                return judged
+        else:  # the first unit's look: who is withdrawn, nothing decided
+            judged = replace(judged, active=active)
+        start = units
     return judged
+
+
+#: The tournament is first looked at after this many units, for withdrawals only (``judge_tournament``).
+FIRST_LOOK = 1
+
+
+def _looks(batch: int, budget: int) -> Iterator[tuple[int, bool]]:
+    """The unit counts after which a tournament is looked at, each with whether a batch ends there: after the
+    first unit (withdrawals only), then after each batch of ``batch`` units, up to ``budget``."""
+    if FIRST_LOOK < min(batch, budget):
+        yield FIRST_LOOK, False
+    units = 0
+    while units < budget:
+        units = min(units + batch, budget)
+        yield units, True
