@@ -26,7 +26,7 @@ def play(game: Game, player: Strong, hands: int | None = None) -> Game:
 def test_it_plays_legally_and_bets_toward_the_target(bets: str) -> None:
     """Its first bet is what the target needs (bold) or the table's (which bets less, for a Black Jack's 3:2 and a
     double to reach it); no test ends with an illegal call or a fault."""
-    from twentyone.judge.betting import table_bet
+    from twentyone.judge.bets import table_bet
 
     endings = set()
     for seed in range(40):

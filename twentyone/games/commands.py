@@ -86,9 +86,13 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     e.add_argument("--every", type=int, default=3, metavar="N", help="the poorest is eliminated every N rounds (3)")
     _rule_options(e)
     e.set_defaults(game_run=run_elimination)
-    from twentyone.games.tables import add_parsers as add_table_parsers  # bj, lianzhong, montecarlo
+    from twentyone.games.lzcommand import add_parser as add_lianzhong
+    from twentyone.games.mccommand import add_parser as add_montecarlo
+    from twentyone.games.tables import add_parsers as add_bj
 
-    add_table_parsers(subparsers)
+    add_bj(subparsers)
+    add_lianzhong(subparsers)
+    add_montecarlo(subparsers)
 
 
 def _rules(args: argparse.Namespace) -> tuple[Rules, int, int]:

@@ -42,7 +42,8 @@ def _rounds(args: argparse.Namespace, person: bool, default: int) -> int | None:
 
 
 def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
-    """Add ``bj``, ``lianzhong`` and ``montecarlo``; each sets ``game_run`` to its runner."""
+    """Add ``bj``; it sets ``game_run`` to its runner (``lianzhong`` and ``montecarlo`` are added by their own
+    modules, ``games.lzcommand`` and ``games.mccommand``)."""
     b = subparsers.add_parser(
         "bj", help="the 1972 Unix game bj(6): $2 a hand, y or return to its questions (seed 002)",
         description="bj(6), as its 1972 program played: one deck, $2 every hand, a natural pays $3, insurance, "
@@ -57,11 +58,6 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     b.add_argument("--json", action="store_true", help="print the result as one JSON object at the end")
     add_isolation_options(b, output=False)  # players from files run in the sandbox unless --trusted
     b.set_defaults(game_run=run_bj)
-    from twentyone.games.lzcommand import add_parser as add_lianzhong
-    from twentyone.games.mccommand import add_parser as add_montecarlo
-
-    add_lianzhong(subparsers)
-    add_montecarlo(subparsers)
 
 
 def run_bj(args: argparse.Namespace) -> int:

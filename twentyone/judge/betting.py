@@ -13,33 +13,28 @@ shoe the solution, played by this table, wins a test with a chance of about 0.76
 for a bet of what the target needs (bold play): the table bets less, to let a Black Jack's 3:2 and a double
 reach the target.
 
-The distributions and the table are kept in ``data/bets.json``; ``python -m twentyone.judge.betting`` makes it
-again (about a minute).  ``tests/test_judge_strong.py`` checks the table is the one the kept distributions give,
+The distributions and the table are kept in ``data/bets.json``, which ``judge.bets`` reads for the strong solution;
+``python -m twentyone.judge.betting`` makes it again (about a minute).  ``tests/test_judge_strong.py`` checks the table is the one the kept distributions give,
 and the distributions against a fresh sample of hands.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Final
 
-from twentyone.judge.game import START_MONEY, TARGET
+from twentyone.judge.bets import STEPS, TABLE_FILE, UNIT, load, table_bet
+from twentyone.judge.game import START_MONEY
 
 __all__ = ["UNIT", "STEPS", "PLAYS", "outcome_distributions", "bet_table", "table_bet", "load", "TABLE_FILE",
            "model_values"]
 
-#: The money step of the table; the target is STEPS steps.
-UNIT: Final = 1000
-STEPS: Final = TARGET // UNIT
 #: The three ways a hand may be played: (doubles allowed, splits allowed).
 PLAYS: Final = {"full": (True, True), "no_double": (False, True), "flat": (False, False)}
-TABLE_FILE: Final = Path(__file__).resolve().parent / "data" / "bets.json"
 
 
 def outcome_distributions(hands: int = 1_000_000, seed: int = 900_000) -> dict[str, dict[float, float]]:
@@ -134,26 +129,6 @@ def bet_table(dists: dict[str, dict[float, float]]) -> tuple[list[int], list[flo
         if not better.any():
             return [int(x) for x in bets], [float(x) for x in v[:n]]
         bets = np.where(better, best, bets)
-
-
-@functools.cache
-def load() -> dict[str, Any]:
-    """The kept distributions and table (``data/bets.json``)."""
-    with open(TABLE_FILE, encoding="utf-8") as f:
-        data: dict[str, Any] = json.load(f)
-    return data
-
-
-def table_bet(money: int) -> int:
-    """The table's bet for ``money``: its step's bet in money, or exactly what the target needs when the table bets
-    that far (a win then reaches 1.3x10^6 + 1, not more), never more than the money."""
-    bets: list[int] = load()["bets"]
-    step = min(money // UNIT, STEPS)
-    need = TARGET + 1 - money
-    bet = bets[step] * UNIT
-    if step + bets[step] >= STEPS + 1 or bet >= need:
-        bet = need
-    return max(1, min(bet, money))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

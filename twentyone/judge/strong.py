@@ -158,9 +158,9 @@ class Strong:
 
     # -- bets --------------------------------------------------------------------------------------------------
     def _toward(self, money: int) -> int:
-        """A bet toward the target: the table's (``judge.betting``), or what the target needs (bold play)."""
+        """A bet toward the target: the table's (``judge.bets``), or what the target needs (bold play)."""
         if self.bets == "table":
-            from twentyone.judge.betting import table_bet
+            from twentyone.judge.bets import table_bet
 
             return table_bet(money)
         return min(money, TARGET + 1 - money)
