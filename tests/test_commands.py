@@ -201,12 +201,12 @@ def _options(command: str) -> set[str]:
 
 
 def test_the_options_agree_with_the_readme() -> None:
-    """Every option the README gives grade, and every grade option it says tournament takes, exists."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    grade_part = text[text.index("### `twentyone grade`"):text.index("### `twentyone tournament`")]
+    """Every option the grading manual gives grade, and every grade option it says tournament takes, exists."""
+    text = (ROOT / "twentyone" / "grading" / "GRADING.md").read_text(encoding="utf-8")
+    grade_part = text[text.index("## `twentyone grade`"):text.index("## `twentyone tournament`")]
     said = set(re.findall(r"`(--[a-z-]+)", grade_part[grade_part.index("Options:"):]))
     assert {"--seed", "--decks", "--rules", "--resume"} <= said and said <= _options("grade"), said - _options("grade")
-    tour = text[text.index("### `twentyone tournament`"):text.index("### `twentyone report")]
+    tour = text[text.index("## `twentyone tournament`"):text.index("## `twentyone report")]
     shared = set(re.findall(r"`(--[a-z-]+)`", tour[tour.index("Other options are as for"):tour.index("SPEC")]))
     assert len(shared) >= 10 and shared <= _options("grade") & _options("tournament"), shared - _options("grade")
 
