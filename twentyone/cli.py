@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from twentyone.clihelp import add_examples, complete, shell_code
 from twentyone.errors import CompileError, TwentyOneError
-from twentyone.isolation import add_isolation_options
+from twentyone.isolation import add_isolation_options, int_range
 from twentyone.rules import MAX_SEED, OPTIONS, PRESETS, Rules, format_value, get_rules
 from twentyone.safetext import visible
 
@@ -45,18 +45,6 @@ PLAYER_HELP = (
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"twentyone: error: {message} (see '{self.prog} --help')\n")
-
-
-def _int_range(lo: int, hi: int, what: str) -> Any:
-    def parse(text: str) -> int:
-        try:
-            v = int(text, 0)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{what} must be a whole number, not {text!r}") from None
-        if not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"{what} out of range: {v} ({lo} .. {hi})")
-        return v
-    return parse
 
 
 def _version() -> str:
@@ -85,7 +73,7 @@ def _build_parser() -> argparse.ArgumentParser:
     m.add_argument("--player", "-p", action="append", default=[], metavar="SPEC", help=PLAYER_HELP)
     m.add_argument("--decks", "-n", type=_whole_decks, default=None,
                    help="decks in the shoe, 1 to 8 in the course (the rules': 6)")
-    m.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED, "seed"), default=1, help="match seed (1)")
+    m.add_argument("--seed", "-s", type=int_range(0, MAX_SEED, "seed"), default=1, help="match seed (1)")
     add_rule_options(m)
     m.add_argument("--name", action="append", default=[], metavar="NAME",
                    help="seat names in seat order (default player1, player2, ...)")
@@ -97,7 +85,7 @@ def _build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("play", help="play at the terminal against the dealer",
                         description="Sit at seat 1 and play against the dealer; Ctrl-C ends with the standings.")
     pl.add_argument("--decks", "-n", type=_whole_decks, default=None, help="decks (the rules': 6)")
-    pl.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED, "seed"), default=None,
+    pl.add_argument("--seed", "-s", type=int_range(0, MAX_SEED, "seed"), default=None,
                     help="match seed (random if not given)")
     pl.add_argument("--with", dest="others", action="append", default=[], metavar="SPEC",
                     help="another player at the next seat (up to 4): " + PLAYER_HELP)
@@ -120,10 +108,10 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="rule set, overriding the configuration's 'rules' (course); see 'twentyone rules --presets'")
     g.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help="override one rule option; repeatable (see 'twentyone rules --options')")
-    g.add_argument("--seed", "-s", type=_int_range(0, 2**63 - 1, "seed"), default=None,
+    g.add_argument("--seed", "-s", type=int_range(0, 2**63 - 1, "seed"), default=None,
                    help="base seed, overriding the configuration's 'seed' (default: a secret one drawn for the run, "
                         "shown at the end and on index.html)")
-    g.add_argument("--decks", "-n", type=_int_range(1, 5000, "decks"), default=None,
+    g.add_argument("--decks", "-n", type=int_range(1, 5000, "decks"), default=None,
                    help="decks, overriding the configuration's 'decks' (6)")
     _run_options(g)
 
@@ -132,9 +120,9 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("players", nargs="*", metavar="SPEC",
                    help=PLAYER_HELP.replace("; repeat for each seat, 1 to 5 seats", "")
                    + "; none with --resume (the stored run has them)")
-    t.add_argument("--matches", "-m", type=_int_range(1, 100000, "matches"), default=20,
+    t.add_argument("--matches", "-m", type=int_range(1, 100000, "matches"), default=20,
                    help="matches per pair (pairs) or deals of the field (table5) (20)")
-    t.add_argument("--seed", "-s", type=_int_range(0, MAX_SEED - 200000, "seed"), default=None,
+    t.add_argument("--seed", "-s", type=int_range(0, MAX_SEED - 200000, "seed"), default=None,
                    help="base seed (default: a secret one drawn for the run, shown at the end and on index.html)")
     t.add_argument("--format", choices=("pairs", "table5"), default="pairs",
                    help="pairs: 2-seat round robin; table5: tables of up to 5 (or the rule set's seats), reseated "
@@ -159,7 +147,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--out", type=Path, default=Path("similarity-results"), metavar="DIR",
                     help="where the pages go (similarity-results)")
     sm.add_argument("--json", action="store_true", help="print the ranked pairs as JSON instead of a table")
-    sm.add_argument("--workers", "-j", type=_int_range(1, 256, "workers"), default=0, metavar="N",
+    sm.add_argument("--workers", "-j", type=int_range(1, 256, "workers"), default=0, metavar="N",
                     help="local worker processes (default: one per core)")
     sm.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no table")
     sm.add_argument("--trusted", action="store_true", default=None,
@@ -215,11 +203,11 @@ def rules_of(args: argparse.Namespace) -> Rules:
 def _run_options(p: argparse.ArgumentParser) -> None:
     """Options shared by grade and tournament: resuming, where matches run, isolation, output."""
     p.add_argument("--resume", action="store_true", help="continue the run stored in --out")
-    p.add_argument("--workers", "-j", type=_int_range(1, 256, "workers"), default=0, metavar="N",
+    p.add_argument("--workers", "-j", type=int_range(1, 256, "workers"), default=0, metavar="N",
                    help="local worker processes (default: one per core)")
     p.add_argument("--cluster", metavar="dask[:ADDRESS]",
                    help="run on Dask distributed: a scheduler ADDRESS, or a LocalCluster for plain 'dask'")
-    p.add_argument("--dask-workers", type=_int_range(1, 256, "dask workers"), default=2, metavar="N",
+    p.add_argument("--dask-workers", type=int_range(1, 256, "dask workers"), default=2, metavar="N",
                    help="workers of the LocalCluster that --cluster dask starts (2)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no table")
     g = p.add_argument_group("isolation (submissions run in the sandbox unless --trusted)")

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from twentyone.errors import TwentyOneError
 
 if TYPE_CHECKING:
     from twentyone.players.sandbox.limits import Limits
 
-__all__ = ["add_isolation_options", "limits_of", "MATCH_TIMEOUT"]
+__all__ = ["add_isolation_options", "limits_of", "int_range", "MATCH_TIMEOUT"]
 
 #: The wall-clock limit of a match in the sandbox, by default (with a person at the table: the sandbox's
 #: longest, ``players.sandbox.limits.MAX_SECONDS``, an hour, since their thinking counts).
@@ -65,3 +65,17 @@ def limits_of(args: argparse.Namespace, person: bool = False) -> Limits | None:
 
     match = args.match_timeout if args.match_timeout is not None else (MAX_SECONDS if person else MATCH_TIMEOUT)
     return Limits.for_timeouts(args.decision_timeout, match, args.decision_wall_timeout)
+
+
+def int_range(lo: int, hi: int, what: str) -> Any:
+    """An argparse type: a whole number (any base Python reads) from ``lo`` to ``hi``, else a one-line error
+    naming ``what``; every command's whole-number options use it (the lowest layer of the options)."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text, 0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a whole number, not {text!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{what} out of range: {v} ({lo} .. {hi})")
+        return v
+    return parse

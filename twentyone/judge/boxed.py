@@ -71,16 +71,9 @@ def read_solution(path: Path) -> bytes:
         raise PlayerSpecError(f"cannot read solution {str(path)!r}: {e.strerror or e}") from None
     if b"\0" in raw or not raw.strip():
         raise PlayerSpecError(f"{path} is not a C++ source file ({'empty' if not raw.strip() else 'binary data'})")
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        try:
-            text = raw.decode("gbk")
-        except UnicodeDecodeError:
-            text = raw.decode("utf-8", errors="replace")
-    return text.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8")
+    from twentyone.players.c.build import source_text
+
+    return source_text(raw).replace("\r\n", "\n").replace("\r", "\n").encode("utf-8")
 
 
 def build(path: Path, warn: Callable[[str], None] | None = None) -> Path:

@@ -16,21 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from twentyone.isolation import int_range
 from twentyone.errors import TwentyOneError
 
 __all__ = ["add_parsers", "run"]
 
 
-def _whole(lo: int, hi: int, what: str) -> Any:
-    def parse(text: str) -> int:
-        try:
-            v = int(text, 0)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{what} must be a whole number, not {text!r}") from None
-        if not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"{what} out of range: {v} ({lo} .. {hi})")
-        return v
-    return parse
 
 
 def add_parsers(sub: Any) -> None:
@@ -45,9 +36,9 @@ def add_parsers(sub: Any) -> None:
     j.add_argument("solutions", nargs="*", metavar="SOLUTION",
                    help="a .cpp file (run in the sandbox), a .py file written against twentyone.judge.blackjack "
                         "(with --trusted), or a built-in: " + "; ".join(f"{k}: {v}" for k, v in BUILTINS.items()))
-    j.add_argument("--seed", "-s", type=_whole(0, MAX_SEED, "seed"), default=None,
+    j.add_argument("--seed", "-s", type=int_range(0, MAX_SEED, "seed"), default=None,
                    help="the first test's shoe seed; test k plays seed S+k-1 (default: random, printed)")
-    j.add_argument("--tests", "-t", type=_whole(1, 1_000_000, "tests"), default=5,
+    j.add_argument("--tests", "-t", type=int_range(1, 1_000_000, "tests"), default=5,
                    help="tests to play (5, as the statement's judge)")
     j.add_argument("--json", action="store_true", help="print the result as JSON")
     j.add_argument("--local", action="store_true",
@@ -56,11 +47,11 @@ def add_parsers(sub: Any) -> None:
     j.add_argument("--out", type=Path, metavar="DIR", help="judge a class: results.sqlite, index.html and CSV here")
     j.add_argument("--resume", action="store_true", help="with --out: continue the run stored there")
     j.add_argument("--trusted", action="store_true", help="allow .py solutions, which run in this process")
-    j.add_argument("--cpu-seconds", type=_whole(1, 3600, "--cpu-seconds"), default=10,
+    j.add_argument("--cpu-seconds", type=int_range(1, 3600, "--cpu-seconds"), default=10,
                    help="CPU seconds a C++ solution may use in one test (10)")
     j.add_argument("--wall-seconds", type=float, default=0.0, metavar="SECONDS",
                    help="wall-clock backstop of a test (default 3x --cpu-seconds + 10)")
-    j.add_argument("--workers", "-j", type=_whole(1, 256, "workers"), default=1, metavar="N",
+    j.add_argument("--workers", "-j", type=int_range(1, 256, "workers"), default=1, metavar="N",
                    help="play tests in N processes (1)")
     j.add_argument("--output-dir", type=Path, default=None, metavar="DIR",
                    help="where each test's standard error goes, capped at 1 MiB (default: --out DIR/stderr, "

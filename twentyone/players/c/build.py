@@ -54,7 +54,7 @@ from twentyone.strategy import FUNCTION_NAMES
 
 __all__ = ["C_SRC", "BRIDGE", "FLAGS", "CXX_FLAGS", "prepare_source", "compile_student", "compile_program",
            "module_name", "prune_cache", "max_module_bytes",
-           "missing_functions", "cache_dir", "output_dir", "bridge_cdef", "main", "SOURCE_SUFFIXES"]
+           "missing_functions", "source_text", "cache_dir", "output_dir", "bridge_cdef", "main", "SOURCE_SUFFIXES"]
 
 C_SRC = headers.C_SRC
 BRIDGE = C_SRC / "bridge"
@@ -134,6 +134,20 @@ def output_dir() -> Path:
     return cache_dir().parent / "output"
 
 
+def source_text(raw: bytes) -> str:
+    """A source file's bytes as text: a UTF-8 byte-order mark dropped, UTF-8, else GBK (Windows in China), else
+    UTF-8 with the undecodable bytes replaced."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        try:
+            return raw.decode("gbk")
+        except UnicodeDecodeError:
+            return raw.decode("utf-8", errors="replace")
+
+
 def prepare_source(path: Path, warn: Callable[[str], None] | None = None) -> bytes:
     """Read a student's file and return the text to compile: UTF-8, LF endings, PERSON off.
 
@@ -144,15 +158,7 @@ def prepare_source(path: Path, warn: Callable[[str], None] | None = None) -> byt
     if b"\0" in raw or not raw.strip():
         what = "empty" if not raw.strip() else "binary data"
         raise PlayerSpecError(f"{path} is not a C source file ({what})")
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        try:
-            text = raw.decode("gbk")
-        except UnicodeDecodeError:
-            text = raw.decode("utf-8", errors="replace")
+    text = source_text(raw)
     data = text.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8")
     if not _looks_like_c(text):
         raise PlayerSpecError(f"{path} is not C source (it defines no C function; "
