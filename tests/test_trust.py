@@ -134,8 +134,9 @@ def test_an_unexpected_row_is_named_and_the_others_reported(tmp_path: Path) -> N
     subs = _hand_ins(tmp_path / "subs")[:2]
     grade(subs, config_from_dict(SMALL), out, False, QUIET)
     db = sqlite3.connect(out / DB_NAME)
+    # (these hand-ins foul at once, so their legal-play matches are never played: RULES.md, grade_legal)
     db.execute("UPDATE matches SET subject = 'ghost' "
-               "WHERE key = (SELECT MIN(key) FROM matches WHERE purpose = 'legal')")
+               "WHERE key = (SELECT MIN(key) FROM matches WHERE purpose = 'beat_stand')")
     db.execute("UPDATE matches SET outcome = json_set(outcome, '$.ranks', json('[1, 2, 3]')) "
                "WHERE key = (SELECT MAX(key) FROM matches WHERE purpose = 'beat_basic')")
     db.commit()
