@@ -127,10 +127,7 @@ def test_a_real_loop_is_confirmed_on_replay(tmp_path: Path) -> None:
     from twentyone.grading.runner import drive
     from twentyone.players.sandbox.limits import Limits
 
-    loop = tmp_path / "loop.py"
-    loop.write_text("def bet1(N):\n    while True:\n        pass\n"
-                    "def first_action1(t, n): return 's'\ndef continue_action1(p): return 's'\n"
-                    "def show1(b, p, n, N, pos): pass\n")
+    loop = _looper(tmp_path)
     limits = Limits.for_timeouts(0.2, 20.0)
     info = JobInfo("tournament", "", 0, 3, ("loop", "stand"))
     job = MatchJob("t|0", (f"{loop}:1", "stand"), 3, info, limits=limits)
@@ -189,25 +186,14 @@ def test_pool_workers_take_their_own_cpus_after_the_parent_played_sandboxed(tmp_
 def test_a_confirmed_timeout_is_charged_without_a_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Three matches of a looping strategy: the first time-out is replayed alone and confirmed; the other two are
     charged without a replay, so the loop costs four plays, not six."""
-    from twentyone.grading import runner
     from twentyone.grading.runner import drive
     from twentyone.players.sandbox.limits import Limits
 
-    loop = tmp_path / "loop.py"
-    loop.write_text("def bet1(N):\n    while True:\n        pass\n"
-                    "def first_action1(t, n): return 's'\ndef continue_action1(p): return 's'\n"
-                    "def show1(b, p, n, N, pos): pass\n")
+    loop = _looper(tmp_path)
     limits = Limits.for_timeouts(0.2, 20.0)
     jobs = [MatchJob(f"t|{i}", (f"{loop}:1", "stand"), 3 + i, JobInfo("tournament", "", i, 3 + i, ("loop", "stand")),
                      limits=limits) for i in range(3)]
-    played: list[str] = []
-    real = runner.play_job
-
-    def counted(job: MatchJob) -> MatchOutcome:
-        played.append(job.key)
-        return real(job)
-
-    monkeypatch.setattr(runner, "play_job", counted)
+    played = _count_plays(monkeypatch)
     seen: list[MatchOutcome] = []
     drive([jobs], lambda outs: seen.extend(outs) or [], workers=1)
     assert sorted(played) == ["t|0", "t|0", "t|1", "t|2"]
@@ -228,14 +214,10 @@ def test_a_job_no_longer_wanted_is_not_played() -> None:
 
 def test_a_confirmed_looper_waits_behind_the_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Once a player's time-out is confirmed, its queued batches are played after everyone else's."""
-    from twentyone.grading import runner
     from twentyone.grading.runner import drive
     from twentyone.players.sandbox.limits import Limits
 
-    loop = tmp_path / "loop.py"
-    loop.write_text("def bet1(N):\n    while True:\n        pass\n"
-                    "def first_action1(t, n): return 's'\ndef continue_action1(p): return 's'\n"
-                    "def show1(b, p, n, N, pos): pass\n")
+    loop = _looper(tmp_path)
     limits = Limits.for_timeouts(0.2, 20.0)
 
     def job(key: str, spec: str) -> MatchJob:
@@ -243,14 +225,7 @@ def test_a_confirmed_looper_waits_behind_the_others(tmp_path: Path, monkeypatch:
 
     later = [[job("loop|1", f"{loop}:1")], [job("other|1", "basic")], [job("loop|2", f"{loop}:1")],
              [job("other|2", "hilo")]]
-    played: list[str] = []
-    real = runner.play_job
-
-    def counted(j: MatchJob) -> MatchOutcome:
-        played.append(j.key)
-        return real(j)
-
-    monkeypatch.setattr(runner, "play_job", counted)
+    played = _count_plays(monkeypatch)
     given = [False]
 
     def on_done(outs: list[MatchOutcome]) -> list[list[MatchJob]]:
@@ -266,28 +241,17 @@ def test_a_confirmed_looper_waits_behind_the_others(tmp_path: Path, monkeypatch:
 def test_a_confirmed_loopers_matches_start_one_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Once its time-out is confirmed, a looper's batch starts match by match, each asked about just before it
     starts: a criterion decided by its first match plays none of the rest (each would cost a decision limit)."""
-    from twentyone.grading import runner
     from twentyone.grading.runner import drive
     from twentyone.players.sandbox.limits import Limits
 
-    loop = tmp_path / "loop.py"
-    loop.write_text("def bet1(N):\n    while True:\n        pass\n"
-                    "def first_action1(t, n): return 's'\ndef continue_action1(p): return 's'\n"
-                    "def show1(b, p, n, N, pos): pass\n")
+    loop = _looper(tmp_path)
     limits = Limits.for_timeouts(0.2, 20.0)
 
     def job(key: str) -> MatchJob:
         return MatchJob(key, (f"{loop}:1", "stand"), 3, JobInfo("beat_stand", "loop", 0, 3, ("loop", "stand"), 1),
                         limits=limits)
 
-    played: list[str] = []
-    real = runner.play_job
-
-    def counted(j: MatchJob) -> MatchOutcome:
-        played.append(j.key)
-        return real(j)
-
-    monkeypatch.setattr(runner, "play_job", counted)
+    played = _count_plays(monkeypatch)
     stored: list[MatchOutcome] = []
 
     def on_done(outs: list[MatchOutcome]) -> list[list[MatchJob]]:
@@ -297,3 +261,27 @@ def test_a_confirmed_loopers_matches_start_one_at_a_time(tmp_path: Path, monkeyp
     drive([[job("loop|0")]], on_done, workers=1, wanted=lambda j: len(stored) < 2)
     assert played == ["loop|0", "loop|0", "loop|1"]
     assert [o.replay for o in stored] == ["confirmed", "charged"]
+
+
+def _looper(folder: Path) -> Path:
+    """A course .py whose bet loops for ever (each of its matches a time-out)."""
+    loop = folder / "loop.py"
+    loop.write_text("def bet1(N):\n    while True:\n        pass\n"
+                    "def first_action1(t, n): return 's'\ndef continue_action1(p): return 's'\n"
+                    "def show1(b, p, n, N, pos): pass\n")
+    return loop
+
+
+def _count_plays(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The keys of the matches the runner plays from now on, in order (a replay alone too)."""
+    from twentyone.grading import runner
+
+    played: list[str] = []
+    real = runner.play_job
+
+    def counted(job: MatchJob) -> MatchOutcome:
+        played.append(job.key)
+        return real(job)
+
+    monkeypatch.setattr(runner, "play_job", counted)
+    return played
