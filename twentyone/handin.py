@@ -10,7 +10,8 @@ and checked again with ``fstat`` on that very descriptor: a regular file, at mos
 ``HandInFileError`` line naming it.  Nothing is read before both checks pass, and never more than the cap.
 
 Which symbolic links may be followed is the intake's decision (``players.intake``: none that leads out of the
-hand-in); ``read_file`` reads the file a path finally names.
+hand-in); ``read_file`` reads the file a path finally names, and ``source_text`` decodes a source file as
+every reader of one does (UTF-8, else GBK).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from twentyone.errors import PlayerSpecError
 
-__all__ = ["MAX_SOURCE", "HandInFileError", "read_file", "file_kind", "check_regular", "check_size"]
+__all__ = ["MAX_SOURCE", "HandInFileError", "read_file", "file_kind", "check_regular", "check_size", "source_text"]
 
 #: The largest strategy file, header or main.c the grader reads (a course hand-in is about 10 KiB).
 MAX_SOURCE = 1 << 20
@@ -86,3 +87,17 @@ def read_file(path: Path | str, shown: str | None = None, limit: int = MAX_SOURC
     if size > limit:  # it grew while being read
         raise HandInFileError(f"{shown}: refused: more than the {_mib(limit)} a source file may hold")
     return b"".join(chunks)
+
+
+def source_text(raw: bytes) -> str:
+    """A source file's bytes as text: a UTF-8 byte-order mark dropped, UTF-8, else GBK (Windows in China), else
+    UTF-8 with the undecodable bytes replaced."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        try:
+            return raw.decode("gbk")
+        except UnicodeDecodeError:
+            return raw.decode("utf-8", errors="replace")

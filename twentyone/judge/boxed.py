@@ -71,7 +71,7 @@ def read_solution(path: Path) -> bytes:
         raise PlayerSpecError(f"cannot read solution {str(path)!r}: {e.strerror or e}") from None
     if b"\0" in raw or not raw.strip():
         raise PlayerSpecError(f"{path} is not a C++ source file ({'empty' if not raw.strip() else 'binary data'})")
-    from twentyone.players.c.build import source_text
+    from twentyone.handin import source_text
 
     return source_text(raw).replace("\r\n", "\n").replace("\r", "\n").encode("utf-8")
 

@@ -40,6 +40,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from twentyone.handin import source_text
+
 __all__ = ["K", "W", "MAX_COMPARED", "MAX_REPEATS", "PARSE_SECONDS", "Token", "Source", "CodeScore", "Region",
            "read_text", "language_of", "family", "tokenize_units", "fingerprint", "template_grams", "common_prints",
            "code_scores", "matched_regions"]
@@ -138,17 +140,7 @@ class Region:
 
 def read_text(raw: bytes) -> str:
     """A source file's text: UTF-8 (BOM dropped), else GBK, else UTF-8 with replacements; LF line ends."""
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    for encoding in ("utf-8", "gbk"):
-        try:
-            text = raw.decode(encoding)
-            break
-        except UnicodeDecodeError:
-            continue
-    else:
-        text = raw.decode("utf-8", errors="replace")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return source_text(raw).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def language_of(path: str | Path) -> str:

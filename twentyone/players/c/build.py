@@ -47,14 +47,14 @@ from pathlib import Path
 from typing import Any
 
 from twentyone.errors import CompileError, PlayerSpecError
-from twentyone.handin import read_file
+from twentyone.handin import read_file, source_text
 from twentyone.players.c import headers
 from twentyone.players.sandbox import landlock
 from twentyone.strategy import FUNCTION_NAMES
 
 __all__ = ["C_SRC", "BRIDGE", "FLAGS", "CXX_FLAGS", "prepare_source", "compile_student", "compile_program",
            "module_name", "prune_cache", "max_module_bytes",
-           "missing_functions", "source_text", "cache_dir", "output_dir", "bridge_cdef", "main", "SOURCE_SUFFIXES"]
+           "missing_functions", "cache_dir", "output_dir", "bridge_cdef", "main", "SOURCE_SUFFIXES"]
 
 C_SRC = headers.C_SRC
 BRIDGE = C_SRC / "bridge"
@@ -132,20 +132,6 @@ def output_dir() -> Path:
     """Where ``twentyone match`` and ``play`` put what C players print, one file per match:
     ``output`` next to the build cache (``$TWENTYONE_CACHE`` or ``~/.cache/twentyone``)."""
     return cache_dir().parent / "output"
-
-
-def source_text(raw: bytes) -> str:
-    """A source file's bytes as text: a UTF-8 byte-order mark dropped, UTF-8, else GBK (Windows in China), else
-    UTF-8 with the undecodable bytes replaced."""
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        try:
-            return raw.decode("gbk")
-        except UnicodeDecodeError:
-            return raw.decode("utf-8", errors="replace")
 
 
 def prepare_source(path: Path, warn: Callable[[str], None] | None = None) -> bytes:
@@ -239,12 +225,7 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None,
     with tempfile.TemporaryDirectory(prefix="tw-build-", dir=out_dir.parent) as tmp:
         scratch = Path(tmp)
         args = _scratch(scratch, source, lang, name)
-        if not args["confine"]:
-            _say_unconfined(warn)
-        proc = _run_untrusted([sys.executable, "-m", "twentyone.players.c.build", json.dumps(args)], scratch,
-                              timeout)
-        if proc is None:
-            raise CompileError(f"{path}: compiling took longer than {timeout:g} s")
+        proc = _build_confined(args, scratch, timeout, path, warn)
         student = scratch / ("student.cpp" if lang == "cpp" else "mycodes.c")
         if proc.returncode != 0:
             _check_size(path, scratch, proc)
@@ -309,12 +290,7 @@ def compile_program(path: Path, source: bytes, *, lang: str, headers: Sequence[P
             "include_dirs": [str(include)], "flags": list(FLAGS), "cxx_flags": list(CXX_FLAGS), "student_flags": [],
             "tmpdir": str(scratch), "confine": landlock.abi() >= 1,
         }
-        if not args["confine"]:
-            _say_unconfined(warn)
-        proc = _run_untrusted([sys.executable, "-m", "twentyone.players.c.build", json.dumps(args)], scratch,
-                              timeout)
-        if proc is None:
-            raise CompileError(f"{path}: compiling took longer than {timeout:g} s")
+        proc = _build_confined(args, scratch, timeout, path, warn)
         if proc.returncode != 0:
             _check_size(path, scratch, proc)
             raise CompileError(f"{path} does not compile", _compiler_messages(proc, student, path))
@@ -429,6 +405,18 @@ def _scratch(scratch: Path, source: bytes, lang: str, name: str) -> dict[str, An
 
 
 _said_unconfined = False
+
+
+def _build_confined(args: dict[str, Any], scratch: Path, timeout: float, path: Path,
+                    warn: Callable[[str], None] | None) -> subprocess.CompletedProcess[bytes]:
+    """Run this module's build step on ``args`` in ``scratch`` (confined when Landlock is there, said otherwise);
+    CompileError when it takes longer than ``timeout`` seconds."""
+    if not args["confine"]:
+        _say_unconfined(warn)
+    proc = _run_untrusted([sys.executable, "-m", "twentyone.players.c.build", json.dumps(args)], scratch, timeout)
+    if proc is None:
+        raise CompileError(f"{path}: compiling took longer than {timeout:g} s")
+    return proc
 
 
 def _say_unconfined(warn: Callable[[str], None] | None) -> None:
