@@ -1704,3 +1704,36 @@ def test_ruling_grade_similarity() -> None:
     assert plain.trace == () and "trace" not in plain.to_dict() and len(traced.trace) == traced.seat_rounds[1]
     stored = MatchOutcome.from_dict(json.loads(json.dumps(traced.to_dict())), traced.key, traced.info)  # as stored
     assert stored.trace == traced.trace
+
+
+def test_ruling_grade_faults() -> None:
+    """A criterion whose first n matches the submission all faulted in fails there, n the fewest with
+    (1 - threshold)^n below 2.5%: 2 at 90%, 5 at 60%; a plain loss, or a match it played, in that run leaves the
+    decision to the looks."""
+    from twentyone.grading.config import GradingConfig, WinRate
+    from twentyone.grading.rubric import fault_run, fewest_counted, judge_batches
+
+    c = _grade(_graded(["loss"] * 30, faults=[True] * 30), _config()).criteria[1]
+    assert (c.status, c.matches, c.points) == ("fail", 2, 0)
+    assert "decided after its first 2 matches: it faulted in each" in c.detail and "at most 1% of the time" in c.detail
+    # The same losses without a fault: decided by the looks only, later (RULES.md, grade_decision).
+    plain = _grade(_graded(["loss"] * 30), _config()).criteria[1]
+    assert plain.status == "fail" and plain.matches > 2 and "faulted in each" not in plain.detail
+    # A run broken by a played match, even a lost one, decides nothing.
+    broken = _grade(_graded(["loss"] * 2 + ["win"] * 28, faults=[True, False] + [False] * 28), _config()).criteria[1]
+    assert broken.matches > 2 and "faulted in each" not in broken.detail
+    later = _grade(_graded(["win"] + ["loss"] * 29, faults=[False] + [True] * 29), _config()).criteria[1]
+    assert later.status == "fail" and later.matches > 2 and "faulted in each" not in later.detail
+    g = GradingConfig()
+    assert (fault_run(g.beat_stand), fault_run(g.beat_basic)) == (2, 5)
+    assert (fewest_counted(g.beat_stand, g.ties), fewest_counted(g.beat_basic, g.ties)) == (2, 5)
+    # The fewest run: below the one-sided error, one fewer is not; none when the first look comes first.
+    for threshold in (0.5, 0.6, 0.75, 0.9, 0.99):
+        for confidence in (0.8, 0.9, 0.95, 0.99):
+            crit = WinRate(threshold=threshold, confidence=confidence)
+            n, alpha = fault_run(crit), (1 - confidence) / 2
+            assert n >= 1 and (1 - threshold) ** n < alpha <= (1 - threshold) ** (n - 1)
+    assert fault_run(WinRate(threshold=0.5, batch=4, min_matches=4, max_matches=8)) == 0  # 0.5^4 = 6.25%
+    # Only whole runs from index 0 count, whatever else is stored.
+    j = judge_batches({1: "loss", 2: "loss"}, g.beat_stand, "half", {1, 2})
+    assert j.verdict is None

@@ -212,30 +212,33 @@ def test_a_job_no_longer_wanted_is_not_played() -> None:
     assert seen == [j.key for j in jobs[:2]] + [jobs[2].key, jobs[4].key]
 
 
-def test_a_confirmed_looper_waits_behind_the_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Once a player's time-out is confirmed, its queued batches are played after everyone else's."""
-    from twentyone.grading.runner import drive
-    from twentyone.players.sandbox.limits import Limits
+def test_a_confirmed_looper_plays_one_match_at_a_time_beside_the_others(tmp_path: Path) -> None:
+    """Once a player's time-out is confirmed, its matches start one by one, first whenever none of them is playing
+    (so they are not left to the end, played alone while other workers idle), and while one plays the others'
+    batches start in queue order; nothing is taken while only its matches are queued and one is playing."""
+    from collections import deque
 
-    loop = _looper(tmp_path)
-    limits = Limits.for_timeouts(0.2, 20.0)
+    from twentyone.grading.runner import _next_batch
 
     def job(key: str, spec: str) -> MatchJob:
-        return MatchJob(key, (spec, "stand"), 3, JobInfo("tournament", "", 0, 3, ("p", "stand")), limits=limits)
+        return MatchJob(key, (spec, "stand"), 3, JobInfo("tournament", "", 0, 3, ("p", "stand")))
 
-    later = [[job("loop|1", f"{loop}:1")], [job("other|1", "basic")], [job("loop|2", f"{loop}:1")],
-             [job("other|2", "hilo")]]
-    played = _count_plays(monkeypatch)
-    given = [False]
-
-    def on_done(outs: list[MatchOutcome]) -> list[list[MatchJob]]:
-        if given[0]:
-            return []
-        given[0] = True
-        return later
-
-    drive([[job("loop|0", f"{loop}:1")]], on_done, workers=1)
-    assert played == ["loop|0", "loop|0", "other|1", "other|2", "loop|1", "loop|2"]
+    a, b = [job(f"other|{i}", "basic") for i in range(2)], [job(f"other|{i}", "hilo") for i in range(2, 4)]
+    loops = [job(f"loop|{i}", "loop.c:1") for i in range(3)]
+    queue = deque([a, [loops[0], b[0], loops[1]], b[1:], loops[2:]])
+    assert _next_batch(deque(queue), set(), False) == a  # nobody confirmed: queue order
+    took = []
+    looping = False
+    while queue:
+        nxt = _next_batch(queue, {"loop.c:1"}, looping)
+        if nxt is None:  # only the looper's matches are left, and one is playing: it finishes
+            assert looping and all("loop.c:1" in j.specs for q in queue for j in q)
+            looping = False
+            continue
+        took.append([j.key for j in nxt])
+        looping = looping or any("loop.c:1" in j.specs for j in nxt)
+    assert took == [["loop|0"], ["other|0", "other|1"], ["other|2"], ["other|3"], ["loop|1"], ["loop|2"]]
+    assert _next_batch(deque([a, b]), {"loop.c:1"}, False) == a  # none of its matches queued: queue order
 
 
 def test_a_confirmed_loopers_matches_start_one_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -285,3 +288,30 @@ def _count_plays(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(runner, "play_job", counted)
     return played
+
+
+def test_a_task_stops_at_its_first_time_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker's task ends at a match that timed out: the rest of it goes back to the queue, so a looper's task of
+    ten matches costs one decision limit before its replay, not ten, and once confirmed they wait for ``wanted``."""
+    from twentyone.grading.runner import drive
+    from twentyone.players.sandbox.limits import Limits
+
+    loop = _looper(tmp_path)
+    limits = Limits.for_timeouts(0.2, 20.0)
+
+    def job(i: int) -> MatchJob:
+        return MatchJob(f"loop|{i}", (f"{loop}:1", "stand"), 3,
+                        JobInfo("beat_stand", "loop", i, 3, ("loop", "stand"), 1), limits=limits)
+
+    played = _count_plays(monkeypatch)
+    stored: list[MatchOutcome] = []
+    def on_done(outs: list[MatchOutcome]) -> list[list[MatchJob]]:
+        stored.extend(outs)
+        return []
+
+    drive([[job(i) for i in range(10)], [job(i) for i in range(10, 20)]], on_done, workers=1,
+          wanted=lambda j: len(stored) < 2)
+    # loop|0, its replay alone, then loop|1 (charged), next in line before the second task; the rest never started.
+    assert played == ["loop|0", "loop|0", "loop|1"]
+    assert [(o.key, o.replay) for o in stored] == [("loop|0", "confirmed"), ("loop|1", "charged")]
+    assert all(o.reason != "unplayed" for o in stored)

@@ -29,7 +29,7 @@ from twentyone.grading.config import GradingConfig, Isolation, WinRate, seats_of
 from twentyone.grading.notes import named, source_notes
 from twentyone.grading.outcome import EntryKind, MatchOutcome, counted_incidents
 from twentyone.grading.plan import SEED_OFFSET, MatchJob, criterion_job, legal_job, tournament_jobs
-from twentyone.grading.rubric import Result, fewest_counted, judge_batches, winner_of
+from twentyone.grading.rubric import Result, faulted_in, fewest_counted, judge_batches, winner_of
 from twentyone.grading.runner import drive
 from twentyone.grading.stats import Verdict
 from twentyone.grading.standings import judge_tournament, matches_per_unit
@@ -150,8 +150,16 @@ class _Progress:
     name: str
     spec: str
     results: dict[int, Result] = field(default_factory=dict)
+    #: The indices of the matches the submission faulted in (RULES.md, **grade_faults**).
+    faulted: set[int] = field(default_factory=set)
     issued: set[int] = field(default_factory=set)
     verdict: Verdict | None = None
+
+    def record(self, idx: int, outcome: MatchOutcome, seat: int) -> None:
+        """Note match ``idx``'s result for the submission at ``seat``."""
+        self.results[idx] = winner_of(outcome, seat)
+        if faulted_in(outcome, seat):
+            self.faulted.add(idx)
 
 
 class Grader:
@@ -202,7 +210,7 @@ class Grader:
             self._note_incidents(row.outcome)
             p = self.progress.get((row.purpose, row.subject))
             if p is not None and row.outcome.seat is not None:
-                p.results[row.idx] = winner_of(row.outcome, row.outcome.seat)
+                p.record(row.idx, row.outcome, row.outcome.seat)
                 p.issued.add(row.idx)
             elif row.purpose == "tournament" and self.tournament_rows is not None:
                 self.tournament_rows.append(row)
@@ -238,7 +246,7 @@ class Grader:
         """Decide ``p`` as far as its stored results allow; return the jobs its next batch still needs."""
         if p.verdict is not None:
             return []
-        j = judge_batches(p.results, p.crit, self.config.ties)
+        j = judge_batches(p.results, p.crit, self.config.ties, p.faulted)
         if j.decided:
             p.verdict = j.verdict
             return []
@@ -276,7 +284,7 @@ class Grader:
             self._note_incidents(o)
             p = self.progress.get((info.purpose, info.subject))
             if p is not None and info.seat is not None:
-                p.results[info.idx] = winner_of(o, info.seat)
+                p.record(info.idx, o, info.seat)
                 touched.append(p)
             elif info.purpose == "tournament" and self.tournament_rows is not None:
                 self.tournament_rows.append(MatchRow(o.key, info.purpose, info.subject, info.idx, info.seed,

@@ -7,7 +7,7 @@ which matches finished.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
@@ -16,7 +16,8 @@ from twentyone.grading.config import WinRate
 from twentyone.grading.outcome import MatchOutcome
 from twentyone.grading.stats import Decision, Verdict, decide, wilson
 
-__all__ = ["Result", "pair_result", "winner_of", "win_value", "Judgement", "judge_batches", "fewest_counted"]
+__all__ = ["Result", "pair_result", "winner_of", "faulted_in", "win_value", "Judgement", "judge_batches", "fault_run",
+           "fewest_counted"]
 
 
 class Result(StrEnum):
@@ -49,6 +50,11 @@ def winner_of(outcome: MatchOutcome, seat: int) -> Result:
     return pair_result(False, outcome.faults[j] is not None, outcome.ranks[i], outcome.ranks[j])
 
 
+def faulted_in(outcome: MatchOutcome, seat: int) -> bool:
+    """True when the player at ``seat`` faulted in the match (a time-out, crash or error: RULES.md, **grade_faults**)."""
+    return outcome.faults[seat - 1] is not None
+
+
 def win_value(result: Result, ties: str) -> float:
     """What a result counts for in a win rate: a tie is half a win (``ties = "half"``) or a loss."""
     if result == Result.WIN:
@@ -69,11 +75,31 @@ class Judgement:
     #: When the verdict came before its look: the look (a number of matches) whose result no later match
     #: could change any more; 0 when a look itself decided.
     settled_at: int = 0
+    #: When the verdict is a fail by the run of faults that opened the criterion (RULES.md, **grade_faults**):
+    #: that run's length, so the first ``fault_run`` matches; else 0.
+    by_faults: int = 0
 
     @property
     def decided(self) -> bool:
         """True once no more matches are played for the criterion."""
         return self.verdict is not None and self.verdict.status != Decision.OPEN
+
+
+def fault_run(crit: WinRate) -> int:
+    """The length of a run of faulted matches that fails ``crit`` at its start (RULES.md, **grade_faults**): the
+    fewest n with (1 - threshold)^n below the one-sided error of the Wilson interval, (1 - confidence) / 2.  A
+    faulted match is lost, and a submission that wins (a tie counting half) at least the threshold's share of
+    its matches loses each of them with a chance of at most 1 - threshold, so it loses all of its first n less
+    often than that.  0 when no run shorter than the criterion's first look would do."""
+    alpha = (1.0 - crit.confidence) / 2.0
+    lose = 1.0 - crit.threshold
+    first_look = _next_look(0, crit)
+    n = 1
+    while n < first_look:
+        if lose ** n < alpha:
+            return n
+        n += 1
+    return 0
 
 
 def _next_look(n: int, crit: WinRate) -> int:
@@ -120,7 +146,8 @@ def _settled(wins: float, k: int, crit: WinRate, ties: str) -> tuple[Decision, i
     return None
 
 
-def judge_batches(results: Mapping[int, Result], crit: WinRate, ties: str) -> Judgement:
+def judge_batches(results: Mapping[int, Result], crit: WinRate, ties: str,
+                  faulted: Container[int] = frozenset()) -> Judgement:
     """Apply the decision rule (RULES.md, **grade_decision**) to the results of matches 0, 1, 2 ...
 
     Whole batches only, in index order: after each batch the Wilson interval passes, fails, or asks for
@@ -128,8 +155,11 @@ def judge_batches(results: Mapping[int, Result], crit: WinRate, ties: str) -> Ju
     after the first k matches in index order, the next look that can decide would pass (or fail) whatever the
     matches before it give, that is the verdict, over those k matches (``Judgement.settled_at`` names the
     look).  The points are the same as the look's; only the matches no result could matter to are not played.
+    And a criterion whose first ``fault_run`` matches the submission all faulted in (``faulted``: their indices)
+    fails there (``Judgement.by_faults``; RULES.md, **grade_faults**).
     """
     j = Judgement(None)
+    run = fault_run(crit)
     n = min(crit.batch, crit.max_matches)
     wins = 0.0
     k = 0
@@ -137,6 +167,10 @@ def judge_batches(results: Mapping[int, Result], crit: WinRate, ties: str) -> Ju
         while k < n and k in results:
             wins += win_value(results[k], ties)
             k += 1
+            if k == run and all(i in faulted for i in range(run)):
+                j.verdict = Verdict(Decision.FAIL, k, *wilson(wins, k, crit.confidence))
+                j.needed, j.by_faults = k, k
+                return j
             settled = _settled(wins, k, crit, ties)
             if settled is not None:
                 rate, low, high = wilson(wins, k, crit.confidence)
@@ -157,9 +191,9 @@ def judge_batches(results: Mapping[int, Result], crit: WinRate, ties: str) -> Ju
 
 def fewest_counted(crit: WinRate, ties: str) -> int:
     """The fewest matches a verdict of ``crit`` can use (``judge_batches``): that of a submission that loses every
-    match, or wins every one, whichever is decided first.  The report counts a criterion's matches up to its
+    match, or wins every one, or faults in every one, whichever is decided first.  The report counts a criterion's matches up to its
     verdict's only, so an incident in a match of lower index counts against legal play whatever comes next."""
     def every(r: Result) -> int:
         v = judge_batches(dict.fromkeys(range(crit.max_matches), r), crit, ties).verdict
         return v.matches if v is not None else crit.max_matches
-    return min(every(Result.LOSS), every(Result.WIN))
+    return min(every(Result.LOSS), every(Result.WIN), fault_run(crit) or crit.max_matches)

@@ -216,9 +216,27 @@ def _kept_log(job: MatchJob, log: RoundLog, seat: int | None = None) -> str:
                     MAX_INCIDENTS_PER_SEAT)
 
 
+#: The ``reason`` of the outcome ``play_batch`` gives a job it did not play: ``drive`` queues the job again.
+UNPLAYED = "unplayed"
+
+
 def play_batch(jobs: Sequence[MatchJob]) -> list[MatchOutcome]:
-    """Play jobs one after another in this process (the task a worker runs)."""
-    return [play_job(j) for j in jobs]
+    """Play jobs one after another in this process (the task a worker runs).  After a match that ends in a
+    time-out the rest are not played (each gets an outcome of reason ``UNPLAYED``, for ``drive`` to queue again):
+    the time-out is replayed before anything else starts, and when a replay confirms it, every further match
+    of a looping player costs a whole decision limit, so each waits until ``wanted`` is asked about it."""
+    out = []
+    for k, job in enumerate(jobs):
+        out.append(play_job(job))
+        if timed_out(out[-1]):
+            out += [_unplayed(j) for j in jobs[k + 1:]]
+            break
+    return out
+
+
+def _unplayed(job: MatchJob) -> MatchOutcome:
+    n = len(job.specs)
+    return MatchOutcome(job.key, job.info, UNPLAYED, 0, [0] * n, [1] * n, [0] * n, [0] * n, [None] * n, [""] * n)
 
 
 def _batches(jobs: Sequence[MatchJob], size: int) -> list[list[MatchJob]]:
@@ -268,7 +286,7 @@ def drive(first: Sequence[Sequence[MatchJob]],
     is replayed alone in this process (``confirm_timeout``); only then does ``on_done`` see it.  Once a
     replay has confirmed a player's time-out, that player's later time-outs are charged without a replay
     (``replay`` ``charged``): a looping submission costs its own time-outs, not a serial replay of each, and its
-    batches wait behind everyone else's (``_next_batch``).
+    matches play one at a time beside everyone else's (``_next_batch``).
     """
     jobs: dict[str, MatchJob] = {}
     held: list[MatchOutcome] = []
@@ -283,8 +301,12 @@ def drive(first: Sequence[Sequence[MatchJob]],
         return out
 
     def done(outcomes: list[MatchOutcome]) -> list[list[MatchJob]]:
+        looping.difference_update(o.key for o in outcomes)
         ready = []
+        again = [jobs[o.key] for o in outcomes if o.reason == UNPLAYED]  # the rest of a task cut at a time-out
         for o in outcomes:
+            if o.reason == UNPLAYED:
+                continue
             if replay and o.replay is None and timed_out(o) and o.key in jobs:
                 if _timed_out_specs(o, jobs[o.key]) <= confirmed:
                     ready.append(replace(o, replay="charged"))
@@ -292,6 +314,8 @@ def drive(first: Sequence[Sequence[MatchJob]],
                     held.append(o)
             else:
                 ready.append(o)
+        if again:  # they were next in line (a criterion is decided in index order)
+            queue.appendleft(again)
         return remember(on_done(ready)) if ready else []
 
     def replay_held() -> list[list[MatchJob]]:
@@ -309,11 +333,17 @@ def drive(first: Sequence[Sequence[MatchJob]],
         return remember(on_done(kept))
 
     queue: deque[list[MatchJob]] = deque(remember(first))
+    #: The keys of the confirmed loopers' matches playing (``_next_batch``).
+    looping: set[str] = set()
     with _executor(workers, cluster, dask_workers) as ex:
         while queue or ex.busy() or held:
             while queue and not held and ex.room():
-                batch = [j for j in _next_batch(queue, confirmed) if wanted is None or wanted(j)]
+                nxt = _next_batch(queue, confirmed, bool(looping))
+                if nxt is None:
+                    break
+                batch = [j for j in nxt if wanted is None or wanted(j)]
                 if batch:
+                    looping.update(j.key for j in batch if any(spec in confirmed for spec in j.specs))
                     ex.submit(batch)
             if ex.busy():
                 for outcomes in ex.finished():
@@ -322,21 +352,32 @@ def drive(first: Sequence[Sequence[MatchJob]],
                 queue.extend(replay_held())
 
 
-def _next_batch(queue: deque[list[MatchJob]], confirmed: set[str]) -> list[MatchJob]:
-    """The first queued batch that seats no player whose time-out is confirmed, else the first match of the first:
-    a looping player's matches (a decision limit each) wait until the others' are under way, so the class's
-    criteria and tournament go on meanwhile instead of waiting behind them, and they then start one at a time,
-    each asked about (``wanted``) just before it starts, so that its criteria, once decided, play no further match."""
-    if confirmed:
-        for k, batch in enumerate(queue):
-            if not any(spec in confirmed for j in batch for spec in j.specs):
+def _next_batch(queue: deque[list[MatchJob]], confirmed: set[str], looping: bool) -> list[MatchJob] | None:
+    """The batch to start next, taken off ``queue``.  Once a player's time-out is confirmed (``confirmed``: such
+    players' SPECs), each further match of it costs a whole decision limit: its matches start one at a time, each
+    asked about (``wanted``) just before it starts, so that a criterion once decided plays no further one, and
+    only one of them plays at once (``looping``: one is playing), on one worker, while the others play everyone
+    else's batches in queue order.  So a looper's matches neither hold the class up nor are left to the end,
+    where they would play one by one with the other workers idle.  None when only such matches are queued and
+    one is playing."""
+    def seats_looper(job: MatchJob) -> bool:
+        return any(spec in confirmed for spec in job.specs)
+
+    if not confirmed:
+        return queue.popleft()
+    for k, batch in enumerate(queue):
+        # Playing one: everyone else's matches of the first batch with any; else the first of a looper's alone.
+        take = [j for j in batch if seats_looper(j) != looping][:len(batch) if looping else 1]
+        if take:
+            rest = [j for j in batch if j not in take]
+            if rest:
+                queue[k] = rest
+            else:
                 del queue[k]
-                return batch
-        batch = queue.popleft()
-        if len(batch) > 1:
-            queue.appendleft(batch[1:])
-        return batch[:1]
-    return queue.popleft()
+            return take
+    if not looping and queue:  # no looper's match is queued: the first batch
+        return queue.popleft()
+    return None
 
 
 def _timed_out_specs(o: MatchOutcome, job: MatchJob) -> set[str]:

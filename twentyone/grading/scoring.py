@@ -21,7 +21,7 @@ from twentyone.grading.outcome import EntryKind, counted_incidents
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
 from twentyone.grading.review.numbers import class_reviews
-from twentyone.grading.rubric import Result, judge_batches, winner_of
+from twentyone.grading.rubric import Result, faulted_in, judge_batches, winner_of
 from twentyone.grading.standings import Place, judge_tournament, places, standings
 from twentyone.grading.stats import Decision
 from twentyone.grading.store import EntryRow, MatchRow, Store
@@ -45,12 +45,18 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _chance(p: float) -> str:
+    """A small probability as a reader takes it in: 1%, 0.1%, 1 in 10,000 ..."""
+    return f"{100 * p:.2g}%" if p >= 0.001 else f"1 in {round(1 / p):,}"
+
+
 def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: GradingConfig) -> Criterion:
     """Apply the decision rule to one criterion's stored matches."""
     title = TITLES[purpose].format(t=crit.threshold)
     results = {r.idx: winner_of(r.outcome, r.outcome.seat) for r in rows if r.outcome.seat is not None}
     by_idx = {r.idx: r for r in rows}
-    judgement = judge_batches(results, crit, config.ties)
+    faulted = {r.idx for r in rows if r.outcome.seat is not None and faulted_in(r.outcome, r.outcome.seat)}
+    judgement = judge_batches(results, crit, config.ties, faulted)
     verdict, running = judgement.verdict, judgement.running
     crit_max = crit.weight
     if verdict is None:
@@ -80,6 +86,10 @@ def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: Gr
         detail += (f" (decided after {verdict.matches} matches: whatever the matches up to {judgement.settled_at} "
                    f"gave, the interval at {judgement.settled_at} would {'pass' if decision == Decision.PASS else 'fail'}"
                    f", so they were not played)")
+    if judgement.by_faults:
+        detail += (f" (decided after its first {verdict.matches} matches: it faulted in each, and a submission that "
+                   f"wins {_pct(crit.threshold)} of its matches loses {verdict.matches} in a row at most "
+                   f"{_chance((1 - crit.threshold) ** verdict.matches)} of the time, so no more were played)")
     outcomes = [by_idx[i].outcome for i in range(verdict.matches)]
     sub_money = [o.accounts[(o.seat or 1) - 1] for o in outcomes]
     opp_money = [o.accounts[2 - (o.seat or 1)] for o in outcomes]
