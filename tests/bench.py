@@ -352,7 +352,7 @@ def looper_alone(n: int) -> None:
         os.environ["TWENTYONE_CACHE"] = str(root / "cache")
         subs = make_class(root / "class", n)
         t = time.perf_counter()
-        grade(subs, GradingConfig(), root / "out", False, Execution(progress=False, warn=lambda m: None))
+        grade(subs, GradingConfig(seed=2026), root / "out", False, Execution(progress=False, warn=lambda m: None))
         took = time.perf_counter() - t
         print(f"grade {n} C submissions, default budget, sandboxed, {os.cpu_count()} workers: {took:.1f} s "
               f"(load {os.getloadavg()[0]:.1f})")
@@ -360,9 +360,10 @@ def looper_alone(n: int) -> None:
 
 
 def bench_looper(subs: list[Path], root: Path, without: float) -> None:
-    """Issue 22: what one hand-in that loops (``tests/fixtures/handins/looper``: every first_action spins until
-    its 1 s CPU limit) adds to the benchmark class's grade, every file compiled afresh as before (target <= 60 s).
-    Each of its matches is a time-out, so the figure is about (its matches x 1 s) / cores."""
+    """Issue 22: what one looping hand-in adds to the benchmark class's grade, every file compiled afresh as before
+    (target <= 60 s), for two of them (``tests/fixtures/handins``): ``looper``, whose every first_action spins
+    until its 1 s CPU limit, and ``aces_looper``, which spins only when dealt a pair of aces (about 4 matches in
+    10).  Both grades pin the base seed, as the class's own, so that they play the same matches."""
     import os
 
     from twentyone.grading.commands import Execution, grade
@@ -370,16 +371,19 @@ def bench_looper(subs: list[Path], root: Path, without: float) -> None:
     from twentyone.grading.store import Store
 
     quiet = Execution(progress=False, warn=lambda m: None)  # one worker per core, as bench_grading
-    os.environ["TWENTYONE_CACHE"] = str(root / "cache-looper")
-    t = time.perf_counter()
-    grade(subs + [ROOT / "tests" / "fixtures" / "handins" / "looper"], GradingConfig(), root / "out-looper", False,
-          quiet)
-    took = time.perf_counter() - t
-    with Store.open(root / "out-looper") as store:
-        played = [r for r in store.matches() if "looper" in r.names]
-    replays = sum(r.outcome.replay == "confirmed" for r in played)
-    print(f"grade the same {len(subs)} and a looping hand-in: {took:.0f} s, so it adds {took - without:.0f} s (target <= 60 s); "
-          f"it sat in {len(played)} matches, each a time-out of 1 s of CPU, {replays} replayed alone")
+    for name in ("looper", "aces_looper"):
+        os.environ["TWENTYONE_CACHE"] = str(root / f"cache-{name}")
+        t = time.perf_counter()
+        grade(subs + [ROOT / "tests" / "fixtures" / "handins" / name], GradingConfig(seed=2026), root / f"out-{name}",
+              False, quiet)
+        took = time.perf_counter() - t
+        with Store.open(root / f"out-{name}") as store:
+            played = [r for r in store.matches() if name in r.names]
+        timeouts = sum("timeout" in r.outcome.faults for r in played)
+        replays = sum(r.outcome.replay == "confirmed" for r in played)
+        print(f"grade the same {len(subs)} and {name} (a looping hand-in): {took:.0f} s, so it adds "
+              f"{took - without:.0f} s (target <= 60 s); it sat in {len(played)} matches, {timeouts} of them a "
+              f"time-out of 1 s of CPU, {replays} replayed alone")
 
 
 def bench_analysis(runs: int, seconds: float) -> None:

@@ -1322,40 +1322,56 @@ def test_grade_bonus_stops_when_separated() -> None:
 
 def test_grade_bonus_seats_no_more_a_player_that_always_times_out() -> None:
     """After the first deal, and after each batch, a player that timed out in every match it played is seated no
-    more; it keeps its place, last, and a player that timed out only sometimes plays on."""
+    more, nor one that timed out in some and whose interval lies wholly below the last bonus place's; each keeps
+    its standing. One that timed out but can still reach a bonus, and one that never timed out however weak,
+    play on."""
     from twentyone.grading.config import TournamentBonus
-    from twentyone.grading.standings import judge_tournament, matches_per_unit
+    from twentyone.grading.standings import judge_tournament, matches_per_unit, standings
     from twentyone.grading.store import MatchRow
 
-    players = [("a", "x"), ("b", "y"), ("loop", "z"), ("slow", "w")]
+    players = [("a", "x"), ("b", "y"), ("loop", "z"), ("slow", "w"), ("aces", "v"), ("low", "u")]
     t = TournamentBonus(matches=2, max_matches=6, bonus=(10.0,))
+    rank = {"a": 1, "b": 1, "slow": 1, "aces": 4, "low": 5, "loop": 6}  # a, b and slow tie: never separated
 
     def deal(unit: int, names: list[str]) -> list[MatchRow]:
         out = []
         for r in range(len(names)):
             seated = names[r:] + names[:r]
-            faults = ["timeout" if n == "loop" or (n == "slow" and unit == 0 and r) else None for n in seated]
-            ranks = [1 if n in ("a", "b") else 3 for n in seated]  # a and b tie: never separated
+            faults = ["timeout" if n == "loop" or (unit == 0 and ((n == "slow" and r == 1) or (n == "aces" and r < 2)))
+                      else None for n in seated]
             out.append(MatchRow(f"k{unit}|{r}", "tournament", "", unit, unit, seated,
-                                outcome(ranks, faults, idx=unit, names=seated)))
+                                outcome([rank[n] for n in seated], faults, idx=unit, names=seated)))
         return out
 
+    everyone = [n for n, _ in players]
     assert judge_tournament([], players, t).needed == 1  # the first deal is played alone
-    zero = deal(0, ["a", "b", "loop", "slow"])
-    j = judge_tournament(zero, players, t)  # withdrawn after one deal (its 4 matches), not after a batch's 8
-    assert not j.decided and j.units == 0 and j.needed == 2 and [n for n, _ in j.active] == ["a", "b", "slow"]
-    assert matches_per_unit(len(j.active), "table5") == 3
-    first = zero + deal(1, ["a", "b", "slow"])
+    zero = deal(0, everyone)
+    j = judge_tournament(zero, players, t)  # withdrawn after one deal (its 6 matches), not after a batch's 12
+    assert not j.decided and j.units == 0 and j.needed == 2
+    assert [n for n, _ in j.active] == ["a", "b", "slow", "low"]
+    by = {r.name: r for r in standings(zero, players)}  # the standings that look used
+    best = by["a"]
+    assert by["aces"].high < best.low <= by["slow"].high and by["low"].high < best.low and by["low"].faults == 0
+    assert matches_per_unit(len(j.active), "table5") == 4
+    first = zero + deal(1, ["a", "b", "slow", "low"])
     j = judge_tournament(first, players, t)
-    assert not j.decided and j.units == 2 and j.needed == 4 and [n for n, _ in j.active] == ["a", "b", "slow"]
+    assert not j.decided and j.units == 2 and j.needed == 4 and [n for n, _ in j.active] == ["a", "b", "slow", "low"]
     assert j.standings[-1].name == "loop" and j.standings[-1].wins == 0
-    later = first + [row for u in range(2, 4) for row in deal(u, ["a", "b", "slow"])]
+    later = first + [row for u in range(2, 4) for row in deal(u, ["a", "b", "slow", "low"])]
     j = judge_tournament(later, players, t)
-    assert j.units == 4 and [n for n, _ in j.active] == ["a", "b", "slow"]  # slow timed out in 3 of deal 0's 4
-    loop = next(r for r in j.standings if r.name == "loop")
-    assert loop.matches == 4 and loop.wins == 0 and loop.rank >= 3
+    assert j.units == 4 and [n for n, _ in j.active] == ["a", "b", "slow", "low"]
+    by = {r.name: r for r in j.standings}
+    assert (by["loop"].matches, by["loop"].wins, by["aces"].matches) == (6, 0, 6) and by["loop"].rank == 6
     pair = judge_tournament(deal(0, ["a", "loop"]), players[:3:2], t)  # one player left: done after deal 0
     assert pair.decided and pair.units == 1 and pair.standings[0].name == "a"
+    # Before a batch of 10 ends, looks after deals 1, 2 and 4, each planned only once the deals before it are in.
+    t10 = TournamentBonus(matches=10, max_matches=20, bonus=(10.0,))
+    rows: list[MatchRow] = []
+    needs = []
+    for u in range(4):
+        needs.append(judge_tournament(rows, players[:2], t10).needed)
+        rows += deal(u, ["a", "b"])
+    assert needs == [1, 2, 4, 4] and judge_tournament(rows, players[:2], t10).needed == 10
 
 
 def test_ruling_grade_incident_kinds() -> None:

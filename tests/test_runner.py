@@ -212,33 +212,32 @@ def test_a_job_no_longer_wanted_is_not_played() -> None:
     assert seen == [j.key for j in jobs[:2]] + [jobs[2].key, jobs[4].key]
 
 
-def test_a_confirmed_looper_plays_one_match_at_a_time_beside_the_others(tmp_path: Path) -> None:
-    """Once a player's time-out is confirmed, its matches start one by one, first whenever none of them is playing
-    (so they are not left to the end, played alone while other workers idle), and while one plays the others'
-    batches start in queue order; nothing is taken while only its matches are queued and one is playing."""
-    from collections import deque
-
-    from twentyone.grading.runner import _next_batch
+def test_a_confirmed_looper_plays_one_match_at_a_time_beside_the_others() -> None:
+    """Once a player's time-out is confirmed, its queued matches are set apart, in queue order, and start one by
+    one: first whenever none of them is playing (so they are not left to the end, played alone while other
+    workers idle); while one plays, the others' batches start first, in queue order; with nothing else queued,
+    another of its matches.  Batches queued later are split the same way, and a batch put back goes first."""
+    from twentyone.grading.runner import _Queue
 
     def job(key: str, spec: str) -> MatchJob:
         return MatchJob(key, (spec, "stand"), 3, JobInfo("tournament", "", 0, 3, ("p", "stand")))
 
     a, b = [job(f"other|{i}", "basic") for i in range(2)], [job(f"other|{i}", "hilo") for i in range(2, 4)]
-    loops = [job(f"loop|{i}", "loop.c:1") for i in range(3)]
-    queue = deque([a, [loops[0], b[0], loops[1]], b[1:], loops[2:]])
-    assert _next_batch(deque(queue), set(), False) == a  # nobody confirmed: queue order
+    loops = [job(f"loop|{i}", "loop.c:1") for i in range(5)]
+    q = _Queue([a, [loops[0], b[0], loops[1]], b[1:], loops[2:3]])
+    assert q.take(False) == a  # nobody confirmed: queue order
+    q = _Queue([a, [loops[0], b[0], loops[1]], b[1:], loops[2:3]])
+    q.confirm({"loop.c:1"})
+    q.add([[loops[3]], [job("other|9", "basic")]])
+    q.add([[loops[4]]], front=True)
     took = []
     looping = False
-    while queue:
-        nxt = _next_batch(queue, {"loop.c:1"}, looping)
-        if nxt is None:  # only the looper's matches are left, and one is playing: it finishes
-            assert looping and all("loop.c:1" in j.specs for q in queue for j in q)
-            looping = False
-            continue
+    while q:
+        nxt = q.take(looping)
         took.append([j.key for j in nxt])
-        looping = looping or any("loop.c:1" in j.specs for j in nxt)
-    assert took == [["loop|0"], ["other|0", "other|1"], ["other|2"], ["other|3"], ["loop|1"], ["loop|2"]]
-    assert _next_batch(deque([a, b]), {"loop.c:1"}, False) == a  # none of its matches queued: queue order
+        looping = looping or any(q.seats_looper(j) for j in nxt)
+    assert took == [["loop|4"], ["other|0", "other|1"], ["other|2"], ["other|3"], ["other|9"], ["loop|0"], ["loop|1"],
+                    ["loop|2"], ["loop|3"]]
 
 
 def test_a_confirmed_loopers_matches_start_one_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -205,6 +205,9 @@ class Grader:
         self.players = [(e.name, e.spec) for e in self.entries if e.kind != EntryKind.BUILTIN]
         self.tournament_rows: list[MatchRow] | None = [] if t.enabled and len(self.players) >= 2 else None
         self.tournament_units = 0  # units issued so far
+        #: The keys of the tournament's matches asked for and not yet stored: it is judged again once none is left
+        #: (judging is O(matches) a look, so judging it at every finished task would be quadratic).
+        self._tournament_playing: set[str] = set()
         self.tournament_done = False
         for row in rows:
             self._note_incidents(row.outcome)
@@ -228,8 +231,8 @@ class Grader:
     def _advance_tournament(self) -> list[MatchJob]:
         """Judge the class tournament on its stored matches; return the jobs of its next batch, if due."""
         rows = self.tournament_rows
-        if rows is None or self.tournament_done:
-            return []
+        if rows is None or self.tournament_done or self._tournament_playing:
+            return []  # (while some of the batch asked for is still playing, no new look can be complete)
         t = self.config.tournament
         j = judge_tournament(rows, self.players, t, seats=self.seats)
         if j.decided:
@@ -238,9 +241,11 @@ class Grader:
         if j.needed <= self.tournament_units:
             return []  # the batch asked for is still playing
         start, self.tournament_units = self.tournament_units, j.needed
-        return tournament_jobs(j.active or self.players, t.format, j.needed - start, self.config.base_seed + SEED_OFFSET,
+        jobs = tournament_jobs(j.active or self.players, t.format, j.needed - start, self.config.base_seed + SEED_OFFSET,
                                self.config.decks, self.config.rules, self.limits,
                                skip={r.key for r in rows}, start=start)
+        self._tournament_playing = {job.key for job in jobs}
+        return jobs
 
     def _advance(self, p: _Progress) -> list[MatchJob]:
         """Decide ``p`` as far as its stored results allow; return the jobs its next batch still needs."""
@@ -289,6 +294,7 @@ class Grader:
             elif info.purpose == "tournament" and self.tournament_rows is not None:
                 self.tournament_rows.append(MatchRow(o.key, info.purpose, info.subject, info.idx, info.seed,
                                                      list(info.names), o))
+                self._tournament_playing.discard(o.key)
                 tournament = True
         tasks = []
         for p in dict.fromkeys(touched):

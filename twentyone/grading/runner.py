@@ -286,12 +286,14 @@ def drive(first: Sequence[Sequence[MatchJob]],
     is replayed alone in this process (``confirm_timeout``); only then does ``on_done`` see it.  Once a
     replay has confirmed a player's time-out, that player's later time-outs are charged without a replay
     (``replay`` ``charged``): a looping submission costs its own time-outs, not a serial replay of each, and its
-    matches play one at a time beside everyone else's (``_next_batch``).
+    matches play one at a time beside everyone else's (``_Queue``).  A batch stops at its first time-out
+    (``play_batch``); its jobs not played go back to the head of the queue.
     """
     jobs: dict[str, MatchJob] = {}
     held: list[MatchOutcome] = []
-    #: The SPECs whose time-out a replay alone confirmed.
-    confirmed: set[str] = set()
+    queue = _Queue()
+    #: The keys of the confirmed loopers' matches playing (``_Queue``).
+    looping: set[str] = set()
 
     def remember(batches: Iterable[Sequence[MatchJob]]) -> list[list[MatchJob]]:
         out = [list(b) for b in batches if b]
@@ -308,76 +310,97 @@ def drive(first: Sequence[Sequence[MatchJob]],
             if o.reason == UNPLAYED:
                 continue
             if replay and o.replay is None and timed_out(o) and o.key in jobs:
-                if _timed_out_specs(o, jobs[o.key]) <= confirmed:
+                if _timed_out_specs(o, jobs[o.key]) <= queue.confirmed:
                     ready.append(replace(o, replay="charged"))
                 else:
                     held.append(o)
             else:
                 ready.append(o)
         if again:  # they were next in line (a criterion is decided in index order)
-            queue.appendleft(again)
+            queue.add([again], front=True)
         return remember(on_done(ready)) if ready else []
 
     def replay_held() -> list[list[MatchJob]]:
         kept = []
         for o in sorted(held, key=lambda o: o.key):
             specs = _timed_out_specs(o, jobs[o.key])
-            if specs <= confirmed:
+            if specs <= queue.confirmed:
                 kept.append(replace(o, replay="charged"))
                 continue
             again = confirm_timeout(o, play_job(jobs[o.key]))
             if again.replay == "confirmed":
-                confirmed.update(specs)
+                queue.confirm(specs)
             kept.append(again)
         held.clear()
         return remember(on_done(kept))
 
-    queue: deque[list[MatchJob]] = deque(remember(first))
-    #: The keys of the confirmed loopers' matches playing (``_next_batch``).
-    looping: set[str] = set()
+    queue.add(remember(first))
     with _executor(workers, cluster, dask_workers) as ex:
         while queue or ex.busy() or held:
             while queue and not held and ex.room():
-                nxt = _next_batch(queue, confirmed, bool(looping))
-                if nxt is None:
-                    break
-                batch = [j for j in nxt if wanted is None or wanted(j)]
+                batch = [j for j in queue.take(bool(looping)) if wanted is None or wanted(j)]
                 if batch:
-                    looping.update(j.key for j in batch if any(spec in confirmed for spec in j.specs))
+                    looping.update(j.key for j in batch if queue.seats_looper(j))
                     ex.submit(batch)
             if ex.busy():
                 for outcomes in ex.finished():
-                    queue.extend(done(outcomes))
+                    queue.add(done(outcomes))
             elif held:
-                queue.extend(replay_held())
+                queue.add(replay_held())
 
 
-def _next_batch(queue: deque[list[MatchJob]], confirmed: set[str], looping: bool) -> list[MatchJob] | None:
-    """The batch to start next, taken off ``queue``.  Once a player's time-out is confirmed (``confirmed``: such
-    players' SPECs), each further match of it costs a whole decision limit: its matches start one at a time, each
-    asked about (``wanted``) just before it starts, so that a criterion once decided plays no further one, and
-    only one of them plays at once (``looping``: one is playing), on one worker, while the others play everyone
-    else's batches in queue order.  So a looper's matches neither hold the class up nor are left to the end,
-    where they would play one by one with the other workers idle.  None when only such matches are queued and
-    one is playing."""
-    def seats_looper(job: MatchJob) -> bool:
-        return any(spec in confirmed for spec in job.specs)
+class _Queue:
+    """The batches waiting to start.  Once a player's time-out is confirmed (``confirm``), each further match of
+    it may cost a whole decision limit, so its queued matches are kept apart and start one at a time, each asked
+    about (``wanted``) just before it starts, so that a criterion once decided plays no further one: while none
+    of them plays, one starts first; while one plays (``looping``), everyone else's batches start first, in
+    queue order, and another of them only when nothing else waits.  So a looper's matches neither hold the class
+    up nor are left to the end, to play one by one while the other workers idle.  Every step is O(1) per job."""
 
-    if not confirmed:
-        return queue.popleft()
-    for k, batch in enumerate(queue):
-        # Playing one: everyone else's matches of the first batch with any; else the first of a looper's alone.
-        take = [j for j in batch if seats_looper(j) != looping][:len(batch) if looping else 1]
-        if take:
-            rest = [j for j in batch if j not in take]
+    def __init__(self, batches: Iterable[list[MatchJob]] = ()) -> None:
+        self.others: deque[list[MatchJob]] = deque()
+        #: The confirmed loopers' matches, in queue order.
+        self.loopers: deque[MatchJob] = deque()
+        #: The SPECs whose time-out a replay alone confirmed.
+        self.confirmed: set[str] = set()
+        self.add(batches)
+
+    def __bool__(self) -> bool:
+        return bool(self.others or self.loopers)
+
+    def seats_looper(self, job: MatchJob) -> bool:
+        """True when ``job`` seats a player whose time-out is confirmed."""
+        return any(spec in self.confirmed for spec in job.specs)
+
+    def add(self, batches: Iterable[list[MatchJob]], front: bool = False) -> None:
+        """Queue ``batches`` at the end, or at the head (``front``: they were next in line)."""
+        others: list[list[MatchJob]] = []
+        loopers: list[MatchJob] = []
+        for batch in batches:
+            rest = [j for j in batch if not self.seats_looper(j)] if self.confirmed else batch
+            if len(rest) < len(batch):
+                loopers += [j for j in batch if self.seats_looper(j)]
             if rest:
-                queue[k] = rest
-            else:
-                del queue[k]
-            return take
-    if not looping and queue:  # no looper's match is queued: the first batch
-        return queue.popleft()
-    return None
+                others.append(rest)
+        if front:
+            self.others.extendleft(reversed(others))
+            self.loopers.extendleft(reversed(loopers))
+        else:
+            self.others.extend(others)
+            self.loopers.extend(loopers)
+
+    def confirm(self, specs: set[str]) -> None:
+        """``specs`` timed out, confirmed: their queued matches are set apart (in queue order)."""
+        self.confirmed |= specs
+        batches = list(self.others)
+        self.others.clear()
+        self.add(batches)
+
+    def take(self, looping: bool) -> list[MatchJob]:
+        """The batch to start next (the queue is not empty)."""
+        if self.loopers and (not looping or not self.others):
+            return [self.loopers.popleft()]
+        return self.others.popleft()
 
 
 def _timed_out_specs(o: MatchOutcome, job: MatchJob) -> set[str]:

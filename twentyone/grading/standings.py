@@ -143,16 +143,25 @@ class TournamentJudgement:
     active: list[tuple[str, str]] = field(default_factory=list)
 
 
-def withdrawn(rows: Iterable[MatchRow], players: Sequence[tuple[str, str]]) -> list[str]:
+def withdrawn(rows: Iterable[MatchRow], players: Sequence[tuple[str, str]], table: Sequence[StandingRow] = (),
+              bonus_places: int = 0) -> list[str]:
     """The players of ``players`` who sat in some match of ``rows`` and timed out in every one of them (a time-out
-    stands only once confirmed on replay): they can only lose, so a class tournament seats them no more."""
+    stands only once confirmed on replay): they can only lose, so a class tournament seats them no more.  Given
+    ``table``, the standings over ``rows``, and the number of places that carry a bonus, also those who timed out
+    in some match and whose interval lies wholly below that of the last place with a bonus: they can take no
+    bonus, and each further time-out of theirs would cost a decision limit and hand their tablemates a win
+    that players at other tables do not get."""
     played: Counter[str] = Counter()
     timed: Counter[str] = Counter()
     for r in rows:
         for i, name in enumerate(r.names):
             played[name] += 1
             timed[name] += r.outcome.faults[i] == Foul.TIMEOUT
-    return [name for name, _ in players if played[name] and timed[name] == played[name]]
+    usable = _usable(table)
+    cut = usable[min(bonus_places, len(usable)) - 1].low if usable and bonus_places > 0 else None
+    high = {r.name: r.high for r in usable}
+    return [name for name, _ in players if played[name] and (
+        timed[name] == played[name] or (timed[name] and cut is not None and name in high and high[name] < cut))]
 
 
 def judge_tournament(rows: Sequence[MatchRow], players: Sequence[tuple[str, str]], t: TournamentBonus,
@@ -162,11 +171,12 @@ def judge_tournament(rows: Sequence[MatchRow], players: Sequence[tuple[str, str]
     Units are added in batches of ``t.matches``; after each whole batch, the tournament is done when the
     top places that carry a bonus are separated at ``t.confidence`` (``separated``), or when the budget
     ``t.max_matches`` units is reached.  Only whole units in order count, so the result does not depend
-    on which matches finished first.  ``seats``: the seats of the rule set's tables.  After the first unit
-    (``FIRST_LOOK``) and after each batch, a player who timed out in every match it played is withdrawn
-    (``withdrawn``): the later units are planned without it, and it keeps its place, last, from the matches
-    it played.  The first unit is played alone for that look, so a looping hand-in sits in one deal's
-    matches, not a batch's.
+    on which matches finished first.  ``seats``: the seats of the rule set's tables.  After units 1, 2 and 4
+    (``EARLY_LOOKS``) and after each batch, a player who timed out in every match it played, or who timed out
+    and can no longer reach a place with a bonus, is withdrawn (``withdrawn``): the later units are planned
+    without it, and it keeps its standing from the matches it played.  The units up to each such look are
+    played before any later one is planned, so a looping hand-in sits in one deal's matches, not a batch's, and one that loops on some
+    hands in no more than its standing needs.
     """
     have = Counter(r.outcome.info.idx for r in rows)
     budget = max(t.matches, t.max_matches)
@@ -178,10 +188,10 @@ def judge_tournament(rows: Sequence[MatchRow], players: Sequence[tuple[str, str]
         if not all(have[u] >= matches_per_unit(len(active), t.format, seats) for u in range(start, units)):
             return judged
         used = [r for r in rows if r.outcome.info.idx < units]
-        out = withdrawn(used, active)
+        table = standings(used, players, errors, t.confidence)
+        out = withdrawn(used, active, table, len(t.bonus))
         active = [p for p in active if p[0] not in out]
         if batch_end or len(active) < 2:
-            table = standings(used, players, errors, t.confidence)
             done = units >= budget or separated(table, len(t.bonus)) or len(active) < 2
             judged = TournamentJudgement(table, units, done, units, used, active)
             if done:
@@ -192,15 +202,18 @@ def judge_tournament(rows: Sequence[MatchRow], players: Sequence[tuple[str, str]
     return judged
 
 
-#: The tournament is first looked at after this many units, for withdrawals only (``judge_tournament``).
-FIRST_LOOK = 1
+#: Before its first batch ends, the tournament is looked at after these many units, for withdrawals only
+#: (``judge_tournament``): each is played alone, so a looping hand-in sits in as few deals as its standing needs.
+EARLY_LOOKS = (1, 2, 4)
 
 
 def _looks(batch: int, budget: int) -> Iterator[tuple[int, bool]]:
     """The unit counts after which a tournament is looked at, each with whether a batch ends there: after the
-    first unit (withdrawals only), then after each batch of ``batch`` units, up to ``budget``."""
-    if FIRST_LOOK < min(batch, budget):
-        yield FIRST_LOOK, False
+    units of ``EARLY_LOOKS`` below the first batch's end (withdrawals only), then after each batch of ``batch``
+    units, up to ``budget``."""
+    for units in EARLY_LOOKS:
+        if units < min(batch, budget):
+            yield units, False
     units = 0
     while units < budget:
         units = min(units + batch, budget)
