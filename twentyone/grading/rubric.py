@@ -45,7 +45,7 @@ def winner_of(outcome: MatchOutcome, seat: int) -> Result:
     """The result of a 2-seat match for the player at ``seat``: a match in which it faulted is lost,
     whatever the money says (RULES.md, **grade_win_rates**)."""
     i, j = seat - 1, 2 - seat
-    if outcome.faults[i] is not None:
+    if faulted_in(outcome, seat):
         return Result.LOSS
     return pair_result(False, outcome.faults[j] is not None, outcome.ranks[i], outcome.ranks[j])
 
