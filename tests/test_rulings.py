@@ -1753,3 +1753,111 @@ def test_ruling_grade_faults() -> None:
     # Only whole runs from index 0 count, whatever else is stored.
     j = judge_batches({1: "loss", 2: "loss"}, g.beat_stand, "half", {1, 2})
     assert j.verdict is None
+
+
+def _early_oracle(results: list[str], crit: Any) -> str:
+    """The decision rule with early looks, from RULES.md (grade_early_fail, grade_decision): at each early look
+    below min_matches, fail when the Chernoff-Hoeffding bound exp(-n KL(rate || threshold)) is below early_error;
+    then the ordinary looks.  Written apart from the package: the KL divergence by hand."""
+    import math
+
+    wins = [{"win": 1.0, "tie": 0.5, "loss": 0.0}[r] for r in results]
+    for e in crit.early_looks:
+        if e >= crit.min_matches:
+            break
+        q, p = sum(wins[:e]) / e, crit.threshold
+        if q < p:
+            kl = (q * math.log(q / p) if q else 0.0) + (1 - q) * math.log((1 - q) / (1 - p))
+            if math.exp(-e * kl) < crit.early_error:
+                return "fail"
+    return _looks_only(results, crit)
+
+
+def _tail(n: int, most: float, p: float, tie: float) -> float:
+    """The exact chance that n matches, each won with chance p - tie / 2, tied with chance tie (half a win) and
+    lost otherwise, give ``most`` wins or fewer: a submission whose expected rate is exactly p."""
+    win, loss = p - tie / 2, 1 - p - tie / 2
+    dist = {0: 1.0}  # half-wins -> chance
+    for _ in range(n):
+        nxt: dict[int, float] = {}
+        for h, c in dist.items():
+            for step, q in ((2, win), (1, tie), (0, loss)):
+                if q > 0:
+                    nxt[h + step] = nxt.get(h + step, 0.0) + c * q
+        dist = nxt
+    return sum(c for h, c in dist.items() if h <= 2 * most)
+
+
+def test_ruling_grade_early_fail() -> None:
+    """Before min_matches, early looks (20, 50, 100, 150 by default) fail a criterion, and never pass it, when a
+    submission that wins the threshold's share of its matches (ties half) would win so few with a chance below
+    early_error (1 in 2,000) by the Chernoff-Hoeffding bound; they settle a fail early as the ordinary looks do.
+    A submission that loses every match now fails beat_stand after 9 matches and beat_basic after 17, not 29 and
+    94 (issue 22, item 7: a hand-in that loops on some hands)."""
+    import random
+
+    from twentyone.errors import ConfigError
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.rubric import early_fail_most, fewest_counted, judge_batches
+    from twentyone.grading.stats import wilson
+
+    g = GradingConfig()
+    assert g.beat_stand.early_looks == g.beat_basic.early_looks == (20, 50, 100, 150)
+    lost = {crit.opponent: judge_batches(dict.fromkeys(range(1000), "loss"), crit, g.ties)
+            for crit in g.win_criteria().values()}
+    assert {k: (j.verdict.matches, j.settled_at, j.early) for k, j in lost.items() if j.verdict} == {
+        "stand": (9, 20, True), "basic": (17, 20, True)}
+    # Against the ordinary looks alone, as before: 29 and 94.
+    off = _config(beat_stand={"early_looks": []}, beat_basic={"weight": 20, "early_looks": []})
+    assert [judge_batches(dict.fromkeys(range(1000), "loss"), c, g.ties).verdict.matches  # type: ignore[union-attr]
+            for c in off.win_criteria().values()] == [29, 94]
+    assert (fewest_counted(g.beat_stand, g.ties), fewest_counted(g.beat_basic, g.ties)) == (2, 5)  # grade_faults'
+    # The guarantee, computed exactly: at each look, a submission at the threshold wins the most that fails, or
+    # fewer, with a chance below early_error, with no ties or many; and one win more would not fail.
+    for crit in g.win_criteria().values():
+        for look in crit.early_looks:
+            most = early_fail_most(look, crit.threshold, crit.early_error, 0.5)
+            assert 0 <= most < crit.threshold * look and wilson(most, look, crit.confidence)[2] < crit.threshold
+            most_ties = 2 * min(crit.threshold, 1 - crit.threshold)  # every loss or every win a tie instead
+            for tie in (0.0, most_ties / 4, most_ties / 2, most_ties):
+                assert _tail(look, most, crit.threshold, tie) < crit.early_error, (crit.opponent, look, tie)
+            fails = ["loss"] * look
+            for i in range(int(2 * most)):
+                fails[i // 2] = "win" if i % 2 else "tie"
+            assert _early_oracle(fails, crit) == "fail"
+            more = fails[:]
+            more[int(most)] = "tie" if most == int(most) else "win"
+            rest = more + ["win"] * (crit.max_matches - look)
+            assert _early_oracle(rest, crit) == _looks_only(rest, crit)  # the early looks decide nothing
+    # The report says which look decided it and with what chance.
+    c = _grade(_graded(["loss"] * 300), _config(beat_stand={})).criteria[1]
+    assert (c.status, c.matches, c.points) == ("fail", 9, 0)
+    assert "by the early look at 20" in c.detail and "at most 11 of 20" in c.detail and "1 in 2,000" in c.detail
+    at = _grade(_graded(["win"] * 11 + ["loss"] * 9 + ["win"] * 280), _config(beat_stand={})).criteria[1]
+    assert (at.status, at.matches) == ("fail", 20) and "early look at 20" in at.detail
+    # An early look never passes: every match won waits for the first ordinary look (200).
+    won = judge_batches(dict.fromkeys(range(1000), "win"), g.beat_stand, g.ties)
+    assert won.verdict is not None and won.verdict.status == "pass" and not won.early and won.settled_at == 200
+    # The verdict is the looks' own, however the matches it did not play would have gone.
+    cfg = _config(beat_stand={"batch": 10, "min_matches": 60, "max_matches": 80, "early_looks": [10, 20, 40],
+                              "early_error": 0.01}).beat_stand
+    rng = random.Random(7)
+    early = 0
+    for _ in range(400):
+        p = rng.choice([0.2, 0.5, 0.7, 0.8, 0.9, 1.0])
+        played = [rng.choices(["win", "tie", "loss"], [p, (1 - p) / 3, 2 * (1 - p) / 3])[0] for _ in range(80)]
+        j = judge_batches(dict(enumerate(played)), cfg, "half")
+        assert j.verdict is not None
+        k = j.verdict.matches
+        early += j.early
+        for rest in (["win"] * 80, ["loss"] * 80, played[k:]):
+            assert _early_oracle(played[:k] + rest[:80 - k], cfg) == j.verdict.status
+    assert early > 50
+    # A look at or after min_matches is the ordinary look's; a bad setting is one line.
+    assert judge_batches(dict.fromkeys(range(30), "loss"), _config(beat_stand={
+        "early_looks": [20, 50]}).beat_stand, "half").verdict.matches == 9  # type: ignore[union-attr]
+    for bad in ({"early_looks": [3]}, {"early_looks": [50, 20]}, {"early_looks": [20, 20]}, {"early_looks": [2.5]},
+                {"early_error": 0.05}, {"early_error": 0}):
+        with pytest.raises(ConfigError) as e:
+            _config(beat_stand=bad)
+        assert "beat_stand.early_" in str(e.value) and "\n" not in str(e.value)

@@ -68,6 +68,12 @@ class WinRate:
     min_matches: int = 200
     max_matches: int = 1000
     confidence: float = 0.95
+    #: Early looks (RULES.md, **grade_early_fail**): after each of these numbers of matches below ``min_matches``
+    #: (a look at or after it is the ordinary look's), the criterion fails when a submission that wins the threshold's share of its matches
+    #: would do as badly with a chance below ``early_error`` (a Chernoff-Hoeffding bound).  An early look never
+    #: passes.
+    early_looks: tuple[int, ...] = (20, 50, 100, 150)
+    early_error: float = 0.0005
 
 
 @dataclass(frozen=True)
@@ -171,6 +177,8 @@ class GradingConfig:
         d["tournament"]["bonus"] = list(self.tournament.bonus)
         d["legal"]["incidents"] = list(self.legal.incidents)
         d["reference"] = list(self.reference)
+        for name, c in self.win_criteria().items():
+            d[name]["early_looks"] = list(c.early_looks)
         return d
 
     def check(self, where: str = "config") -> GradingConfig:
@@ -223,6 +231,12 @@ class GradingConfig:
                                   f"got {c.batch}, {c.min_matches}, {c.max_matches}")
             if not 0.5 <= c.confidence < 1:
                 raise bad(f"{name}.confidence", c.confidence, "0.5 .. 0.999")
+            looks = list(c.early_looks)
+            if any(e < 2 or e % 2 for e in looks) or looks != sorted(set(looks)):
+                raise bad(f"{name}.early_looks", looks, "even numbers of matches, 2 or more, in increasing order")
+            if not 1e-9 <= c.early_error <= (1 - c.confidence) / 2:
+                raise bad(f"{name}.early_error", c.early_error,
+                          f"1e-09 .. {(1 - c.confidence) / 2:g}, the interval's own one-sided error")
         t = self.tournament
         if t.format not in ("table5", "pairs"):
             raise bad("tournament.format", t.format, "table5 or pairs")
@@ -278,6 +292,9 @@ def _coerce(where: str, key: str, value: Any, default: Any) -> Any:
     elif isinstance(default, tuple) and (not default or isinstance(default[0], str)):
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
         value = tuple(value) if ok else value
+    elif isinstance(default, tuple) and isinstance(default[0], int):
+        ok = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        value = tuple(value) if ok else value
     elif isinstance(default, tuple):
         ok = isinstance(value, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                              for v in value)
@@ -286,7 +303,8 @@ def _coerce(where: str, key: str, value: Any, default: Any) -> Any:
         ok = isinstance(value, str)
     if not ok:
         if isinstance(default, tuple):
-            kind = "a list of strings" if not default or isinstance(default[0], str) else "a list of numbers"
+            kind = ("a list of strings" if not default or isinstance(default[0], str) else
+                    "a list of whole numbers" if isinstance(default[0], int) else "a list of numbers")
         else:
             kind = {bool: "true or false", int: "a whole number", float: "a number"}.get(type(default), "a string")
         raise ConfigError(f"{where}: {key} must be {kind}, not {value!r}")
@@ -367,6 +385,10 @@ def example_toml() -> str:
             f"min_matches = {w.min_matches}",
             f"max_matches = {w.max_matches}",
             f"confidence = {w.confidence:g}",
+            "# early looks: fail (never pass) when a submission at the threshold would do as badly",
+            "# with a chance below early_error (at each look)",
+            "early_looks = [" + ", ".join(map(str, w.early_looks)) + "]",
+            f"early_error = {w.early_error:g}",
         ]
     t, iso = c.tournament, c.isolation
     lines += [

@@ -14,10 +14,10 @@ from functools import lru_cache
 
 from twentyone.grading.config import WinRate
 from twentyone.grading.outcome import MatchOutcome
-from twentyone.grading.stats import Decision, Verdict, decide, wilson
+from twentyone.grading.stats import Decision, Verdict, decide, lower_tail_bound, wilson
 
 __all__ = ["Result", "pair_result", "winner_of", "faulted_in", "win_value", "Judgement", "judge_batches", "fault_run",
-           "fewest_counted"]
+           "early_fail_most", "fewest_counted"]
 
 
 class Result(StrEnum):
@@ -78,6 +78,8 @@ class Judgement:
     #: When the verdict is a fail by the run of faults that opened the criterion (RULES.md, **grade_faults**):
     #: that run's length, so the first ``fault_run`` matches; else 0.
     by_faults: int = 0
+    #: True when the verdict is a fail at, or settled by, an early look (RULES.md, **grade_early_fail**).
+    early: bool = False
 
     @property
     def decided(self) -> bool:
@@ -132,17 +134,40 @@ def _bounds(m: int, threshold: float, confidence: float, step: float) -> tuple[f
     return (below * step if below >= 0 else -1.0), (above * step if above <= units else m + 1.0)
 
 
-def _settled(wins: float, k: int, crit: WinRate, ties: str) -> tuple[Decision, int] | None:
-    """After the first ``k`` matches (``wins`` won), the verdict of the next look that can decide, when no result
-    of the matches still to play before it could change it: (verdict, that look), else None."""
+@lru_cache(maxsize=1024)
+def early_fail_most(look: int, threshold: float, error: float, step: float) -> float:
+    """The most wins (in steps of ``step``) of ``look`` matches that fail an early look (RULES.md,
+    **grade_early_fail**): those that a submission winning ``threshold`` of its matches reaches or falls below
+    with a chance under ``error`` by the Chernoff-Hoeffding bound; -1 when none."""
+    most = -1.0
+    t = 0
+    while t * step < look * threshold and lower_tail_bound(t * step, look, threshold) < error:
+        most = t * step
+        t += 1
+    return most
+
+
+def _fails_early(wins: float, k: int, crit: WinRate) -> bool:
+    """True when ``k`` is an early look and ``wins`` of ``k`` fail it (RULES.md, **grade_early_fail**)."""
+    return k in crit.early_looks and k < crit.min_matches and lower_tail_bound(wins, k, crit.threshold) < crit.early_error
+
+
+def _settled(wins: float, k: int, crit: WinRate, ties: str) -> tuple[Decision, int, bool] | None:
+    """After the first ``k`` matches (``wins`` won), the verdict of the first look that will decide whatever the
+    matches still to play before it give: (verdict, that look, whether it is an early look), else None.  An
+    early look can only fail, and every early look comes before the first ordinary one."""
+    step = 0.5 if ties == "half" else 1.0
+    for e in crit.early_looks:
+        if k < e < crit.min_matches and wins + (e - k) <= early_fail_most(e, crit.threshold, crit.early_error, step):
+            return Decision.FAIL, e, True
     look = _next_look(k, crit)
     if k >= look:
         return None
-    fail_most, pass_least = _bounds(look, crit.threshold, crit.confidence, 0.5 if ties == "half" else 1.0)
+    fail_most, pass_least = _bounds(look, crit.threshold, crit.confidence, step)
     if wins + (look - k) <= fail_most:
-        return Decision.FAIL, look
+        return Decision.FAIL, look, False
     if wins >= pass_least:
-        return Decision.PASS, look
+        return Decision.PASS, look, False
     return None
 
 
@@ -156,7 +181,9 @@ def judge_batches(results: Mapping[int, Result], crit: WinRate, ties: str,
     matches before it give, that is the verdict, over those k matches (``Judgement.settled_at`` names the
     look).  The points are the same as the look's; only the matches no result could matter to are not played.
     And a criterion whose first ``fault_run`` matches the submission all faulted in (``faulted``: their indices)
-    fails there (``Judgement.by_faults``; RULES.md, **grade_faults**).
+    fails there (``Judgement.by_faults``; RULES.md, **grade_faults**).  Before ``min_matches``, each of
+    ``crit.early_looks`` fails the criterion when a submission at the threshold would do as badly with a chance
+    below ``crit.early_error``, and settles a fail the same way (``Judgement.early``; RULES.md, **grade_early_fail**).
     """
     j = Judgement(None)
     run = fault_run(crit)
@@ -171,11 +198,15 @@ def judge_batches(results: Mapping[int, Result], crit: WinRate, ties: str,
                 j.verdict = Verdict(Decision.FAIL, k, *wilson(wins, k, crit.confidence))
                 j.needed, j.by_faults = k, k
                 return j
+            if _fails_early(wins, k, crit):
+                j.verdict = Verdict(Decision.FAIL, k, *wilson(wins, k, crit.confidence))
+                j.needed, j.early = k, True
+                return j
             settled = _settled(wins, k, crit, ties)
             if settled is not None:
                 rate, low, high = wilson(wins, k, crit.confidence)
                 j.verdict = Verdict(settled[0], k, rate, low, high)
-                j.needed, j.settled_at = k, settled[1]
+                j.needed, j.settled_at, j.early = k, settled[1], settled[2]
                 return j
         if k < n:
             break

@@ -21,7 +21,7 @@ from twentyone.grading.outcome import EntryKind, counted_incidents
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
 from twentyone.grading.review.numbers import class_reviews
-from twentyone.grading.rubric import Result, faulted_in, judge_batches, winner_of
+from twentyone.grading.rubric import Result, early_fail_most, faulted_in, judge_batches, winner_of
 from twentyone.grading.standings import Place, judge_tournament, places, standings
 from twentyone.grading.stats import Decision
 from twentyone.grading.store import EntryRow, MatchRow, Store
@@ -82,7 +82,16 @@ def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: Gr
     if decision == Decision.BORDERLINE:
         detail += (f" (the interval still holds the threshold after the maximum of {crit.max_matches} matches; "
                    f"points by the '{config.borderline}' rule)")
-    if judgement.settled_at:
+    if judgement.early:
+        look = judgement.settled_at or verdict.matches
+        most = (early_fail_most(look, crit.threshold, crit.early_error, 0.5 if config.ties == "half" else 1.0)
+                if judgement.settled_at else verdict.rate * verdict.matches)
+        detail += (f" (decided after {verdict.matches} matches by the early look at {look}: "
+                   + ("whatever the matches up to it give, " if judgement.settled_at else "")
+                   + f"it wins at most {most:g} of {look}, and a submission that wins {_pct(crit.threshold)} of its "
+                   f"matches wins so few at most {_chance(crit.early_error)} of the time; an early look can only fail"
+                   + (", so they were not played)" if judgement.settled_at else ")"))
+    elif judgement.settled_at:
         detail += (f" (decided after {verdict.matches} matches: whatever the matches up to {judgement.settled_at} "
                    f"gave, the interval at {judgement.settled_at} would {'pass' if decision == Decision.PASS else 'fail'}"
                    f", so they were not played)")

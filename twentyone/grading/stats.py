@@ -15,7 +15,7 @@ from functools import lru_cache
 from enum import StrEnum
 from statistics import NormalDist
 
-__all__ = ["wilson", "z_for", "Verdict", "Decision", "decide"]
+__all__ = ["wilson", "z_for", "lower_tail_bound", "Verdict", "Decision", "decide"]
 
 
 class Decision(StrEnum):
@@ -49,6 +49,17 @@ def wilson(wins: float, n: int, confidence: float = 0.95) -> tuple[float, float,
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     # Clamped so rounding never puts the rate outside its own interval (at 0 or 1 exactly).
     return p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
+
+
+def lower_tail_bound(wins: float, n: int, p: float) -> float:
+    """The Chernoff-Hoeffding bound exp(-n KL(wins/n || p)) on the chance that ``n`` independent results, each
+    between 0 and 1 with mean ``p`` (a tie counting half is one), add up to ``wins`` or fewer; 1 when ``wins``
+    is ``n p`` or more.  It holds whatever share of ties there is, unlike the binomial tail."""
+    if n <= 0 or wins >= n * p:
+        return 1.0
+    q = max(0.0, wins / n)
+    kl = (q * math.log(q / p) if q > 0 else 0.0) + (1 - q) * math.log((1 - q) / (1 - p))
+    return math.exp(-n * kl)
 
 
 @dataclass(frozen=True)
