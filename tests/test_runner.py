@@ -183,6 +183,50 @@ def test_pool_workers_take_their_own_cpus_after_the_parent_played_sandboxed(tmp_
     assert out["parent"] == [out["home"]]  # the parent itself stays where it was pinned
 
 
+_AFTER_REPLAY = '''
+import json, os, sys
+from twentyone.grading.outcome import JobInfo
+from twentyone.grading.plan import MatchJob
+from twentyone.grading.runner import drive
+from twentyone.players.sandbox.limits import Limits
+
+loop, workers = sys.argv[1], int(sys.argv[2])
+before = sorted(os.sched_getaffinity(0)), os.sched_getscheduler(0)
+seen = []
+job = MatchJob("t|0", (f"{loop}:1", "stand"), 3, JobInfo("tournament", "", 0, 3, ("loop", "stand")),
+               limits=Limits.for_timeouts(0.2, 20.0))
+drive([[job]], lambda outs: seen.extend(outs) or [], workers=workers)
+after = sorted(os.sched_getaffinity(0)), os.sched_getscheduler(0)
+print(json.dumps({"before": before, "after": after, "replay": [o.replay for o in seen]}))
+'''
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_grading_keeps_every_cpu_after_a_replay_alone(tmp_path: Path, workers: int) -> None:
+    """A time-out's replay alone is a sandboxed match in the grading process, which pins that process to one CPU
+    (``engine_cpu``) with SCHED_BATCH.  It stayed pinned for the rest of the run: the judging, the reports and
+    the chart workers it forks then shared one core while the other idled (about 12 s more for the reports of a
+    class with one looping hand-in).  After ``drive`` (pool or in process) the process has its CPUs and its
+    scheduling policy back."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from twentyone.players.sandbox.cpus import allowed_cpus
+
+    every = allowed_cpus()
+    require(len(every) >= 2, "two CPUs")
+    script = tmp_path / "after.py"
+    script.write_text(_AFTER_REPLAY)
+    run = subprocess.run([sys.executable, str(script), str(_looper(tmp_path)), str(workers)], capture_output=True,
+                         text=True, timeout=120, cwd=ROOT, preexec_fn=lambda: os.sched_setaffinity(0, every))
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = json.loads(run.stdout)
+    assert out["replay"] == ["confirmed"] and out["before"] == [sorted(every), os.SCHED_OTHER]
+    assert out["after"] == out["before"], out
+
+
 def test_a_confirmed_timeout_is_charged_without_a_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Three matches of a looping strategy: the first time-out is replayed alone and confirmed; the other two are
     charged without a replay, so the loop costs four plays, not six."""

@@ -24,7 +24,7 @@ from twentyone.grading.outcome import Incident, MatchOutcome
 from twentyone.grading.plan import MatchJob
 from twentyone.legality import Foul
 from twentyone.match import Seating, play_match, rank
-from twentyone.players.sandbox.cpus import allowed_cpus, release
+from twentyone.players.sandbox.cpus import allowed_cpus, borrowed, release
 from twentyone.players.sandbox.limits import Limits, die_with_parent
 from twentyone.players.spec import builtin_name, make_strategy
 from twentyone.records import SeatView
@@ -287,7 +287,9 @@ def drive(first: Sequence[Sequence[MatchJob]],
     replay has confirmed a player's time-out, that player's later time-outs are charged without a replay
     (``replay`` ``charged``): a looping submission costs its own time-outs, not a serial replay of each, and its
     matches play one at a time beside everyone else's (``_Queue``).  A batch stops at its first time-out
-    (``play_batch``); its jobs not played go back to the head of the queue.
+    (``play_batch``); its jobs not played go back to the head of the queue.  A sandboxed match played in this
+    process (a replay, or every match without a pool) pins it to one CPU while it plays (``engine_cpu``); when
+    it was not pinned before, it gets every CPU back afterwards (``borrowed``).
     """
     jobs: dict[str, MatchJob] = {}
     held: list[MatchOutcome] = []
@@ -327,7 +329,8 @@ def drive(first: Sequence[Sequence[MatchJob]],
             if specs <= queue.confirmed:
                 kept.append(replace(o, replay="charged"))
                 continue
-            again = confirm_timeout(o, play_job(jobs[o.key]))
+            with borrowed():  # the grading process goes back to every CPU afterwards
+                again = confirm_timeout(o, play_job(jobs[o.key]))
             if again.replay == "confirmed":
                 queue.confirm(specs)
             kept.append(again)
@@ -335,7 +338,7 @@ def drive(first: Sequence[Sequence[MatchJob]],
         return remember(on_done(kept))
 
     queue.add(remember(first))
-    with _executor(workers, cluster, dask_workers) as ex:
+    with borrowed(), _executor(workers, cluster, dask_workers) as ex:  # this process keeps every CPU it had
         while queue or ex.busy() or held:
             while queue and not held and ex.room():
                 batch = [j for j in queue.take(bool(looping)) if wanted is None or wanted(j)]

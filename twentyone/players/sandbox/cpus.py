@@ -8,8 +8,10 @@ finished ones use the other CPUs.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-__all__ = ["engine_cpu", "away_cpus", "allowed_cpus", "release"]
+__all__ = ["engine_cpu", "away_cpus", "allowed_cpus", "release", "borrowed"]
 
 _PINNED: int | None = None
 _AWAY: set[int] = set()
@@ -72,3 +74,17 @@ def release(cpus: set[int] | None = None) -> None:
         except (AttributeError, OSError):
             pass
     _PINNED, _AWAY, _ALLOWED = None, set(), None
+
+
+@contextmanager
+def borrowed() -> Iterator[None]:
+    """Run the body as an engine may (``engine_cpu`` pins this process to one CPU), then give this process back
+    every CPU and its scheduling policy if it was not pinned before: a grading process that replays a time-out
+    alone must not stay on one CPU for the rest of the run (its judging, its reports and the chart workers it
+    forks would share one core while the other idles)."""
+    was = _PINNED
+    try:
+        yield
+    finally:
+        if was is None and _PINNED is not None:
+            release()
