@@ -219,8 +219,12 @@ def test_grading_keeps_every_cpu_after_a_replay_alone(tmp_path: Path, workers: i
     require(len(every) >= 2, "two CPUs")
     script = tmp_path / "after.py"
     script.write_text(_AFTER_REPLAY)
+    def fresh() -> None:  # as a new grading process starts (this one may be pinned by an earlier sandboxed test)
+        os.sched_setaffinity(0, every)
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+
     run = subprocess.run([sys.executable, str(script), str(_looper(tmp_path)), str(workers)], capture_output=True,
-                         text=True, timeout=120, cwd=ROOT, preexec_fn=lambda: os.sched_setaffinity(0, every))
+                         text=True, timeout=120, cwd=ROOT, preexec_fn=fresh)
     assert run.returncode == 0, run.stderr[-2000:]
     out = json.loads(run.stdout)
     assert out["replay"] == ["confirmed"] and out["before"] == [sorted(every), os.SCHED_OTHER]
