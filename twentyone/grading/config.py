@@ -69,9 +69,9 @@ class WinRate:
     max_matches: int = 1000
     confidence: float = 0.95
     #: Early looks (RULES.md, **grade_early_fail**): after each of these numbers of matches below ``min_matches``
-    #: (a look at or after it is the ordinary look's), the criterion fails when a submission that wins the threshold's share of its matches
-    #: would do as badly with a chance below ``early_error`` (a Chernoff-Hoeffding bound).  An early look never
-    #: passes.
+    #: (a look at or after it is the ordinary look's), the criterion fails when a submission that wins the
+    #: threshold's share of its matches would win so few with a chance below ``early_error`` (a Chernoff-Hoeffding
+    #: bound).  An early look never passes.
     early_looks: tuple[int, ...] = (20, 50, 100, 150)
     early_error: float = 0.0005
 

@@ -149,7 +149,8 @@ def early_fail_most(look: int, threshold: float, error: float, step: float) -> f
 
 def _fails_early(wins: float, k: int, crit: WinRate) -> bool:
     """True when ``k`` is an early look and ``wins`` of ``k`` fail it (RULES.md, **grade_early_fail**)."""
-    return k in crit.early_looks and k < crit.min_matches and lower_tail_bound(wins, k, crit.threshold) < crit.early_error
+    return (k in crit.early_looks and k < crit.min_matches
+            and lower_tail_bound(wins, k, crit.threshold) < crit.early_error)
 
 
 def _settled(wins: float, k: int, crit: WinRate, ties: str) -> tuple[Decision, int, bool] | None:
