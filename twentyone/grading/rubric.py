@@ -147,10 +147,10 @@ def early_fail_most(look: int, threshold: float, error: float, step: float) -> f
     return most
 
 
-def _fails_early(wins: float, k: int, crit: WinRate) -> bool:
+def _fails_early(wins: float, k: int, crit: WinRate, ties: str) -> bool:
     """True when ``k`` is an early look and ``wins`` of ``k`` fail it (RULES.md, **grade_early_fail**)."""
     return (k in crit.early_looks and k < crit.min_matches
-            and lower_tail_bound(wins, k, crit.threshold) < crit.early_error)
+            and wins <= early_fail_most(k, crit.threshold, crit.early_error, 0.5 if ties == "half" else 1.0))
 
 
 def _settled(wins: float, k: int, crit: WinRate, ties: str) -> tuple[Decision, int, bool] | None:
@@ -199,7 +199,7 @@ def judge_batches(results: Mapping[int, Result], crit: WinRate, ties: str,
                 j.verdict = Verdict(Decision.FAIL, k, *wilson(wins, k, crit.confidence))
                 j.needed, j.by_faults = k, k
                 return j
-            if _fails_early(wins, k, crit):
+            if _fails_early(wins, k, crit, ties):
                 j.verdict = Verdict(Decision.FAIL, k, *wilson(wins, k, crit.confidence))
                 j.needed, j.early = k, True
                 return j
