@@ -395,9 +395,10 @@ def test_champion_as_a_reference_line(tmp_path: Path) -> None:
     """--reference champion grades the best known player beside the class: its win rates, no points, no platform file."""
     out = tmp_path / "o"
     cfg = tmp_path / "g.toml"
-    cfg.write_text('[legal]\nmatches = 1\n[beat_stand]\nbatch = 20\nmin_matches = 20\nmax_matches = 20\n'
+    cfg.write_text('seed = 2026\n[legal]\nmatches = 1\n[beat_stand]\nbatch = 20\nmin_matches = 20\nmax_matches = 20\n'
                    '[beat_basic]\nbatch = 20\nmin_matches = 20\nmax_matches = 20\n[tournament]\nenabled = false\n'
-                   '[isolation]\ntrusted = true\n')
+                   '[isolation]\ntrusted = true\n')  # pinned: it wins ~98% against stand, so 20 matches of a drawn seed
+    # (the default) fall to 90% about one run in ten
     r = subprocess.run(CLI + ["grade", str(STAND_PY), "--config", str(cfg), "--reference", "champion",
                               "--out", str(out), "-q", "-j", "1"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
