@@ -17,7 +17,7 @@ from twentyone.grading.outcome import MatchOutcome
 from twentyone.grading.stats import Decision, Verdict, decide, lower_tail_bound, wilson
 
 __all__ = ["Result", "pair_result", "winner_of", "faulted_in", "win_value", "Judgement", "judge_batches", "fault_run",
-           "early_fail_most", "fewest_counted"]
+           "early_fail_most", "fewest_counted", "win_step"]
 
 
 class Result(StrEnum):
@@ -60,6 +60,11 @@ def win_value(result: Result, ties: str) -> float:
     if result == Result.WIN:
         return 1.0
     return 0.5 if result == Result.TIE and ties == "half" else 0.0
+
+
+def win_step(ties: str) -> float:
+    """The smallest step between two win counts: 0.5 when a tie counts half (``win_value``), else 1."""
+    return 0.5 if ties == "half" else 1.0
 
 
 @dataclass
@@ -150,14 +155,14 @@ def early_fail_most(look: int, threshold: float, error: float, step: float) -> f
 def _fails_early(wins: float, k: int, crit: WinRate, ties: str) -> bool:
     """True when ``k`` is an early look and ``wins`` of ``k`` fail it (RULES.md, **grade_early_fail**)."""
     return (k in crit.early_looks and k < crit.min_matches
-            and wins <= early_fail_most(k, crit.threshold, crit.early_error, 0.5 if ties == "half" else 1.0))
+            and wins <= early_fail_most(k, crit.threshold, crit.early_error, win_step(ties)))
 
 
 def _settled(wins: float, k: int, crit: WinRate, ties: str) -> tuple[Decision, int, bool] | None:
     """After the first ``k`` matches (``wins`` won), the verdict of the first look that will decide whatever the
     matches still to play before it give: (verdict, that look, whether it is an early look), else None.  An
     early look can only fail, and every early look comes before the first ordinary one."""
-    step = 0.5 if ties == "half" else 1.0
+    step = win_step(ties)
     for e in crit.early_looks:
         if k < e < crit.min_matches and wins + (e - k) <= early_fail_most(e, crit.threshold, crit.early_error, step):
             return Decision.FAIL, e, True

@@ -21,7 +21,7 @@ from twentyone.grading.outcome import EntryKind, counted_incidents
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
 from twentyone.grading.review.numbers import class_reviews
-from twentyone.grading.rubric import Result, early_fail_most, faulted_in, judge_batches, winner_of
+from twentyone.grading.rubric import Result, early_fail_most, faulted_in, judge_batches, win_step, winner_of
 from twentyone.grading.standings import Place, judge_tournament, places, standings
 from twentyone.grading.stats import Decision
 from twentyone.grading.store import EntryRow, MatchRow, Store
@@ -84,7 +84,7 @@ def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: Gr
                    f"points by the '{config.borderline}' rule)")
     if judgement.early:
         look = judgement.settled_at or verdict.matches
-        most = (early_fail_most(look, crit.threshold, crit.early_error, 0.5 if config.ties == "half" else 1.0)
+        most = (early_fail_most(look, crit.threshold, crit.early_error, win_step(config.ties))
                 if judgement.settled_at else verdict.rate * verdict.matches)
         detail += (f" (decided after {verdict.matches} matches by the early look at {look}: "
                    + ("whatever the matches up to it give, " if judgement.settled_at else "")
