@@ -137,6 +137,50 @@ def test_report_makes_the_same_replays_again(graded: tuple[Path, ClassReport], t
     assert again.reviews["fouls_py"].per_100 == rep.reviews["fouls_py"].per_100
 
 
+def test_a_class_writes_the_same_replays_in_a_process_per_cpu(graded: tuple[Path, ClassReport],
+                                                               tmp_path: Path) -> None:
+    """From 4 students on, each student's charts and replay pages are made in a process per CPU: the pages are
+    byte for byte those written in one process, each listed once among the files written, every chart drawn."""
+    import os
+    from dataclasses import replace
+
+    from twentyone.grading.review.pages import write_replays
+
+    out, rep = graded
+    students, reviews = [], {}
+    for k in (1, 2):
+        for s in rep.students:
+            name = f"{s.name}_{k}"
+            students.append(replace(s, name=name))
+            if s.name in rep.reviews:
+                r = rep.reviews[s.name]
+                reviews[name] = replace(r, replays=[replace(p, path=name + p.path[len(s.name):]) for p in r.replays],
+                                        costliest=[replace(c, replay=name + c.replay[len(s.name):])
+                                                   for c in r.costliest])
+    big = replace(rep, students=students, reviews=reviews)
+    assert len(students) >= 4 and sum(len(r.replays) for r in reviews.values()) >= 4
+    cpus = set(range(os.cpu_count() or 1))
+    if len(cpus) < 2:
+        assert not os.environ.get("CI"), "CI has two CPUs: this test needs them"
+        pytest.skip("needs two CPUs")
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, cpus)  # an earlier sandboxed test may have pinned this process to one CPU
+    try:
+        written = write_reports(big, tmp_path / "pool")
+    finally:
+        os.sched_setaffinity(0, before)
+    one = write_replays(big, tmp_path / "one")
+    assert len(one) == sum(len(r.replays) for r in reviews.values())
+    for p in one:
+        rel = p.relative_to(tmp_path / "one")
+        assert (tmp_path / "pool" / rel).read_bytes() == p.read_bytes()
+        assert written.count(tmp_path / "pool" / rel) == 1
+    for s in students:
+        charts = [p for p in written if p.suffix == ".png" and p.parent.name == s.name]
+        assert len(charts) == sum(1 for c in s.criteria if c.rate is not None and c.matches
+                                  and c.name != "tournament") + len(s.samples)
+
+
 def test_a_costliest_link_opens_its_step_in_chromium(graded: tuple[Path, ClassReport]) -> None:
     """Clicking the first costliest decision on the student page opens its replay at that round and step, the
     decision's EV lost on screen; an incident's link opens its round at the foul, shown on the student's seat."""

@@ -21,7 +21,7 @@ SHORT = {"legal": "Legal play", "beat_stand": "Beats stand", "beat_basic": "Beat
          "tournament": "Tournament"}
 
 __all__ = ["SHORT", "CHART_SIZE", "CLASS_CHART_SIZE", "NO_CHARTS", "CJK_FONTS", "NO_CJK_FONT", "win_rate_chart",
-           "bankroll_chart", "chart_path", "draw_all_charts", "no_cjk_font", "totals_histogram", "rates_scatter",
+           "bankroll_chart", "chart_path", "draw_charts", "no_cjk_font", "totals_histogram", "rates_scatter",
            "draw_class_charts", "CLASS_CHARTS"]
 
 #: Chart size in pixels (width, height).
@@ -213,7 +213,7 @@ def bankroll_chart(sample: BankrollSample, path: Path, highlight: str | None = N
     return path
 
 
-def _draw_charts(s: StudentScore, folder: Path) -> dict[str, str] | None:
+def draw_charts(s: StudentScore, folder: Path) -> dict[str, str] | None:
     """Draw a student's charts into ``folder``; alt texts by path relative to ``students/`` (None: no matplotlib)."""
     try:
         with _library_quiet():
@@ -231,19 +231,6 @@ def _draw_charts(s: StudentScore, folder: Path) -> dict[str, str] | None:
         bankroll_chart(sample, folder / rel, highlight=s.name)
         charts[rel] = f"Bankroll curves: {sample.title}"
     return charts
-
-
-def draw_all_charts(students: list[StudentScore], folder: Path) -> list[dict[str, str] | None]:
-    """Every student's charts, drawn in parallel processes for a class (one per core)."""
-    import os
-
-    workers = min(os.cpu_count() or 1, len(students))
-    if workers <= 1 or len(students) < 4:
-        return [_draw_charts(s, folder) for s in students]
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(_draw_charts, students, [folder] * len(students)))
 
 
 def _rate(s: StudentScore, name: str) -> Criterion | None:

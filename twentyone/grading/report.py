@@ -57,10 +57,10 @@ from urllib.parse import quote
 
 from twentyone.errors import TwentyOneError
 from twentyone.grading.charts import (CHART_SIZE, CLASS_CHART_SIZE, SHORT, NO_CHARTS, NO_CJK_FONT, bankroll_chart,
-                                      draw_all_charts, draw_class_charts, no_cjk_font, win_rate_chart)
+                                      draw_charts, draw_class_charts, no_cjk_font, win_rate_chart)
 from twentyone.grading.incidents import INCIDENT_CSS, render_incident
-from twentyone.grading.review.pages import ev_lost_cell, replay_link, review_section, write_replays
-from twentyone.grading.results import ClassReport, Criterion, StandingRow, StudentScore
+from twentyone.grading.review.pages import ev_lost_cell, replay_link, review_section, write_student_replays
+from twentyone.grading.results import ClassReport, Criterion, ReplayPage, StandingRow, StudentScore
 
 __all__ = ["ReportError", "write_reports", "render_index", "render_student", "csv_table", "gradescope_results",
            "prairielearn_results", "win_rate_chart", "bankroll_chart", "format_rate"]
@@ -576,6 +576,27 @@ def _say_once(note: str) -> None:
         print(f"twentyone: note: {note}", file=sys.stderr)
 
 
+def _student_files(s: StudentScore, pages: Sequence[ReplayPage], out: Path) -> tuple[dict[str, str] | None, list[Path]]:
+    """Draw one student's charts and write its replay pages: (the charts' alt texts, the replay pages written)."""
+    return draw_charts(s, out / "students"), write_student_replays(s.name, pages, out)
+
+
+def _all_student_files(report: ClassReport, out: Path) -> list[tuple[dict[str, str] | None, list[Path]]]:
+    """Every student's charts and replay pages, in parallel processes for a class (one per CPU the process may
+    use), in the order of ``report.students`` (a review is always a student's: ``class_reviews``)."""
+    import os
+
+    students = report.students
+    pages = [report.reviews[s.name].replays if s.name in report.reviews else [] for s in students]
+    workers = min(len(os.sched_getaffinity(0)), len(students))
+    if workers <= 1 or len(students) < 4:
+        return [_student_files(s, p, out) for s, p in zip(students, pages)]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(_student_files, students, pages, [out] * len(students)))
+
+
 def write_reports(report: ClassReport, out: Path) -> list[Path]:
     """Write every report of ``report`` into ``out`` (created if needed); return the files written."""
     if report.kind not in ("grade", "tournament"):
@@ -599,8 +620,8 @@ def write_reports(report: ClassReport, out: Path) -> list[Path]:
                                    float(cfg.get("beat_basic", {}).get("threshold", 0.6)))
         written += [out / p for p in charts or {}]
     _write(out / "index.html", render_index(report, charts), written)
-    written += write_replays(report, out)  # issue 26: students/<name>/replays/ (grading.replay)
-    for s, charts in zip(report.students, draw_all_charts(report.students, out / "students")):
+    for s, (charts, replays) in zip(report.students, _all_student_files(report, out)):
+        written += replays  # issue 26: students/<name>/replays/ (grading.replay)
         written += [out / "students" / p for p in charts or {}]
         _write(out / "students" / f"{s.name}.html", render_student(s, report, charts), written)
     header, rows = csv_table(report)

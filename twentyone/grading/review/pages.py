@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from html import escape
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -23,7 +24,8 @@ from twentyone.review.replay import render_replay, round_anchor
 from twentyone.review.logs import LogError, SeatInfo, parse_records
 from twentyone.review.rounds import rounds_of
 
-__all__ = ["ev_lost_cell", "review_section", "replay_link", "write_replays", "EV_LOST_HELP"]
+__all__ = ["ev_lost_cell", "review_section", "replay_link", "write_replays", "write_student_replays",
+           "EV_LOST_HELP"]
 
 EV_LOST_HELP = ("EV lost per 100 hands: what the strategy's decisions cost against the best play, in initial bets, "
                 "priced exactly off the cards it could have seen, in the matches the grade traces (0 = every "
@@ -176,14 +178,17 @@ def write_replay(page: ReplayPage, student: str, out: Path) -> Path:
     return path
 
 
-def write_replays(report: ClassReport, out: Path) -> list[Path]:
-    """Write every student's replay pages; return the files written."""
+def write_student_replays(name: str, pages: Sequence[ReplayPage], out: Path) -> list[Path]:
+    """Write the replay pages of student ``name``; return the files written."""
     written: list[Path] = []
-    for name, review in report.reviews.items():
-        for page in review.replays:
-            try:
-                written.append(write_replay(page, name, out))
-            except (LogError, ValueError):
-                continue  # a damaged kept log: the page lists the replay, which is then missing
+    for page in pages:
+        try:
+            written.append(write_replay(page, name, out))
+        except (LogError, ValueError):
+            continue  # a damaged kept log: the page lists the replay, which is then missing
     return written
 
+
+def write_replays(report: ClassReport, out: Path) -> list[Path]:
+    """Write every student's replay pages, one student after another; return the files written."""
+    return [p for name, review in report.reviews.items() for p in write_student_replays(name, review.replays, out)]
