@@ -491,6 +491,23 @@ def test_scores_csv_fills_the_tournament_rate(tmp_path: Path) -> None:
         assert int(row["tournament_matches"]) == t.matches > 0
 
 
+def test_identical_copies_are_known_by_their_code(tmp_path: Path) -> None:
+    """The class tournament knows identical copies by the graded code (line ends aside), not by name or
+    folder: a copy saved with CRLF is one, a copy with one comment changed is not (RULES.md, grade_bonus)."""
+    from twentyone.grading.scoring import _code_of
+    from twentyone.grading.store import Store
+
+    text = STAND_PY.read_text(encoding="utf-8")
+    for name, body in (("wang", text), ("zhao", text.replace("\n", "\r\n")), ("li", "# mine\n" + text)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "mycodes.py").write_bytes(body.encode("utf-8"))
+    grade([tmp_path / n for n in ("wang", "zhao", "li")], small(tournament={"matches": 1, "max_matches": 1}),
+          tmp_path / "o", False, QUIET)
+    with Store.open(tmp_path / "o") as store:
+        code = _code_of(store)
+    assert code["wang"] == code["zhao"] != code["li"]
+
+
 def test_two_identical_submissions_share_rank_and_bonus(tmp_path: Path) -> None:
     """Two copies of one file in a pairs class tournament have the same record: the same rank (the better one, as
     ties do) and the same bonus; a clearly better player above them is ranked first alone."""

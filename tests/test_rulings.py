@@ -1278,7 +1278,8 @@ def test_ruling_grade_table_size() -> None:
 
 
 def test_ruling_grade_bonus() -> None:
-    """Places 1, 2, 3 add 10, 6, 3; players whose intervals overlap share the mean of the places they span."""
+    """Places 1, 2, 3 add 10, 6, 3; players whose intervals overlap share the mean of the places they span, and
+    so do the players from one identical copy of a hand-in to another."""
     from twentyone.grading.results import StandingRow
     from twentyone.grading.standings import places, separated
 
@@ -1290,6 +1291,20 @@ def test_ruling_grade_bonus() -> None:
     got = {n: (p.first, p.last, p.bonus) for n, p in places(table, (10.0, 6.0, 3.0)).items()}
     assert got == {"a": (1, 1, 10.0), "b": (2, 3, 4.5), "c": (2, 3, 4.5), "d": (4, 4, 0.0)}
     assert not separated(table, 3) and separated(table[:2] + table[3:], 3)
+    # Identical copies (c1, c2) whose seats set their intervals apart: the groups from one to the other become
+    # one, so the copies (and b, between them) share the mean of places 2-4; the others keep their own.
+    split = [row("a", 0.9, 0.85, 0.95), row("c1", 0.70, 0.66, 0.74), row("b", 0.62, 0.58, 0.65),
+             row("c2", 0.55, 0.50, 0.57), row("d", 0.2, 0.10, 0.30)]
+    assert {n: p.bonus for n, p in places(split, (10.0, 6.0, 3.0)).items()} == {
+        "a": 10.0, "c1": 6.0, "b": 3.0, "c2": 0.0, "d": 0.0}
+    code = {"a": "A", "c1": "C", "b": "B", "c2": "C", "d": "D"}
+    got = {n: (p.first, p.last, p.bonus, p.copies) for n, p in places(split, (10.0, 6.0, 3.0), code).items()}
+    assert got == {"a": (1, 1, 10.0, False), "c1": (2, 4, 3.0, True), "b": (2, 4, 3.0, True),
+                   "c2": (2, 4, 3.0, True), "d": (5, 5, 0.0, False)}
+    # Copies already in one group change nothing; two sets of copies that interleave join all between them.
+    assert places(table, (10.0, 6.0, 3.0), {"b": "X", "c": "X"}) == places(table, (10.0, 6.0, 3.0))
+    both = places(split, (10.0, 6.0, 3.0), {"a": "P", "c2": "P", "b": "Q", "d": "Q"})
+    assert {(p.first, p.last, p.copies) for p in both.values()} == {(1, 5, True)}
     rows = _graded(["win"] * 30)
     for rank, bonus in ((1, 10), (2, 6), (3, 3), (4, 0)):  # without intervals, by rank
         st = _grade(rows, _config(), rank=rank)

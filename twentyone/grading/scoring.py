@@ -270,8 +270,10 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
         scale = config.tournament.bonus
         if place is not None:
             bonus = place.bonus
+            why = ("identical copies of one hand-in finished in them (or their intervals overlap)" if place.copies
+                   else "their intervals overlap")
             where = (f"place {place.first}" if place.first == place.last else
-                     f"places {place.first}\u2013{place.last}, shared: their intervals overlap, so they share the "
+                     f"places {place.first}\u2013{place.last}, shared: {why}, so the players in them share the "
                      "mean bonus of the places they span")
         else:
             bonus = scale[tournament_rank - 1] if tournament_rank <= len(scale) else 0.0
@@ -321,6 +323,13 @@ def _not_graded(entry: EntryRow, damaged: int) -> EntryRow:
                                 "is damaged); the class page names them")
 
 
+def _code_of(store: Store) -> dict[str, str]:
+    """Each graded submission's code as stored (its language and its text, line ends made alike), by name: two
+    submissions with the same are identical copies (``standings.places``)."""
+    return {s.name: s.language + "\n" + s.text.replace("\r\n", "\n") for s in store.sources()
+            if s.role == "submission"}
+
+
 def class_report(store: Store) -> ClassReport:
     """Everything the reports show, from ``store`` alone.
 
@@ -362,7 +371,7 @@ def class_report(store: Store) -> ClassReport:
         judged = judge_tournament(t_rows, [(e.name, e.spec) for e in usable], config.tournament,
                                   seats=seats_of(config.rules))
         units = judged.units
-        shared = places(judged.standings, config.tournament.bonus) if units else {}
+        shared = places(judged.standings, config.tournament.bonus, _code_of(store)) if units else {}
         for st in judged.standings:
             if units:
                 ranks[st.name] = st.rank

@@ -9,7 +9,7 @@ then by mean final money (RULES.md, **tournament_results**).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -105,26 +105,39 @@ class Place:
     first: int
     last: int
     bonus: float
+    #: The places are shared (also) because identical copies of one hand-in finished in them.
+    copies: bool = False
 
 
-def places(table: Sequence[StandingRow], bonus: Sequence[float]) -> dict[str, Place]:
+def places(table: Sequence[StandingRow], bonus: Sequence[float],
+           code: Mapping[str, str] | None = None) -> dict[str, Place]:
     """Each usable player's place range and bonus (RULES.md, **grade_bonus**).
 
     Players in rank order form groups in which each one's interval overlaps the next one's; a group spans
     places ``first .. last`` and each of its players gets the mean bonus of those places (none past the
-    list).  Identical players land in one group, so they get identical bonuses.
+    list).  ``code`` maps a player to its code as graded: players with the same code are identical copies,
+    and the groups from the first copy's to the last copy's become one, so identical copies get identical
+    bonuses whatever their seats made of their records.
     """
     rows = _usable(table)
+    # cut[i]: a group ends before rows[i] (its interval lies wholly above the next one's).
+    cut = [i for i in range(1, len(rows)) if rows[i - 1].low > rows[i].high]
+    joined: set[int] = set()
+    if code:
+        at: dict[str, list[int]] = {}
+        for i, r in enumerate(rows):
+            if r.name in code:
+                at.setdefault(code[r.name], []).append(i)
+        for spots in at.values():
+            joined.update(c for c in cut if spots[0] < c <= spots[-1])
     out: dict[str, Place] = {}
-    start = 0
-    for i in range(1, len(rows) + 1):
-        if i < len(rows) and rows[i - 1].low <= rows[i].high:
-            continue
-        spanned = [bonus[p] if p < len(bonus) else 0.0 for p in range(start, i)]
+    bounds = [0, *(c for c in cut if c not in joined), len(rows)]
+    for start, end in zip(bounds, bounds[1:]):
+        spanned = [bonus[p] if p < len(bonus) else 0.0 for p in range(start, end)]
         share = sum(spanned) / len(spanned)
-        for r in rows[start:i]:
-            out[r.name] = Place(start + 1, i, share)
-        start = i
+        copies = any(start < c < end for c in joined)
+        for r in rows[start:end]:
+            out[r.name] = Place(start + 1, end, share, copies)
     return out
 
 
