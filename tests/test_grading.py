@@ -276,6 +276,39 @@ def test_dask_and_local_pool_give_identical_scores(tmp_path: Path) -> None:
     assert _scores(tmp_path / "local") == _scores(tmp_path / "dask")
 
 
+def test_legal_play_does_not_depend_on_which_skipped_matches_had_started(tmp_path: Path) -> None:
+    """A submission whose other matches already cost it the legal-play points has its legal-play matches skipped;
+    with several workers some may have started first.  Those played count no more than those skipped: the
+    legal-play line is the same either way (a Dask run once counted 86 matches where the local pool counted
+    81)."""
+    import shutil
+
+    from twentyone.grading.grader import limits_of
+    from twentyone.grading.plan import legal_job
+
+    cfg = small(tournament={"enabled": False})
+    grade([FOULS_PY, STAND_PY], cfg, tmp_path / "a", False, QUIET)
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    with Store.open(tmp_path / "b") as store:
+        (e,) = [e for e in store.entries() if e.name == "fouls_py"]
+        assert not list(store.matches("legal", "fouls_py"))  # skipped: its criterion matches fouled first
+        for o in runner.play_batch([legal_job(cfg, e.name, e.spec, i, limits_of(cfg.isolation))
+                                    for i in range(cfg.legal.matches)]):
+            store.add_outcome(o)
+        assert len(list(store.matches("legal", "fouls_py"))) == cfg.legal.matches
+    reports = []
+    for run in ("a", "b"):
+        with Store.open(tmp_path / run) as store:
+            reports.append({s.name: s for s in class_report(store).students})
+    a, b = (r["fouls_py"].criteria[0] for r in reports)
+    assert a.status == b.status == "fail" and (a.detail, a.matches) == (b.detail, b.matches)
+    assert "legal-play matches are not counted" in a.detail
+    assert [i.match_key for i in reports[0]["fouls_py"].incidents] == [
+        i.match_key for i in reports[1]["fouls_py"].incidents]
+    clean = reports[0]["stand_py"].criteria[0]  # a clean submission's legal-play matches all count
+    assert clean.status == "pass" and "not counted" not in clean.detail
+
+
 def test_grader_resumes_from_the_store_without_replaying(tmp_path: Path) -> None:
     """A Grader built on a store that holds some matches schedules only the others."""
     cfg = small(tournament={"enabled": False})

@@ -178,8 +178,9 @@ class Grader:
         self.seats = seats_of(config.rules)
         self.progress: dict[tuple[str, str], _Progress] = {}
         self.done = 0
-        #: The incidents of each graded submission that count against legal play whatever is played next
-        #: (``_note_incidents``); past ``legal.max_incidents`` its remaining legal-play matches are not played.
+        #: The incidents of each graded submission outside its legal-play matches that count against legal play
+        #: whatever is played next (``_note_incidents``); past ``legal.max_incidents`` its remaining legal-play
+        #: matches are not played, and none of them counts (``scoring``).
         self.incidents: Counter[str] = Counter()
         self._graded = {e.name for e in self.entries if e.kind != EntryKind.BUILTIN}
         self._counted_below = {purpose: fewest_counted(crit, config.ties)
@@ -306,11 +307,13 @@ class Grader:
         return tasks
 
     def _note_incidents(self, o: MatchOutcome) -> None:
-        """Add the incidents of ``o`` that count against legal play whatever is played next: those of a legal-play
-        or tournament match, and those of a criterion's match below the fewest a verdict can use (a later one
-        counts only if the verdict comes to use it)."""
+        """Add the incidents of ``o`` that count against legal play whatever is played next, outside its
+        legal-play matches: those of a tournament match, and those of a criterion's match below the fewest a
+        verdict can use (a later one counts only if the verdict comes to use it).  A legal-play match's own
+        incidents never stop the others: which of them had started would then depend on the workers' timing."""
         info = o.info
-        if info.purpose in self._counted_below and info.idx >= self._counted_below[info.purpose]:
+        if info.purpose == "legal" or (info.purpose in self._counted_below
+                                       and info.idx >= self._counted_below[info.purpose]):
             return
         kinds = set(self.config.legal.incidents)
         for seat0, name in enumerate(info.names):

@@ -245,6 +245,14 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
     cut = {c.name: c.matches for c in crits if c.status in (Status.PASS, Status.FAIL, Status.BORDERLINE)}
     rows = [r for r in rows if not (r.subject == entry.name and r.purpose in cut and r.idx >= cut[r.purpose])]
     own = [r for r in own if not (r.purpose in cut and r.idx >= cut[r.purpose])]
+    # Past legal.max_incidents outside its legal-play matches, a submission's legal-play matches still to play
+    # were not played; those already playing were, by the workers' timing: none of them counts.
+    outside = _incidents(entry.name, [r for r in rows if not (r.purpose == "legal" and r.subject == entry.name)],
+                         lp.incidents)[1]
+    unplayed = outside > lp.max_incidents and lp.matches > 0
+    if unplayed:
+        rows = [r for r in rows if not (r.purpose == "legal" and r.subject == entry.name)]
+        own = [r for r in own if r.purpose != "legal"]
     shown, count, matches, causes, replay_notes = _incidents(entry.name, rows, lp.incidents)
     reference = entry.kind == EntryKind.BUILTIN
     if reference:
@@ -262,6 +270,9 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
                   f"{count} incident(s) counted in {matches} matches{allowed}: {what}")
         if total > count:
             detail += f" ({total - count} of kinds the configuration does not count)"
+        if unplayed:
+            detail += (f"; its {lp.matches} legal-play matches are not counted, those it played included: the "
+                       "incidents of its other matches had already cost the points (RULES.md, grade_legal)")
         legal = Criterion("legal", legal_title, lp.weight if ok else 0.0, lp.weight, Status.PASS if ok else Status.FAIL,
                           detail, matches=matches)
     crits.insert(0, legal)
