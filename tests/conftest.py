@@ -13,6 +13,13 @@ import pytest
 #: Under CI (CI=true) a test that needs what the machine lacks fails instead of skipping.
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
+if not IN_CI:  # under CI hypothesis loads its own "ci" profile: fixed examples, no deadline
+    from hypothesis import settings
+
+    # A property's examples are not timed: a 200 ms deadline fails on a busy machine, not on a wrong result.
+    settings.register_profile("twentyone", deadline=None)
+    settings.load_profile("twentyone")
+
 
 def require(condition: bool, what: str) -> None:
     """Skip the calling test unless ``condition`` holds (``what`` it needs, e.g. "two CPUs"); under CI=true a

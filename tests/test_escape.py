@@ -124,13 +124,13 @@ def _gone_within(tag: str, seconds: float) -> list[int]:
 @pytest.mark.parametrize("where", [1, 2], ids=["constructor", "decision"])
 @pytest.mark.timeout(180)
 def test_no_process_of_a_hand_in_outlives_the_command(where: int, abi: str, tmp_path: Path) -> None:
-    """A double fork that re-forks every half second (from a constructor, or a decision): within a second of
-    the command's end, no process of the hand-in is left."""
+    """A double fork that re-forks every half second (from a constructor, or a decision): within 3 seconds of
+    the command's end (six of its re-forks), no process of the hand-in is left."""
     tag = process_tag()
     student = generate("double_fork", tmp_path / "forker", ESCAPE_TAG=c_string(tag), ESCAPE_WHERE=where)
     try:
         r, log = match(tmp_path, student, env=abi_env(abi))
-        left = _gone_within(tag, 1.0)
+        left = _gone_within(tag, 3.0)  # a loaded CI machine may take a moment to reap them
         assert not left, f"{len(left)} process(es) of the hand-in outlived the command: {left}"
         _contained_or_refused(r, log, abi)
     finally:

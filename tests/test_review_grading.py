@@ -12,6 +12,7 @@ from urllib.parse import unquote
 import pytest
 
 from tests.browser import Browser
+from tests.conftest import require
 from tests.test_report import chromium
 from twentyone.grading.commands import Execution, grade
 from twentyone.grading.config import config_from_dict
@@ -160,9 +161,7 @@ def test_a_class_writes_the_same_replays_in_a_process_per_cpu(graded: tuple[Path
     big = replace(rep, students=students, reviews=reviews)
     assert len(students) >= 4 and sum(len(r.replays) for r in reviews.values()) >= 4
     cpus = set(range(os.cpu_count() or 1))
-    if len(cpus) < 2:
-        assert not os.environ.get("CI"), "CI has two CPUs: this test needs them"
-        pytest.skip("needs two CPUs")
+    require(len(cpus) >= 2, "two CPUs")
     before = os.sched_getaffinity(0)
     os.sched_setaffinity(0, cpus)  # an earlier sandboxed test may have pinned this process to one CPU
     try:

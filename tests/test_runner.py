@@ -149,7 +149,7 @@ from twentyone.players.sandbox import cpus
 
 
 def where(_):
-    time.sleep(0.3)  # long enough that every worker takes a task
+    time.sleep(1.0)  # long enough that every worker takes a task, even one started late on a busy machine
     return os.getpid(), cpus.engine_cpu(), sorted(os.sched_getaffinity(0))
 
 
