@@ -289,17 +289,34 @@ def test_legal_play_does_not_depend_on_which_skipped_matches_had_started(tmp_pat
     cfg = small(tournament={"enabled": False})
     grade([FOULS_PY, STAND_PY], cfg, tmp_path / "a", False, QUIET)
     shutil.copytree(tmp_path / "a", tmp_path / "b")
+    with Store.open(tmp_path / "a") as store:
+        stand = next(c for c in class_report(store).students[0].criteria if c.name == "beat_stand")
+        played = {r.key for r in store.matches()}
     with Store.open(tmp_path / "b") as store:
         (e,) = [e for e in store.entries() if e.name == "fouls_py"]
         assert not list(store.matches("legal", "fouls_py"))  # skipped: its criterion matches fouled first
-        for o in runner.play_batch([legal_job(cfg, e.name, e.spec, i, limits_of(cfg.isolation))
-                                    for i in range(cfg.legal.matches)]):
+        limits = limits_of(cfg.isolation)
+        late = [legal_job(cfg, e.name, e.spec, i, limits) for i in range(cfg.legal.matches)]
+        # and matches against stand past its verdict, as if they had been playing when it came
+        late += [criterion_job(cfg, "beat_stand", cfg.beat_stand, e.name, e.spec, i, limits)
+                 for i in range(stand.matches, stand.matches + 4)]
+        late = [j for j in late if j.key not in played]
+        for o in runner.play_batch(late):
             store.add_outcome(o)
         assert len(list(store.matches("legal", "fouls_py"))) == cfg.legal.matches
-    reports = []
+    reports, dropped = [], []
     for run in ("a", "b"):
         with Store.open(tmp_path / run) as store:
-            reports.append({s.name: s for s in class_report(store).students})
+            out: set[str] = set()
+            rep = class_report(store, out)
+            reports.append({s.name: s for s in rep.students})
+            dropped.append(out)
+            reviews = {n: ([p.match_key for p in r.replays], r.per_100) for n, r in rep.reviews.items()}
+            if run == "a":
+                first = reviews
+            else:
+                assert reviews == first  # the legal-play match with a bankroll makes no replay page
+    assert {j.key for j in late} <= dropped[1] and dropped[0] <= dropped[1]
     a, b = (r["fouls_py"].criteria[0] for r in reports)
     assert a.status == b.status == "fail" and (a.detail, a.matches) == (b.detail, b.matches)
     assert "legal-play matches are not counted" in a.detail
@@ -307,6 +324,26 @@ def test_legal_play_does_not_depend_on_which_skipped_matches_had_started(tmp_pat
         i.match_key for i in reports[1]["fouls_py"].incidents]
     clean = reports[0]["stand_py"].criteria[0]  # a clean submission's legal-play matches all count
     assert clean.status == "pass" and "not counted" not in clean.detail
+
+
+def test_no_page_counts_a_match_stored_past_its_verdict(tmp_path: Path) -> None:
+    """A hand-in that crashes in every match fails against stand after 2 matches, but the rest of its task was
+    played and stored (with several workers, more or fewer of them): the similarity page compares only the
+    decision traces of the 2 matches the grade counts, and ``class_report`` names the others."""
+    from twentyone.grading.similarity.pairs import traces_of
+
+    cfg = small(tournament={"enabled": False}, isolation={"trusted": False})
+    grade([SEGV_C, STAND_PY], cfg, tmp_path, False, QUIET)
+    name = "segfault_first_action1"
+    with Store.open(tmp_path) as store:
+        dropped: set[str] = set()
+        rep = class_report(store, dropped)
+        stand = next(c for c in next(s for s in rep.students if s.name == name).criteria if c.name == "beat_stand")
+        past = {r.key for r in store.matches("beat_stand", name) if r.idx >= stand.matches}
+        every, counted = traces_of(store, cfg.similarity.traces), traces_of(store, cfg.similarity.traces, dropped)
+    assert stand.status == "fail" and stand.matches < cfg.similarity.traces and past and past <= dropped
+    assert len(every[name]) > len(counted[name]) == stand.matches
+    assert counted["stand_py"] == every["stand_py"]  # the other submission's counted matches are all its traces
 
 
 def test_grader_resumes_from_the_store_without_replaying(tmp_path: Path) -> None:

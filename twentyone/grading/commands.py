@@ -188,14 +188,15 @@ def _same_sources(stored: Sequence[EntryRow], given: Sequence[str]) -> None:
 
 
 def _finish(store: Store, out: Path, execution: Execution) -> ClassReport:
-    rep = class_report(store)
+    dropped: set[str] = set()  # matches stored only by the workers' timing: no page counts them
+    rep = class_report(store, dropped)
     for line in rep.damaged:  # a damaged row of one submission: named, and everyone else is reported
         execution.warn(line)
     sim = None
     if rep.kind == "grade":  # the similarity page (grading.similarity), from the store alone too
         from twentyone.grading.similarity.pairs import similarity_of
 
-        sim = similarity_of(store)
+        sim = similarity_of(store, dropped)
         rep.similarity = sim.summary()
     write_all(rep, out, execution.warn)
     if sim is not None:

@@ -223,8 +223,9 @@ def _samples(rows: list[MatchRow]) -> list[BankrollSample]:
 
 def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
                   tournament_rank: int | None, tournament_size: int, place: Place | None = None,
-                  standing: StandingRow | None = None, units: int = 0) -> StudentScore:
-    """The rubric result of one submission from its stored matches."""
+                  standing: StandingRow | None = None, units: int = 0, dropped: set[str] | None = None) -> StudentScore:
+    """The rubric result of one submission from its stored matches; ``dropped`` (if given) gets the keys of its
+    stored matches that the result does not count (stored only by the workers' timing)."""
     legal_title = TITLES["legal"]
     if entry.error is not None:
         crits = [Criterion("legal", legal_title, 0.0, config.legal.weight, Status.NOT_PLAYED, visible(entry.error))]
@@ -243,16 +244,20 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
     # A criterion decided early may have more matches stored (they were playing when it was decided): only the
     # matches its verdict used count, so the legal-play line does not depend on what happened to be stored.
     cut = {c.name: c.matches for c in crits if c.status in (Status.PASS, Status.FAIL, Status.BORDERLINE)}
-    rows = [r for r in rows if not (r.subject == entry.name and r.purpose in cut and r.idx >= cut[r.purpose])]
-    own = [r for r in own if not (r.purpose in cut and r.idx >= cut[r.purpose])]
     # Past legal.max_incidents outside its legal-play matches, a submission's legal-play matches still to play
     # were not played; those already playing were, by the workers' timing: none of them counts.
-    outside = _incidents(entry.name, [r for r in rows if not (r.purpose == "legal" and r.subject == entry.name)],
-                         lp.incidents)[1]
+    outside = _incidents(entry.name, [r for r in rows if not (r.subject == entry.name and (
+        r.purpose == "legal" or (r.purpose in cut and r.idx >= cut[r.purpose])))], lp.incidents)[1]
     unplayed = outside > lp.max_incidents and lp.matches > 0
-    if unplayed:
-        rows = [r for r in rows if not (r.purpose == "legal" and r.subject == entry.name)]
-        own = [r for r in own if r.purpose != "legal"]
+
+    def counts(r: MatchRow) -> bool:
+        """Whether one of its own stored matches counts."""
+        return not ((r.purpose in cut and r.idx >= cut[r.purpose]) or (unplayed and r.purpose == "legal"))
+
+    if dropped is not None:
+        dropped.update(r.key for r in own if not counts(r))
+    rows = [r for r in rows if r.subject != entry.name or counts(r)]
+    own = [r for r in own if counts(r)]
     shown, count, matches, causes, replay_notes = _incidents(entry.name, rows, lp.incidents)
     reference = entry.kind == EntryKind.BUILTIN
     if reference:
@@ -341,8 +346,9 @@ def _code_of(store: Store) -> dict[str, str]:
             if s.role == "submission"}
 
 
-def class_report(store: Store) -> ClassReport:
-    """Everything the reports show, from ``store`` alone.
+def class_report(store: Store, dropped: set[str] | None = None) -> ClassReport:
+    """Everything the reports show, from ``store`` alone; ``dropped`` (if given) gets the keys of the stored
+    matches it does not count (``grade_student``), which the similarity page leaves out too.
 
     A damaged or unexpected row of one submission is left out and named in ``ClassReport.damaged``; that
     submission is not graded (its error says why) and every other one is (RULES.md, **grade_store_damage**).
@@ -388,8 +394,12 @@ def class_report(store: Store) -> ClassReport:
                 ranks[st.name] = st.rank
                 rows_by[st.name] = st
     graded = [_not_graded(e, lost[e.name]) if e.error is None and lost[e.name] else e for e in entries]
+    out: set[str] = set()
     students = [grade_student(e, rows, config, ranks.get(e.name), len(ranks), shared.get(e.name),
-                              rows_by.get(e.name), units) for e in graded]
+                              rows_by.get(e.name), units, out) for e in graded]
     report = ClassReport("grade", title, created, config.to_dict(), students, [], len(rows), rounds, damaged=damage)
-    report.reviews = class_reviews(rows, students, shown_key)  # issue 26: each student's review (grading.review)
+    # issue 26: each student's review (grading.review), of the matches its result counts
+    report.reviews = class_reviews([r for r in rows if r.key not in out], students, shown_key)
+    if dropped is not None:
+        dropped.update(out)
     return report

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -278,11 +278,13 @@ def collect_sources(entries: Sequence[EntryRow]) -> list[SourceRow]:
     return out + template_sources()
 
 
-def traces_of(store: Store, traced: int) -> dict[str, dict[Slot, list[TraceRound]]]:
+def traces_of(store: Store, traced: int, dropped: Collection[str] = ()) -> dict[str, dict[Slot, list[TraceRound]]]:
     """The stored decision traces (of the first ``traced`` matches against stand), by submission and by match
-    (seed, seat)."""
+    (seed, seat); not those of the matches ``dropped`` (stored past a verdict, by the workers' timing)."""
     out: dict[str, dict[Slot, list[TraceRound]]] = defaultdict(dict)
     for row in store.matches("beat_stand", below=traced):
+        if row.key in dropped:
+            continue
         o = row.outcome
         if o.trace and o.seat is not None:
             out[row.subject][(row.seed, o.seat)] = list(o.trace)
@@ -291,12 +293,13 @@ def traces_of(store: Store, traced: int) -> dict[str, dict[Slot, list[TraceRound
 
 # ------------------------------------------------------------------------------------------ build
 
-def similarity_of(store: Store) -> SimilarityReport:
-    """The similarity page of a grade run, from its store alone."""
+def similarity_of(store: Store, dropped: Collection[str] = ()) -> SimilarityReport:
+    """The similarity page of a grade run, from its store alone; ``dropped``: the stored matches the grade does
+    not count (``scoring.class_report``), whose traces are left out."""
     config = config_from_dict(store.meta("config", {}), "stored configuration")
     entries = [e for e in store.entries() if e.kind != EntryKind.BUILTIN]
     sources = store.sources()
-    report = build([e.name for e in entries], sources, traces_of(store, config.similarity.traces), config.similarity,
+    report = build([e.name for e in entries], sources, traces_of(store, config.similarity.traces, dropped), config.similarity,
                    f"Similarity: {store.meta('title', 'twentyone')}", {e.name: e.error for e in entries if e.error})
     if not sources:
         report.notes.append("this run stored no source files (it was made before they were kept): code is not "
