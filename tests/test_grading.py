@@ -173,6 +173,32 @@ def test_an_existing_run_needs_resume(tmp_path: Path) -> None:
     assert _scores(tmp_path) == before
 
 
+@pytest.mark.parametrize("change", ["edited", "removed"])
+def test_resume_refuses_a_graded_file_changed_since(tmp_path: Path, change: str) -> None:
+    """A plain file is graded from where it lies: resumed after it was edited or removed, the run would mix two
+    versions (or charge the student a fault for the missing file).  --resume refuses in one line, exit 2, and
+    the stored run is kept as it was."""
+    (tmp_path / "wang").mkdir()
+    graded = tmp_path / "wang" / "mycodes.py"
+    graded.write_text(STAND_PY.read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "o"
+    grade([tmp_path / "wang", STAND_PY], small(tournament={"enabled": False}), out, False, QUIET)
+    before = _scores(out)
+    again = subprocess.run(CLI + ["grade", "--resume", "--out", str(out), "-q"], capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 0, again.stderr  # unchanged: resuming a finished run just writes it again
+    if change == "edited":
+        graded.write_text("# a better bet\n" + graded.read_text(encoding="utf-8"), encoding="utf-8")
+    else:
+        graded.unlink()
+    r = subprocess.run(CLI + ["grade", "--resume", "--out", str(out), "-q"], capture_output=True, text=True,
+                       timeout=300)
+    word = "has changed" if change == "edited" else "can no longer be read"
+    assert r.returncode == 2 and f"wang's graded file" in r.stderr and word in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert _scores(out) == before
+
+
 def test_resume_after_kill_9_plays_only_the_missing_matches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """kill -9 mid-run, then --resume: no finished match is played again or stored twice; scores as unbroken."""
     cfg = tmp_path / "g.toml"

@@ -28,7 +28,7 @@ from twentyone.grading.config import GradingConfig, Isolation, config_from_dict,
 from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.results import ClassReport
 from twentyone.grading.scoring import class_report
-from twentyone.grading.store import DB_NAME, EntryRow, Store, StoreError
+from twentyone.grading.store import DB_NAME, EntryRow, SourceRow, Store, StoreError
 from twentyone.safetext import MAX_SHOWN, visible
 
 if TYPE_CHECKING:
@@ -187,6 +187,19 @@ def _same_sources(stored: Sequence[EntryRow], given: Sequence[str]) -> None:
                              "(or none)")
 
 
+def _unchanged_files(store: Store, now: Sequence[SourceRow]) -> None:
+    """Refuse to resume a grade whose graded files were changed or removed since it began: the matches stored
+    played the files as they were, and the rest would play them as they are."""
+    current = {s.name: s.text for s in now if s.role == "submission"}
+    for s in store.sources():
+        if s.role != "submission" or current.get(s.name) == s.text:
+            continue
+        what = "can no longer be read" if s.name not in current else "has changed"
+        raise TwentyOneError(f"--resume: {s.name}'s graded file {s.shown} {what} since the run began; its stored "
+                             "matches played the file as it was: put that file back, or grade again into a new "
+                             "--out")
+
+
 def _finish(store: Store, out: Path, execution: Execution) -> ClassReport:
     dropped: set[str] = set()  # matches stored only by the workers' timing: no page counts them
     rep = class_report(store, dropped)
@@ -275,10 +288,11 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
             entries = store.entries()
             _same_sources(entries, [str(p) for p in submissions])
             line = sandbox_line(config.isolation)
-            if not store.sources():  # a run stored before the graded files' text was kept
-                from twentyone.grading.similarity.pairs import collect_sources
+            from twentyone.grading.similarity.pairs import collect_sources
 
+            if not store.sources():  # a run stored before the graded files' text was kept
                 store.set_sources(collect_sources(entries))
+            _unchanged_files(store, collect_sources(entries))
         except BaseException:
             store.close()
             raise
