@@ -173,6 +173,26 @@ def test_an_existing_run_needs_resume(tmp_path: Path) -> None:
     assert _scores(tmp_path) == before
 
 
+def test_a_folder_of_hand_ins_says_how_to_give_them(tmp_path: Path) -> None:
+    """A folder given is one student's hand-in; a folder of several (two student folders and a zip) gets a
+    line that says so and how to give them; the other submission is graded."""
+    cls = tmp_path / "class 1"
+    for name in ("zhao", "qian"):
+        (cls / name).mkdir(parents=True)
+        (cls / name / "mycodes.c").write_bytes(BASIC_C.read_bytes())
+    with zipfile.ZipFile(cls / "sun.zip", "w") as z:
+        z.writestr("sun/mycodes.c", BASIC_C.read_text())
+    r = subprocess.run(CLI + ["grade", str(cls), str(STAND_PY), "--config", str(_small_toml(tmp_path)), "--out",
+                              str(tmp_path / "o"), "-q", "-j", "1"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    (line,) = [ln for ln in r.stderr.splitlines() if "class 1" in ln]
+    assert "holds 3 zips and folders" in line and "give them one by one" in line
+    assert f"twentyone grade '{cls}/'*" in line
+    graded = {s["name"]: s for s in json.loads((tmp_path / "o" / "scores.json").read_text())["students"]}
+    assert graded["stand_py"]["error"] is None and len(graded) == 2
+    assert all(s["error"] for n, s in graded.items() if n != "stand_py")
+
+
 @pytest.mark.parametrize("change", ["edited", "removed"])
 def test_resume_refuses_a_graded_file_changed_since(tmp_path: Path, change: str) -> None:
     """A plain file is graded from where it lies: resumed after it was edited or removed, the run would mix two

@@ -26,7 +26,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
              "twentyone play --with basic --with mycodes.c --seed 3",
              "twentyone play --rules french --decks 2"),
     "grade": ("twentyone grade handins/*.zip --out grade-results",
-              "twentyone grade handins/ --reference champion --workers 2",
+              "twentyone grade handins/* --reference champion --workers 2",
               "twentyone grade --example-config > grading.toml"),
     "tournament": ("twentyone tournament basic hilo champion mycodes.c --matches 50",
                    "twentyone tournament a.c b.c c.c --format table5 --out results"),

@@ -10,6 +10,7 @@ are still graded.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +66,18 @@ def find_submissions(paths: list[Path], files: Path, names: list[str] | None = N
         try:
             sub.found = take(p, files / name, name=name)
         except IntakeError as e:
-            sub.error = str(e)
+            sub.error = str(e) + _class_hint(p)
         out.append(sub)
     return out
+
+
+def _class_hint(path: Path) -> str:
+    """For a folder that holds several hand-ins (zips, or folders) rather than one: how to give them."""
+    try:
+        inner = [c for c in path.iterdir() if c.is_dir() or c.suffix.lower() == ".zip"] if path.is_dir() else []
+    except OSError:
+        return ""
+    if len(inner) < 2:
+        return ""
+    return (f"; it holds {len(inner)} zips and folders: a folder given is one student's hand-in, so to grade "
+            f"each of them give them one by one (twentyone grade {shlex.quote(str(path).rstrip('/') + '/')}*)")
