@@ -98,7 +98,7 @@ def entry_error_line(e: EntryRow) -> str:
     """One line for an entry that cannot play: its error and, for a compile failure, the first error (in the first
     ``MAX_SHOWN`` characters of the messages), made visible (``safetext``: the messages quote the student's file)."""
     lines = e.messages[:MAX_SHOWN].splitlines()
-    first = next((ln.strip() for ln in lines if re.search(r":\d++(:\d++)?+: (fatal )?error:", ln)), "")
+    first = next((ln.strip() for ln in lines if re.search(r":\d++(:\d++)?+: (fatal )?error:|: link error: ", ln)), "")
     return visible(f"{e.name}: {e.error}" + (f": {first}" if first else ""))
 
 
@@ -198,6 +198,16 @@ def _unchanged_files(store: Store, now: Sequence[SourceRow]) -> None:
         raise TwentyOneError(f"--resume: {s.name}'s graded file {s.shown} {what} since the run began; its stored "
                              "matches played the file as it was: put that file back, or grade again into a new "
                              "--out")
+
+
+def _finish_run(store: Store, out: Path, execution: Execution) -> ClassReport:
+    """``_finish`` at the end of ``grade`` or ``tournament``: Ctrl-C while the reports are written says that every
+    match is stored and how to write them."""
+    try:
+        return _finish(store, out, execution)
+    except KeyboardInterrupt:
+        raise RunInterrupted(f"interrupted while writing the reports: all {_stored(store)} matches are stored in "
+                             f"{out}; write the reports with: twentyone report {shlex.quote(str(out))}") from None
 
 
 def _finish(store: Store, out: Path, execution: Execution) -> ClassReport:
@@ -321,7 +331,7 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
                 raise _interrupted(store, out, "grade") from None
             except StoreError as e:
                 raise _store_failed(e, store, out, "grade") from None
-        return _finish(store, out, execution)
+        return _finish_run(store, out, execution)
     finally:
         store.close()
 
@@ -461,7 +471,7 @@ def tournament(specs: Sequence[str], matches: int, seed: int | None, fmt: str, d
                 raise _interrupted(store, out, "tournament") from None
             except StoreError as e:
                 raise _store_failed(e, store, out, "tournament") from None
-        return _finish(store, out, execution)
+        return _finish_run(store, out, execution)
     finally:
         store.close()
 

@@ -50,6 +50,10 @@ def _chance(p: float) -> str:
     return f"{100 * p:.2g}%" if p >= 0.001 else f"1 in {round(1 / p):,}"
 
 
+#: After "so no more count": what became of the matches past a verdict.
+_NOT_COUNTED = ": they are not played, and any already playing are stored but not counted)"
+
+
 def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: GradingConfig) -> Criterion:
     """Apply the decision rule to one criterion's stored matches."""
     title = TITLES[purpose].format(t=crit.threshold)
@@ -90,15 +94,15 @@ def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: Gr
                    + ("whatever the matches up to it give, " if judgement.settled_at else "")
                    + f"it wins at most {most:g} of {look}, and a submission that wins {_pct(crit.threshold)} of its "
                    f"matches wins so few at most {_chance(crit.early_error)} of the time; an early look can only fail"
-                   + (", so they were not played)" if judgement.settled_at else ")"))
+                   + (", so no more count" + _NOT_COUNTED if judgement.settled_at else ")"))
     elif judgement.settled_at:
         detail += (f" (decided after {verdict.matches} matches: whatever the matches up to {judgement.settled_at} "
                    f"gave, the interval at {judgement.settled_at} would {'pass' if decision == Decision.PASS else 'fail'}"
-                   f", so they were not played)")
+                   ", so no more count" + _NOT_COUNTED)
     if judgement.by_faults:
         detail += (f" (decided after its first {verdict.matches} matches: it faulted in each, and a submission that "
                    f"wins {_pct(crit.threshold)} of its matches loses {verdict.matches} in a row at most "
-                   f"{_chance((1 - crit.threshold) ** verdict.matches)} of the time, so no more were played)")
+                   f"{_chance((1 - crit.threshold) ** verdict.matches)} of the time, so no more count" + _NOT_COUNTED)
     outcomes = [by_idx[i].outcome for i in range(verdict.matches)]
     sub_money = [o.accounts[(o.seat or 1) - 1] for o in outcomes]
     opp_money = [o.accounts[2 - (o.seat or 1)] for o in outcomes]
