@@ -387,3 +387,35 @@ def test_python_person_switch_is_turned_off(tmp_path: Path) -> None:
     s = make_strategy(f"{src}:2", warn=warnings.append)
     result = play_match([Seating("a", "x", Basic()), Seating("m", "mine", s)], 6, 4)
     assert result.rounds > 0 and len(warnings) == 1 and "PERSON" in warnings[0]
+
+
+def test_python_person_switch_is_named_when_sandboxed(tmp_path: Path) -> None:
+    """Sandboxed (the default), the file runs only in its box, where a warning reached nobody: the PERSON note
+    comes from its text, once, to the match and to the grade's check alike; PERSON = False gives none."""
+    from twentyone.players.sandbox.limits import Limits
+    from twentyone.players.spec import check_file
+    from twentyone.players.files.intake import SourceKind
+
+    text = (ROOT / "mycodes" / "mycodes.py").read_text(encoding="utf-8")
+    on, off = tmp_path / "on.py", tmp_path / "off.py"
+    on.write_text(text.replace("PERSON = False", "PERSON = True", 1), encoding="utf-8")
+    off.write_text(text, encoding="utf-8")
+    for path, expected in ((on, 1), (off, 0)):
+        warnings: list[str] = []
+        s = make_strategy(f"{path}:2", warn=warnings.append, sandbox=Limits())
+        try:
+            result = play_match([Seating("a", "x", Basic()), Seating("m", "mine", s)], 6, 4)
+        finally:
+            s.close()
+        assert result.rounds > 0 and [w for w in warnings if "PERSON is on" in w] == warnings
+        assert len(warnings) == expected
+        checked: list[str] = []
+        check_file(path, SourceKind.PY, 2, checked.append, Limits())
+        assert checked == warnings
+
+
+# -- a student's file sees what the course's Windows compilers show it ------------------------------------------
+
+#: Globals that are legal C on Windows (MinGW, MSVC) and that glibc declares as functions: index and random under
+#: -std=gnu99 (_DEFAULT_SOURCE), pause, link and sleep through <unistd.h>.
+GLIBC_NAMES = ("index", "random", "pause", "link", "sleep")

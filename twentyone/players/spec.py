@@ -29,7 +29,8 @@ from twentyone.players.c.module import CFunctionSet, load_student
 from twentyone.players.files.intake import KINDS, SourceKind, is_container, readable, student_name, take
 from twentyone.players.builtin.levels import LEVELS
 from twentyone.players.builtin.optimal import Optimal
-from twentyone.players.files.python import ModuleFunctionSet, defines_strategy, read_source, strategy_from_file
+from twentyone.players.files.python import (ModuleFunctionSet, defines_strategy, person_note, person_on, read_source,
+                                            strategy_from_file)
 from twentyone.players.sandbox.client import SandboxFunctionSet
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.terminal import Human
@@ -166,6 +167,8 @@ def check_file(path: Path, kind: SourceKind, k: int, warn: Warn | None = None, l
             _read_python(path, k, warn or (lambda m: None), execute=False)
         else:
             SandboxFunctionSet("py", path, k, limits, warn=warn).close()
+            if warn is not None and person_on(read_source(path, str(path))):
+                warn(person_note(path))
     else:
         raise PlayerSpecError(f"{readable(path)}: not a .c, .cpp or .py strategy file")
 
@@ -184,6 +187,8 @@ def _python_player(path: Path, k: int | None, spec: str, warn: Warn, sandbox: Li
         # Read, parsed and checked in the worker, under its limits: a file that exhausts the parser
         # costs only itself, and its error line comes from there.
         fs = SandboxFunctionSet("py", path, k, sandbox, capture_dir=capture_dir, warn=warn, label=label)
+        if person_on(raw):
+            warn(person_note(path))
     else:
         fs = _read_python(path, k, warn)
     return FunctionSetStrategy(fs, k, name=f"{path.name}:{k}")

@@ -9,6 +9,7 @@ warning) so that automatic play never waits for a keyboard.  The caller gives th
 from __future__ import annotations
 
 import ast
+import re
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +27,21 @@ def read_source(path: Path, spec: str) -> bytes:
     """The bytes of a player file (a regular file, its size capped before it is read: ``handin.read_file``);
     one clear PlayerSpecError if it cannot be read."""
     return read_file(path, f"player file {spec!r}")
+
+
+#: ``PERSON = True`` (or 1) at the top level of a file: what a student sets to play by hand.
+_PERSON_ON = re.compile(rb"^PERSON[ \t]*+=[ \t]*+(?:True|1)\b", re.MULTILINE)
+
+
+def person_on(raw: bytes) -> bool:
+    """Whether the file turns PERSON on at its top level, as its text shows without running it (a sandboxed
+    file is run only in its box, where a warning would reach nobody)."""
+    return _PERSON_ON.search(raw) is not None
+
+
+def person_note(path: Path) -> str:
+    """The warning for a file whose PERSON is on."""
+    return f"{path}: PERSON is on; playing automatically (the file is not changed)"
 
 
 def _text(raw: bytes) -> str:
@@ -81,7 +97,7 @@ class ModuleFunctionSet:
             ns["PERSON"] = False
             if not self._warned:
                 self._warned = True
-                self._warn(f"{self.path}: PERSON is on; playing automatically (the file is not changed)")
+                self._warn(person_note(self.path))
         self._ns = ns
         k = self.k
         missing = [f"{n}{k}" for n in FUNCTION_NAMES if not callable(ns.get(f"{n}{k}"))]
