@@ -465,3 +465,31 @@ def test_match_of_a_folder_that_is_not_utf8_prints_and_logs_readable_text(tmp_pa
     first = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
     assert first["seats"][0]["player"].endswith("/张三")
     assert "张三" in out
+
+
+@pytest.mark.parametrize("magic, what", [(b"Rar!\x1a\x07\x01\x00", "a RAR archive"),
+                                         (b"7z\xbc\xaf\x27\x1c\x00\x04", "a 7z archive")])
+def test_another_archive_named_zip_says_what_it_is(tmp_path: Path, magic: bytes, what: str) -> None:
+    """A RAR or 7z file renamed .zip (a Windows habit) is named for what it is, with what to do."""
+    z = tmp_path / "zhou.zip"
+    z.write_bytes(magic + os.urandom(200))
+    with pytest.raises(IntakeError) as e:
+        take(z)
+    assert str(e.value) == (f"{readable(z)}: not a readable zip (it is {what} with a .zip name: unpack it, or pack "
+                            "it again as a zip)")
+
+
+def test_a_zip_with_a_password_says_so(tmp_path: Path) -> None:
+    """A zip made with a password gets one line that says so, not Python's repr of the zip entry."""
+    z = tmp_path / "zheng.zip"
+    with zipfile.ZipFile(z, "w") as f:
+        f.writestr("zheng/mycodes.c", "int bet1(int N) { return 10; }\n")
+    data = bytearray(z.read_bytes())
+    for sig, at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # set the "encrypted" flag bit, as zip -P does
+        i = data.index(sig)
+        struct.pack_into("<H", data, i + at, struct.unpack_from("<H", data, i + at)[0] | 1)
+    z.write_bytes(bytes(data))
+    with pytest.raises(IntakeError) as e:
+        take(z)
+    assert str(e.value) == (f"{readable(z)}: cannot unpack zheng/mycodes.c: it is encrypted (a zip with a "
+                            "password): zip it again without one")

@@ -434,13 +434,29 @@ def _mib(n: int) -> str:
     return f"{n / (1 << 20):.1f} MiB" if n < 1 << 30 else f"{n / (1 << 30):.1f} GiB"
 
 
+#: The first bytes of the archives students send instead of a zip, with their names.
+_ARCHIVES = ((b"Rar!\x1a\x07", "a RAR archive"), (b"7z\xbc\xaf\x27\x1c", "a 7z archive"),
+             (b"\x1f\x8b", "a gzip file"), (b"BZh", "a bzip2 file"), (b"\xfd7zXZ\x00", "an xz file"))
+
+
+def _other_archive(path: Path) -> str:
+    """What another kind of archive named ``.zip`` really is, and what to do; '' if not one of those."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+    except OSError:
+        return ""
+    what = next((name for magic, name in _ARCHIVES if head.startswith(magic)), "")
+    return f"it is {what} with a .zip name: unpack it, or pack it again as a zip" if what else ""
+
+
 def _take_zip(path: Path, dest: Path | None, student: str, source: str, limits: ZipLimits) -> Intake:
     try:
         z = zipfile.ZipFile(path)
     except FileNotFoundError:
         raise IntakeError(f"{source}: no such file or folder") from None
     except (zipfile.BadZipFile, OSError, ValueError) as e:
-        raise IntakeError(f"{source}: not a readable zip ({e})") from None
+        raise IntakeError(f"{source}: not a readable zip ({_other_archive(path) or e})") from None
     with z:
         infos = z.infolist()
         if len(infos) > limits.max_files:
@@ -482,6 +498,8 @@ def _take_zip(path: Path, dest: Path | None, student: str, source: str, limits: 
         except (OSError, zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as e:
             shutil.rmtree(target, ignore_errors=True)
             what = getattr(e, "strerror", None) or e
+            if any(by_parts[f].flag_bits & 0x1 for f in wanted):
+                what = "it is encrypted (a zip with a password): zip it again without one"
             raise IntakeError(f"{source}: cannot unpack {'/'.join(chosen)}: {what}") from None
         declared = sum(i.file_size for i in infos)
     shown = "/".join(chosen)
