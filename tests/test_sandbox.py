@@ -559,3 +559,24 @@ def _log_lines(path: str, tmp_path: Path) -> list[str]:
     log = RoundLog(io.StringIO(), keep=True)
     play_match([Seating("x", path, s), Seating("s", "stand", Stand())], 6, 4, log=log)
     return log.lines()
+
+
+def test_a_refused_import_or_file_says_the_sandbox_refused_it(tmp_path: Path) -> None:
+    """A module that is installed but not among those a sandboxed strategy may import, and a file the strategy
+    tries to read, fail with a reason that names the sandbox (it was "No module named 'numpy'" with numpy
+    installed, and a bare permission error); a preloaded module imports as before."""
+    (tmp_path / "strategy.txt").write_text("h\n")
+    body = ("def bet1(N):\n    {0}\n    return 10\n"
+            "def first_action1(t, n): return 's'\ndef continue_action1(p): return 's'\n"
+            "def show1(b, p, n, N, pos): pass\n")
+    cases = {"numpy": ("import numpy", "No module named 'numpy' in the sandbox, which lets a strategy import "
+                                       "only these: math, random"),
+             "file": (f"open({str(tmp_path / 'strategy.txt')!r}).read()", "a sandboxed strategy can open no file"),
+             "math": ("import statistics, math", None)}
+    for name, (line, why) in cases.items():
+        result, _ = _play(_write(tmp_path, f"{name}.py", body.format(line)), tmp_path)
+        me = result.by_seat(1)
+        if why is None:
+            assert me.fault is None and me.rounds == result.rounds > 1
+        else:
+            assert me.fault == "error" and why in me.fault_detail, me.fault_detail

@@ -10,14 +10,16 @@ ends with the match.  It never imports the engine-side client.
 
 from __future__ import annotations
 
+import builtins
 import importlib
+import importlib.abc
 import os
 import signal
 import struct
 import sys
 import traceback  # noqa: F401 - loaded before confinement: errors.own_lines uses it
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import twentyone.safetext  # noqa: F401 - the same: legality's fault words use it
 
@@ -90,6 +92,7 @@ def main() -> NoReturn:
         _text(b"E", why)
         os._exit(90)
     _frame(b"H", layers)
+    _explain_refusals()
     path = Path(os.fsdecode(file_name))
     try:
         fs = ModuleFunctionSet(path, k, warn=lambda m: print(m, file=sys.stderr), execute=True, source=source)
@@ -99,6 +102,28 @@ def main() -> NoReturn:
         os._exit(3)
     _frame(b"P", 0)
     _serve(fs, decision, wire)
+
+
+def _explain_refusals() -> None:
+    """Once confined, a module that was not preloaded, or a file, cannot be opened: say so in the error a
+    strategy meets (it said "No module named 'numpy'" with numpy installed, or a bare permission error)."""
+    allowed = ", ".join(n for n in PRELOAD if "." not in n and n != "twentyone")
+
+    class Refused(importlib.abc.MetaPathFinder):
+        def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+            raise ModuleNotFoundError(f"No module named {name!r} in the sandbox, which lets a strategy import only "
+                                      f"these: {allowed}", name=name)
+
+    sys.meta_path.append(Refused())
+    real_open = builtins.open
+
+    def sandboxed_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return real_open(file, *args, **kwargs)
+        except OSError as e:
+            raise type(e)(e.errno, f"{e.strerror}: a sandboxed strategy can open no file", e.filename) from None
+
+    builtins.open = sandboxed_open
 
 
 _WHERE = {b"B": "bet", b"F": "first_action", b"C": "continue_action", b"S": "show"}
