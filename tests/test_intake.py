@@ -493,3 +493,21 @@ def test_a_zip_with_a_password_says_so(tmp_path: Path) -> None:
         take(z)
     assert str(e.value) == (f"{readable(z)}: cannot unpack zheng/mycodes.c: it is encrypted (a zip with a "
                             "password): zip it again without one")
+
+
+def test_a_zip_in_a_zip_or_in_a_folder_is_named(tmp_path: Path) -> None:
+    """A hand-in that holds only another archive (a zip of the zip, a folder with the zip in it) says so."""
+    inner = tmp_path / "sun_21.zip"
+    with zipfile.ZipFile(inner, "w") as f:
+        f.writestr("sun/mycodes.c", "int bet1(int N) { return 10; }\n")
+    outer = tmp_path / "sun.zip"
+    with zipfile.ZipFile(outer, "w") as f:
+        f.write(inner, "sun/sun_21.zip")
+    folder = tmp_path / "sun"
+    folder.mkdir()
+    shutil.copy(inner, folder / "sun_21.zip")
+    for hand_in, shown in ((outer, "sun/sun_21.zip"), (folder, "sun_21.zip")):
+        with pytest.raises(IntakeError) as e:
+            take(hand_in)
+        assert str(e.value).endswith(f"in it; it holds {shown}, and an archive inside a hand-in is not opened: "
+                                     "give the files themselves")

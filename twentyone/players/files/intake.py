@@ -187,8 +187,14 @@ def _kind(name: str) -> SourceKind | None:
     return KINDS.get(os.path.splitext(name)[1].lower())
 
 
-def _choose(files: list[tuple[str, ...]], where: str) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
-    """The strategy file among ``files`` (relative paths as readable parts) and the other copies of it."""
+#: Archives a hand-in may hold instead of its files (a zip in a zip, a zip in a folder).
+_ARCHIVE_SUFFIXES = (".zip", ".rar", ".7z", ".tar", ".gz", ".tgz")
+
+
+def _choose(files: list[tuple[str, ...]], where: str,
+            archives: list[str] | None = None) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """The strategy file among ``files`` (relative paths as readable parts) and the other copies of it;
+    ``archives``: the archives in the hand-in, named when no strategy file is found."""
     named = [f for f in files if f[-1].lower() in STRATEGY_NAMES]
     if named:
         depth = min(len(f) for f in named)
@@ -211,7 +217,11 @@ def _choose(files: list[tuple[str, ...]], where: str) -> tuple[tuple[str, ...], 
     if len(pys) > 1:
         names = ", ".join("/".join(f) for f in pys[:5]) + (" ..." if len(pys) > 5 else "")
         raise IntakeError(f"{where}: several .py files and no mycodes.c: {names}")
-    raise IntakeError(f"{where}: no strategy file (mycodes.c, mycodes.cpp, another .c/.cpp or a .py) in it")
+    inner = ""
+    if archives:
+        some = ", ".join(archives[:3]) + (" ..." if len(archives) > 3 else "")
+        inner = f"; it holds {some}, and an archive inside a hand-in is not opened: give the files themselves"
+    raise IntakeError(f"{where}: no strategy file (mycodes.c, mycodes.cpp, another .c/.cpp or a .py) in it{inner}")
 
 
 def _chosen_kind(chosen: tuple[str, ...], where: str) -> SourceKind:
@@ -325,6 +335,7 @@ def _check_file(path: Path, root: Path, shown: str) -> None:
 
 def _take_folder(folder: Path, dest: Path | None, student: str, source: str) -> Intake:
     found: dict[tuple[str, ...], Path] = {}
+    archives: list[str] = []
     seen = 0
     try:
         for root, dirs, names in os.walk(folder):
@@ -334,12 +345,14 @@ def _take_folder(folder: Path, dest: Path | None, student: str, source: str) -> 
                 seen += 1
                 if seen > MAX_FOLDER_FILES:
                     raise IntakeError(f"{source}: more than {MAX_FOLDER_FILES} files in it: is it a submission?")
+                if n.lower().endswith(_ARCHIVE_SUFFIXES):
+                    archives.append("/".join(readable(p) for p in (*rel, n)))
                 if n.startswith("._") or (_kind(n) is None and not n.lower().endswith(HEADER_SUFFIXES)):
                     continue
                 found[tuple(readable(p) for p in (*rel, n))] = Path(root) / n
     except OSError as e:
         raise IntakeError(f"{source}: cannot read the folder: {e.strerror or e}") from None
-    chosen, others = _choose(list(found), source)
+    chosen, others = _choose(list(found), source, archives)
     headers, main = _companions(list(found), chosen)
     shown = "/".join(chosen)
     warnings = [_other_copies_warning(student, shown, ["/".join(o) for o in others])] if others else []
@@ -471,7 +484,8 @@ def _take_zip(path: Path, dest: Path | None, student: str, source: str, limits: 
                 continue
             by_parts.setdefault(parts, info)
         files = [p for p in by_parts if _kind(p[-1]) is not None or p[-1].lower().endswith(HEADER_SUFFIXES)]
-        chosen, others = _choose(files, source)
+        archives = ["/".join(p) for p in by_parts if p[-1].lower().endswith(_ARCHIVE_SUFFIXES)]
+        chosen, others = _choose(files, source, archives)
         headers, main = _companions(files, chosen)
         wanted = [chosen, *headers, *([main] if main else [])]
         _check_sizes([("/".join(f), by_parts[f]) for f in wanted], source, limits)
