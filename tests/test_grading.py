@@ -213,6 +213,23 @@ def test_a_link_error_is_named_on_the_terminal(tmp_path: Path) -> None:
     assert "link error: multiple definition of `calculate'" in line
 
 
+def test_a_hand_in_renamed_for_a_clash_says_so(tmp_path: Path) -> None:
+    """Two hand-ins of one name (li.zip from two download folders) are graded as li and li_2, and li_2's
+    notes say which file that is and why; a name of its own gets no such note."""
+    from twentyone.grading.submissions import find_submissions
+
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        with zipfile.ZipFile(tmp_path / folder / "li.zip", "w") as z:
+            z.writestr("li/mycodes.c", BASIC_C.read_text())
+    first, second, own = find_submissions([tmp_path / "a" / "li.zip", tmp_path / "b" / "li.zip", STAND_PY],
+                                          tmp_path / "files")
+    assert (first.name, second.name, own.name) == ("li", "li_2", "stand_py")
+    assert not first.renamed and not own.renamed
+    assert second.notes[0] == (f"li_2: {tmp_path / 'b' / 'li.zip'} is graded as li_2, since another hand-in given "
+                               "before it is also named li")
+
+
 def test_a_folder_of_hand_ins_says_how_to_give_them(tmp_path: Path) -> None:
     """A folder given is one student's hand-in; a folder of several (two student folders and a zip) gets a
     line that says so and how to give them; the other submission is graded."""

@@ -28,6 +28,8 @@ class Submission:
     source: str
     found: Intake | None = None
     error: str | None = None
+    #: Why it is graded under another name than its own (another hand-in has that name), or ''.
+    renamed: str = ""
 
     @property
     def path(self) -> Path | None:
@@ -41,8 +43,9 @@ class Submission:
 
     @property
     def notes(self) -> list[str]:
-        """The intake's warnings (other copies of the strategy file, a zip too big to unpack whole)."""
-        return list(self.found.warnings) if self.found else []
+        """The intake's warnings (other copies of the strategy file, a zip too big to unpack whole), and why it
+        was renamed."""
+        return ([self.renamed] if self.renamed else []) + (list(self.found.warnings) if self.found else [])
 
 
 def unique_names(names: list[str], taken: set[str] | None = None) -> list[str]:
@@ -61,8 +64,12 @@ def unique_names(names: list[str], taken: set[str] | None = None) -> list[str]:
 def find_submissions(paths: list[Path], files: Path, names: list[str] | None = None) -> list[Submission]:
     """One Submission per path; a zip's files unpacked under ``files/NAME``; names made unique."""
     out: list[Submission] = []
-    for p, name in zip(paths, unique_names(names or [student_name(p) for p in paths])):
+    given = names or [student_name(p) for p in paths]
+    for p, base, name in zip(paths, given, unique_names(given)):
         sub = Submission(name, readable(p))
+        if name != base:
+            sub.renamed = (f"{name}: {readable(p)} is graded as {name}, since another hand-in given before it is "
+                           f"also named {base}")
         try:
             sub.found = take(p, files / name, name=name)
         except IntakeError as e:
