@@ -43,19 +43,28 @@ c-program: twentyone-c
 # manual.c is the file as it is (the manual game: no arguments); auto.c is the file as `twentyone match`
 # compiles it, PERSON switched off by the same code (twentyone/players/c/program.py), its globals renamed
 # tw_auto_* so that both link into one program (the automatic runs: --seed ...).
+# The student's file sees only C's and POSIX's names, as twentyone match compiles it (STUDENT_C_FLAGS in
+# twentyone/players/c/build.py), so globals called index, random, pause or link compile, as on Windows; a file
+# that does not compile so (it uses M_PI, MAP_ANONYMOUS ...) is compiled with all of glibc's (GLIBC_C_FLAGS).
+# c_src/compat/tw_compat.c is the key reader and the sleep behind the conio.h and windows.h stand-ins.
 CPROG  := build/c-program
 CPROG_CFLAGS := -O2 -std=gnu99 -Ic_src -Ic_src/compat
+CPROG_STUDENT := -D_POSIX_C_SOURCE=200809L -Ulinux -Uunix
+CPROG_GLIBC := -D_GNU_SOURCE
+# $(call cprog_student,SOURCE,OBJECT): the student's messages are the first attempt's when neither compiles.
+cprog_student = if $(CC) $(CPROG_CFLAGS) $(CPROG_STUDENT) -c $(1) -o $(2) 2>$(2).err; then cat $(2).err >&2; \
+	elif $(CC) $(CPROG_CFLAGS) $(CPROG_GLIBC) -c $(1) -o $(2) 2>/dev/null; then :; else cat $(2).err >&2; false; fi
 # The venv is order-only: the build step needs it to exist, not to be newer than setup.py.
 twentyone-c: c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/tw_person.c c_src/twentyone.h c_src/mycodes.h \
-             c_src/tw_person.h $(MYCODES) | $(STAMP)
+             c_src/tw_person.h c_src/compat/tw_compat.c c_src/compat/conio.h c_src/compat/windows.h $(MYCODES) | $(STAMP)
 	@mkdir -p $(CPROG)
 	$(PY) -m twentyone.players.c.program '$(MYCODES)' $(CPROG)
-	$(CC) $(CPROG_CFLAGS) -c $(CPROG)/manual.c -o $(CPROG)/manual.o
-	$(CC) $(CPROG_CFLAGS) -c $(CPROG)/auto.c -o $(CPROG)/auto.o
+	$(call cprog_student,$(CPROG)/manual.c,$(CPROG)/manual.o)
+	$(call cprog_student,$(CPROG)/auto.c,$(CPROG)/auto.o)
 	nm -g --defined-only $(CPROG)/auto.o | awk 'NF == 3 { print $$3, "tw_auto_" $$3 }' > $(CPROG)/auto.syms
 	objcopy --redefine-syms=$(CPROG)/auto.syms $(CPROG)/auto.o
 	$(CC) $(CPROG_CFLAGS) $$(cat $(CPROG)/main.flags) c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/tw_person.c \
-	      $(CPROG)/manual.o $(CPROG)/auto.o -o $@
+	      c_src/compat/tw_compat.c $(CPROG)/manual.o $(CPROG)/auto.o -o $@
 
 typecheck: install
 	$(PIP) install --quiet mypy

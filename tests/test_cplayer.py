@@ -157,7 +157,8 @@ def _build_c_program(mycodes: Path, out: Path) -> Path:
     exe = out / "twentyone-c"
     src = ROOT / "c_src"
     subprocess.run(["gcc", "-O2", "-std=gnu99", f"-I{src}", f"-I{src / 'compat'}", str(src / "main.c"),
-                    str(src / "twentyone.c"), str(src / "tw_rng.c"), str(mycodes), "-o", str(exe)], check=True)
+                    str(src / "twentyone.c"), str(src / "tw_rng.c"), str(src / "compat" / "tw_compat.c"), str(mycodes),
+                    "-o", str(exe)], check=True)
     return exe
 
 
@@ -419,3 +420,177 @@ def test_python_person_switch_is_named_when_sandboxed(tmp_path: Path) -> None:
 #: Globals that are legal C on Windows (MinGW, MSVC) and that glibc declares as functions: index and random under
 #: -std=gnu99 (_DEFAULT_SOURCE), pause, link and sleep through <unistd.h>.
 GLIBC_NAMES = ("index", "random", "pause", "link", "sleep")
+
+
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["trusted", "sandboxed"])
+def test_globals_named_like_glibc_functions_compile_and_play(sandboxed: bool, tmp_path: Path,
+                                                              request: pytest.FixtureRequest) -> None:
+    """A file with globals index, random, pause, link and sleep (and windows.h) compiles, as on Windows, and
+    plays legal matches at every seat, in process and in the sandbox."""
+    from twentyone.players.sandbox.limits import Limits
+
+    text = (STUDENTS / "glibc_names.c").read_text(encoding="utf-8")
+    assert all(re.search(rf"^int {name}\b", text, re.M) for name in GLIBC_NAMES)
+    if sandboxed:
+        request.getfixturevalue("seccomp")
+    kw = {"sandbox": Limits(), "capture_dir": tmp_path / "printed"} if sandboxed else {}
+    players = [c_player("glibc_names", k, **kw) for k in range(1, 6)]
+    try:
+        seats = [Seating(f"p{k}", f"glibc_names:{k}", s) for k, s in enumerate(players, 1)]  # type: ignore[arg-type]
+        for seed in (1, 2):
+            r = play_match(seats, 6, seed)
+            assert r.rounds >= 20 and all(s.fault is None and s.fouls == 0 for s in r.ranking), r
+    finally:
+        for s in players:
+            getattr(s, "close", lambda: None)()
+
+
+def test_the_students_file_sees_c_and_posix_names_only(tmp_path: Path) -> None:
+    """The student's C file is compiled with C99's and POSIX's names (strdup, fdopen declared: their addresses
+    can be taken) and none of glibc's own or <unistd.h>'s; a Linux-only name ``unix`` is no macro."""
+    body = "".join(f"int {name};\n" for name in (*GLIBC_NAMES, "bzero", "y0", "unix", "linux"))
+    body += ("static char *(*dup)(const char *) = strdup;\n"
+             "static FILE *(*fd)(int, const char *) = fdopen;\n")
+    src = tmp_path / "names.c"
+    src.write_text('#include "mycodes.h"\n#include <windows.h>\n#include <math.h>\n#include <ctype.h>\n' + body +
+                   "int bet1(int N) { index++; return dup != 0 && fd != 0 ? 10 : 20; }\n"
+                   "char first_action1(char *t, int n) { return 's'; }\n"
+                   "char continue_action1(Player (*p)[]) { return 's'; }\n"
+                   "void show1(Banker *b, Player (*p)[], int pNum, int N, int pos) {}\n")
+    s = make_strategy(f"{src}:1", warn=lambda m: None)
+    assert s.functions.bet(6) == 10  # type: ignore[attr-defined]
+    # and exactly so: the same file with glibc's names does not compile
+    from twentyone.players.c.build import FLAGS, STUDENT_C_FLAGS
+
+    inc = ROOT / "c_src"
+    base = ["gcc", "-fsyntax-only", *FLAGS, "-include", str(inc / "bridge" / "tw_capture.h"), f"-I{inc}",
+            f"-I{inc / 'compat'}", str(src)]
+    assert subprocess.run([*base[:2], *STUDENT_C_FLAGS, *base[2:]], capture_output=True).returncode == 0
+    assert subprocess.run([*base[:2], "-D_GNU_SOURCE", *base[2:]], capture_output=True).returncode != 0
+
+
+def test_the_compat_headers_include_only_standard_c(tmp_path: Path) -> None:
+    """conio.h and windows.h (with the course's headers) bring in no POSIX header: the key reader and the sleep
+    that need <termios.h> and <unistd.h> are tw_compat.c."""
+    src = tmp_path / "h.c"
+    src.write_text('#include "mycodes.h"\n#include <windows.h>\n#include <conio.h>\n')
+    for captured in ([], ["-include", str(ROOT / "c_src" / "bridge" / "tw_capture.h")]):
+        deps = subprocess.run(["gcc", "-M", "-std=gnu99", *captured, f"-I{ROOT / 'c_src'}",
+                               f"-I{ROOT / 'c_src' / 'compat'}", str(src)],
+                              capture_output=True, text=True, check=True).stdout
+        assert "compat/conio.h" in deps and "compat/windows.h" in deps
+        for posix in ("unistd.h", "termios.h"):
+            assert f"/{posix}" not in deps, (posix, captured)
+
+
+def test_a_file_that_needs_glibcs_names_still_compiles(tmp_path: Path) -> None:
+    """A file that uses names only glibc's defaults declare (M_PI, MAP_ANONYMOUS) compiles as it did before (the
+    build falls back to all of glibc's names); so does one that asks for them with #define _GNU_SOURCE."""
+    tail = ("char first_action1(char *t, int n) { return 's'; }\n"
+            "char continue_action1(Player (*p)[]) { return 's'; }\n"
+            "void show1(Banker *b, Player (*p)[], int pNum, int N, int pos) {}\n")
+    uses = tmp_path / "uses.c"
+    uses.write_text('#include "mycodes.h"\n#include <math.h>\n#include <sys/mman.h>\n'
+                    "int bet1(int N) { void *p = mmap(0, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);\n"
+                    "  return p != MAP_FAILED && M_PI > 3 ? 10 : 20; }\n" + tail)
+    asks = tmp_path / "asks.c"
+    asks.write_text('#include "mycodes.h"\n#define _GNU_SOURCE\n'
+                    "static char *(*find)(const char *, const char *) = strcasestr;\n"
+                    'int bet1(int N) { return find("ABC", "b") ? 10 : 20; }\n' + tail)
+    for src in (uses, asks):
+        s = make_strategy(f"{src}:1", warn=lambda m: None)
+        assert s.functions.bet(6) == 10, src  # type: ignore[attr-defined]
+
+
+def test_build_name_covers_the_students_flags_and_tw_compat(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """New flags for the student's file, or a changed tw_compat.c, give a new module name: no build made with the
+    old ones (index redeclared, a sleeping Sleep) is taken from the cache."""
+    import shutil
+
+    import twentyone.players.c.build as cp
+
+    base = module_name(b"int x;")
+    monkeypatch.setattr(cp, "STUDENT_C_FLAGS", ())
+    assert module_name(b"int x;") != base
+    monkeypatch.undo()
+    copy = tmp_path / "c_src"
+    shutil.copytree(ROOT / "c_src", copy)
+    monkeypatch.setattr(cp, "C_SRC", copy)
+    monkeypatch.setattr(cp, "BRIDGE", copy / "bridge")
+    before = cp._inputs_digest()
+    with open(copy / "compat" / "tw_compat.c", "a", encoding="utf-8") as f:
+        f.write("/* changed */\n")
+    assert cp._inputs_digest() != before
+
+
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["trusted", "sandboxed"])
+def test_sleep_in_show_costs_no_time_in_a_match(sandboxed: bool, tmp_path: Path, request: pytest.FixtureRequest
+                                                ) -> None:
+    """Sleep(1000) in show (pacing for a person watching) returns at once when the engine plays the file: a match
+    of two such seats ends in well under the time its sleeps would take, with no time-out."""
+    import time
+
+    from twentyone.players.sandbox.limits import Limits
+
+    if sandboxed:
+        request.getfixturevalue("seccomp")
+    kw = {"sandbox": Limits(), "capture_dir": tmp_path / "printed"} if sandboxed else {}
+    players = [c_player("sleep_show", k, **kw) for k in (1, 2)]
+    try:
+        seats = [Seating(f"p{k}", f"sleep_show:{k}", s) for k, s in enumerate(players, 1)]  # type: ignore[arg-type]
+        play_match(seats, 6, 1)  # warm up: the sandbox's first box and the module are ready
+        start = time.monotonic()
+        r = play_match(seats, 6, 2)
+        took = time.monotonic() - start
+    finally:
+        for s in players:
+            getattr(s, "close", lambda: None)()
+    assert all(s.fault is None for s in r.ranking), r
+    shows = sum(s.rounds for s in r.ranking)  # one show per seat per round played, a second of sleep each
+    # Sleeping, the match would take `shows` seconds (about 200: two seats, 100 rounds).  A match of two quick
+    # seats takes well under a second in process and a few in the sandbox, even on a busy 2-core machine: 20 s
+    # leaves ample room, and is still a tenth of the sleeps.
+    assert shows >= 100, r
+    assert took < 20, f"{took:.1f} s for a match with {shows} Sleep(1000) calls"
+
+
+def _compat_program(tmp_path: Path, body: str, captured: bool) -> Path:
+    """A small program using the stand-in headers, linked with tw_compat.c (as make c-program links it); with
+    ``captured``, tw_capture.h force-included as the engine compiles a student's file."""
+    src, exe = tmp_path / "p.c", tmp_path / ("captured" if captured else "plain")
+    src.write_text('#include <windows.h>\n#include <conio.h>\n' + body)
+    c = ROOT / "c_src"
+    inc = [f"-I{c}", f"-I{c / 'compat'}", f"-I{c / 'bridge'}"]
+    force = ["-include", str(c / "bridge" / "tw_capture.h")] if captured else []
+    obj = tmp_path / "p.o"
+    subprocess.run(["gcc", "-c", "-std=gnu99", "-D_POSIX_C_SOURCE=200809L", *inc, *force, str(src), "-o", str(obj)],
+                   check=True)
+    subprocess.run(["gcc", "-std=gnu99", *inc, str(obj), str(c / "compat" / "tw_compat.c"),
+                    *([str(c / "bridge" / "tw_capture.c")] if captured else []), "-o", str(exe)], check=True)
+    return exe
+
+
+def test_sleep_sleeps_for_a_person_and_not_when_captured(tmp_path: Path) -> None:
+    """In the course's C program (not captured) Sleep(300) still waits 0.3 s; captured, Sleep(5000) returns at
+    once."""
+    import time
+
+    body = "int main(void) { Sleep(%d); return 0; }\n"
+    plain = _compat_program(tmp_path, body % 300, captured=False)
+    start = time.monotonic()
+    subprocess.run([str(plain)], check=True, timeout=30)
+    assert time.monotonic() - start >= 0.3
+    captured = _compat_program(tmp_path, body % 5000, captured=True)
+    start = time.monotonic()
+    subprocess.run([str(captured)], check=True, timeout=30)
+    assert time.monotonic() - start < 2.5
+
+
+def test_getche_from_tw_compat_skips_line_ends(tmp_path: Path) -> None:
+    """getch()/getche() read by tw_compat.c: from a pipe, the next key that is not a line end (the newline a
+    scanf left behind is never read as the key)."""
+    exe = _compat_program(tmp_path, 'int main(void) { int n; scanf("%d", &n); int a = getche(); int b = getch();\n'
+                                    '  fprintf(stderr, "[%d %c %c]", n, a, b); return 0; }\n', captured=False)
+    r = subprocess.run([str(exe)], input="42\nh\r\ns", capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and r.stderr == "[42 h s]", r.stderr

@@ -626,3 +626,52 @@ def test_chinese_name_renders_in_the_browser(class_run: ClassRun, tmp_path: Path
         shots.append(Image.open(screenshot(exe, page, tmp_path / f"{tag}.png")).convert("RGB"))
     assert ImageChops.difference(shots[0], shots[1]).getbbox() is None, "the page does not render the same twice"
     assert ImageChops.difference(shots[0], shots[2]).getbbox() is not None, "张 and 三 render alike: tofu"
+
+
+
+# ------------------------------------------------------------- what the course's Windows compilers allow
+
+GLIBC_NAMES = STUDENTS / "glibc_names.c"
+SLEEP_SHOW = STUDENTS / "sleep_show.c"
+
+
+def test_glibc_named_globals_build_the_c_program_and_match_the_engine(tmp_path: Path, cache: Path) -> None:
+    """Globals index, random, pause, link and sleep: make c-program builds (the student's file compiled as twentyone
+    match compiles it), twentyone-c --seed writes the same log as twentyone match --trusted (one copy of the
+    statics, as the C program), and the sandboxed match (a copy per seat) is legal too."""
+    exe, made = c_program(GLIBC_NAMES, tmp_path)
+    assert "redeclared" not in made.stdout + made.stderr
+    clog, pylog = tmp_path / "c.jsonl", tmp_path / "py.jsonl"
+    r = _run_c(exe, "--seed", 3, "--decks", 6, "--seats", 5, "--log", clog, "--quiet", "--source", GLIBC_NAMES)
+    assert r.returncode == 0, r.stderr
+    specs = [a for k in range(1, 6) for a in ("-p", f"{GLIBC_NAMES}:{k}")]
+    p = run_cli(["match", *specs, "--seed", 3, "--decks", 6, "--log", pylog, "--trusted",
+                 "--output-dir", tmp_path / "printed"], cache, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert clog.read_bytes() == pylog.read_bytes()
+    p = run_cli(["match", *specs, "--seed", 3, "--decks", 6, "--sandbox", "--json",
+                 "--output-dir", tmp_path / "printed"], cache, timeout=300)
+    assert p.returncode == 0, p.stderr
+    ranking = json.loads(p.stdout)["ranking"]
+    assert len(ranking) == 5 and all(s["fault"] is None and s["fouls"] == 0 for s in ranking), ranking
+
+
+def test_sleep_in_show_costs_a_sandboxed_match_no_time(tmp_path: Path, cache: Path) -> None:
+    """Sleep(1000) in every show: twentyone match --sandbox of two such seats ends in seconds, with no time-out
+    (sleeping, its 100 rounds would take 200 s, past the 60 s match limit)."""
+    warm = run_cli(["match", "-p", SLEEP_SHOW, "--seed", 1, "--sandbox", "--output-dir", tmp_path / "printed"],
+                   cache, timeout=300)  # compiles the file, so the time below is the match's
+    assert warm.returncode == 0, warm.stderr
+    start = time.monotonic()
+    r = run_cli(["match", "-p", SLEEP_SHOW, "-p", f"{SLEEP_SHOW}:2", "--seed", 2, "--sandbox", "--json",
+                 "--output-dir", tmp_path / "printed"], cache, timeout=300)
+    took = time.monotonic() - start
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert [s["fault"] for s in result["ranking"]] == [None, None], result
+    shows = sum(s["rounds"] for s in result["ranking"])
+    # Each seat's show runs once a round, a second of sleep each: sleeping, the match would take `shows` seconds
+    # (about 200).  The run (a fresh process, the engine imported, two boxes started, the module cached) takes a
+    # few seconds on a busy 2-core machine; 20 s leaves ample room and is a tenth of the sleeps.
+    assert shows >= 100, result
+    assert took < 20, f"{took:.1f} s for a match with {shows} Sleep(1000) calls"

@@ -2,10 +2,12 @@
  * engine loads it.  It sends everything the file prints to a per-match log file with a size cap,
  * and makes keyboard input read end-of-file, so a strategy never writes to the terminal or waits
  * for a key.  The course's own headers and the student's file are not changed.
+ *
+ * It defines no feature-test macro: the student's file sees the names its compile flags allow (C99's
+ * and POSIX's, STUDENT_C_FLAGS in twentyone/players/c/build.py), not glibc's index or random.  A file
+ * that defines _GNU_SOURCE (or another feature-test macro) itself, too late to count after this
+ * header's <stdio.h>, is given -D_GNU_SOURCE by the build.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #ifndef TW_CAPTURE_H
 #define TW_CAPTURE_H
 

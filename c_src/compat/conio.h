@@ -4,42 +4,36 @@
  * read at once (non-canonical mode, restored afterwards); from a pipe or a file it is simply the
  * next character.  Line ends are skipped: on Windows the console key reader never sees the newline
  * that a scanf() before it left in stdin, so a course file's scanf("%d") then getche() reads the
- * key typed next, here too.  Everything is static inline, so a file that includes this needs nothing more
- * to link.  When the Python engine captures a strategy's input and output (tw_capture.h is
- * force-included, TW_CAPTURED), the terminal is never touched.
+ * key typed next, here too.  When the Python engine captures a strategy's input and output
+ * (tw_capture.h is force-included, TW_CAPTURED), the terminal is never touched: a key is getchar(),
+ * which reads end-of-file there, and everything here is static inline.
+ *
+ * This header includes only standard C: the key reader, which needs <termios.h> and <unistd.h>, is
+ * tw_compat.c, compiled on its own and linked into every program built with these headers.  So a
+ * student's file sees no POSIX names through it, as on Windows, where a global called pause, link or
+ * sleep compiles.
  */
 #ifndef TW_COMPAT_CONIO_H
 #define TW_COMPAT_CONIO_H
 
 #include <stdio.h>
-#include <termios.h>
-#include <unistd.h>
 
+#ifdef TW_CAPTURED
 static inline int tw_read_key(int echo)
 {
-#ifdef TW_CAPTURED
     (void)echo;
     return getchar();
-#else
-    struct termios old, raw;
-    int c;
-    if (!isatty(0) || tcgetattr(0, &old) != 0) {
-        do c = getchar(); while (c == '\n' || c == '\r');
-        return c;
-    }
-    fflush(stdout);
-    raw = old;
-    raw.c_lflag &= ~(tcflag_t)ICANON;
-    if (!echo)
-        raw.c_lflag &= ~(tcflag_t)ECHO;
-    raw.c_cc[VMIN] = 1;
-    raw.c_cc[VTIME] = 0;
-    tcsetattr(0, TCSANOW, &raw);
-    do c = getchar(); while (c == '\n' || c == '\r');
-    tcsetattr(0, TCSANOW, &old);
-    return c;
-#endif
 }
+#else
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* One key from stdin, shown when echo is non-zero (tw_compat.c). */
+int tw_read_key(int echo);
+#ifdef __cplusplus
+}
+#endif
+#endif
 
 /* One key, not shown. */
 static inline int getch(void) { return tw_read_key(0); }

@@ -1,13 +1,20 @@
 /* windows.h - a POSIX stand-in for the few parts of <windows.h> that course files use:
  * Sleep(ms), system("cls") / system("pause") made harmless, and the console calls used for
- * colours and cursor moves, which do nothing here.  Header-only (static inline).
+ * colours and cursor moves, which do nothing here.
+ *
+ * Sleep(ms) pauses for a human watching the course's program (the sleep itself is tw_compat.c, linked
+ * into every program built with these headers).  When the Python engine captures a strategy
+ * (tw_capture.h is force-included, TW_CAPTURED) nobody watches, so Sleep returns at once: a
+ * Sleep(1000) in show1 would otherwise cost every match a minute or more.
+ *
+ * This header includes only standard C (no <unistd.h>), so a student's file sees no POSIX names
+ * through it, as on Windows, where a global called pause, link or sleep compiles.
  */
 #ifndef TW_COMPAT_WINDOWS_H
 #define TW_COMPAT_WINDOWS_H
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef unsigned long DWORD;
 typedef unsigned short WORD;
@@ -33,7 +40,19 @@ typedef struct { DWORD dwSize; BOOL bVisible; } CONSOLE_CURSOR_INFO;
 #define BACKGROUND_RED 0x0040
 #define BACKGROUND_INTENSITY 0x0080
 
-static inline void Sleep(DWORD ms) { usleep((useconds_t)ms * 1000u); }
+#ifdef TW_CAPTURED
+static inline void Sleep(DWORD ms) { (void)ms; }
+#else
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Sleeps ms milliseconds (tw_compat.c). */
+void tw_sleep_ms(unsigned long ms);
+#ifdef __cplusplus
+}
+#endif
+static inline void Sleep(DWORD ms) { tw_sleep_ms(ms); }
+#endif
 static inline HANDLE GetStdHandle(DWORD which) { (void)which; return (HANDLE)0; }
 static inline BOOL SetConsoleTextAttribute(HANDLE h, WORD attr) { (void)h; (void)attr; return TRUE; }
 static inline BOOL SetConsoleCursorPosition(HANDLE h, COORD pos) { (void)h; (void)pos; return TRUE; }

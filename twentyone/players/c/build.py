@@ -2,8 +2,10 @@
 
 ``compile_student`` builds the file in cffi API mode against the project's headers
 (``c_src/twentyone.h``, ``c_src/mycodes.h`` and the POSIX stand-ins in ``c_src/compat``), with the
-project's glue from ``c_src/bridge`` (dispatch by function set, output capture), into a module named by a
-hash of the source, the headers, the glue and the flags: the module plays in process (``--trusted``).  The
+project's glue from ``c_src/bridge`` (dispatch by function set, output capture) and ``c_src/compat/tw_compat.c``,
+into a module named by a hash of the source, the headers, the glue and the flags: the module plays in process
+(``--trusted``).  The student's C file is compiled to see only the names the course's Windows compilers show it
+(``STUDENT_C_FLAGS``: C99 and POSIX, not glibc's ``index`` or ``random``).  The
 same objects are linked into the submission's **box program** (``BOX_PROGRAM`` beside the module, with
 ``c_src/box`` and the serve loop ``c_src/bridge/tw_serve.c``), which plays each sandboxed match: nothing of
 the student's runs in it before it is confined (initialisers moved, ``.init`` code and ifunc resolvers
@@ -52,7 +54,8 @@ from twentyone.players.c import headers
 from twentyone.players.sandbox import landlock
 from twentyone.strategy import FUNCTION_NAMES
 
-__all__ = ["C_SRC", "BRIDGE", "FLAGS", "CXX_FLAGS", "prepare_source", "compile_student", "compile_program",
+__all__ = ["C_SRC", "BRIDGE", "FLAGS", "STUDENT_C_FLAGS", "GLIBC_C_FLAGS", "CXX_FLAGS", "student_c_flags",
+           "prepare_source", "compile_student", "compile_program",
            "module_name", "prune_cache", "max_module_bytes",
            "missing_functions", "cache_dir", "output_dir", "bridge_cdef", "main", "SOURCE_SUFFIXES"]
 
@@ -84,16 +87,29 @@ def max_module_bytes() -> int:
     return _mib("TWENTYONE_MAX_MODULE_MIB", MAX_MODULE_MIB) << 20
 #: ``-g``: a crash in the sandbox is named by its line (players/sandbox/crash.py).
 FLAGS = ("-O1", "-g", "-std=gnu99", "-fvisibility=hidden", "-w", "-fno-diagnostics-show-caret")
+#: Added to FLAGS for the student's own C file only (the course's files and the glue keep glibc's default):
+#: glibc then declares C99's and POSIX.1-2008's names (strdup, fdopen ...) but not its own and the BSDs'
+#: (index, random, bzero, y0 ...), which -std=gnu99 alone turns on, and ``linux``/``unix`` are no macros.  That
+#: is about what the course's Windows compilers show a file, so globals called index, random, pause or link
+#: compile here as they do there.  The GNU dialect stays (MinGW's default, and gcc keeps knowing strdup's or
+#: alloca's type as a built-in): -std=c99 would also turn on trigraphs, and a prompt's "??(" would print as "[".
+#: (A C++ file keeps CXX_FLAGS: g++ always defines _GNU_SOURCE.)
+STUDENT_C_FLAGS = ("-D_POSIX_C_SOURCE=200809L", "-Ulinux", "-Uunix")
+#: How every student's C file was compiled before STUDENT_C_FLAGS (tw_capture.h defined _GNU_SOURCE): all of
+#: glibc's names.  Used when the file does not compile with STUDENT_C_FLAGS (it uses M_PI, MAP_ANONYMOUS ...,
+#: names Linux has and the course's compilers may too), and for a file that defines a feature-test macro itself.
+GLIBC_C_FLAGS = ("-D_GNU_SOURCE",)
 #: The student's file when it is C++ (the course's helpers and the glue stay C).
 CXX_FLAGS = ("-O1", "-g", "-std=gnu++17", "-fvisibility=hidden", "-w", "-fno-diagnostics-show-caret")
-#: The glue compiled with every student's file (c_src/bridge): dispatch by function set, output capture.
-GLUE = ("tw_dispatch.c", "tw_capture.c")
+#: The glue compiled with every student's file: dispatch by function set, output capture (c_src/bridge), and
+#: the part of the conio.h/windows.h stand-ins that needs POSIX headers (c_src/compat/tw_compat.c).
+GLUE = ("bridge/tw_dispatch.c", "bridge/tw_capture.c", "compat/tw_compat.c")
 #: The box program's own code (c_src/box, and the course's serve loop), linked with the student's objects.
 BOX_SOURCES = ("box/tw_box.c", "box/tw_confine.c", "bridge/tw_serve.c")
 #: The course's files a build needs, copied into its scratch folder (headers flat in include/).
 COURSE_HEADERS = ("twentyone.h", "mycodes.h", "tw_rng.h", "compat/conio.h", "compat/windows.h",
                   "bridge/tw_bridge.h", "bridge/tw_capture.h", "box/tw_box.h", "box/tw_confine.h")
-COURSE_SOURCES = ("twentyone.c", "tw_rng.c", *(f"bridge/{g}" for g in GLUE), *BOX_SOURCES)
+COURSE_SOURCES = ("twentyone.c", "tw_rng.c", *GLUE, *BOX_SOURCES)
 #: The box program's name beside the built module.
 BOX_PROGRAM = "box"
 #: The course's 20 functions: the only symbols of the student's objects left global in the box program, so
@@ -119,6 +135,22 @@ def bridge_cdef() -> str:
 # student's text (``int`` and 300,000 spaces took minutes with two adjacent ``\s*``).
 _PERSON = re.compile(rb"^([ \t]*+#[ \t]*+define[ \t]++)PERSON\b", re.MULTILINE)
 _COURSE_FUNCTION = re.compile(rb"\b(?:bet|first_action|continue_action|show)[1-5]\s*+\(")
+#: A feature-test macro the file defines itself (``#define _GNU_SOURCE`` and the like).
+_FEATURE_MACRO = re.compile(rb"^[ \t]*+#[ \t]*+define[ \t]++_(?:GNU|DEFAULT|BSD|SVID|XOPEN|POSIX_C|POSIX)_SOURCE\b",
+                            re.MULTILINE)
+
+
+def student_c_flags(source: bytes) -> list[list[str]]:
+    """The flags a student's C file is compiled with besides FLAGS, in the order they are tried: the first that
+    compiles the file is used; when none does, the compiler's messages are the first's.
+
+    STUDENT_C_FLAGS, then GLIBC_C_FLAGS (so no file that compiled before STUDENT_C_FLAGS stops compiling).  A file
+    that defines a feature-test macro itself (``#define _GNU_SOURCE``) gets only GLIBC_C_FLAGS: its define comes
+    too late to count after tw_capture.h, which is force-included first and includes <stdio.h>, and it asked for
+    glibc's names."""
+    if _FEATURE_MACRO.search(source):
+        return [list(GLIBC_C_FLAGS)]
+    return [list(STUDENT_C_FLAGS), list(GLIBC_C_FLAGS)]
 
 
 def cache_dir() -> Path:
@@ -189,8 +221,8 @@ _TOOLCHAIN: bytes | None = None
 def _inputs_digest() -> bytes:
     """A hash of everything a build uses besides the student's file: headers, helpers, glue, this build."""
     h = hashlib.sha256()
-    files = [*C_SRC.glob("*.h"), *(C_SRC / "compat").glob("*.h"), *BRIDGE.glob("*.[ch]"), *(C_SRC / "box").glob("*.[ch]"),
-             C_SRC / "twentyone.c", C_SRC / "tw_rng.c", Path(__file__)]
+    files = [*C_SRC.glob("*.h"), *(C_SRC / "compat").glob("*.[ch]"), *BRIDGE.glob("*.[ch]"),
+             *(C_SRC / "box").glob("*.[ch]"), C_SRC / "twentyone.c", C_SRC / "tw_rng.c", Path(__file__)]
     for p in sorted(files):
         h.update(p.name.encode())
         h.update(p.read_bytes())
@@ -204,6 +236,7 @@ def module_name(source: bytes, lang: str = "c") -> str:
     h.update(lang.encode())
     h.update(_inputs_digest())
     h.update(" ".join(FLAGS).encode())
+    h.update(" ".join([*STUDENT_C_FLAGS, "|", *GLIBC_C_FLAGS]).encode())
     h.update(sys.version.encode())
     h.update(_toolchain())
     return "_tw_student_" + h.hexdigest()[:24]
@@ -259,6 +292,7 @@ def compile_program(path: Path, source: bytes, *, lang: str, headers: Sequence[P
     """
     path = path.resolve()
     h = hashlib.sha256(source + lang.encode() + _inputs_digest() + _toolchain())
+    h.update(" ".join([*FLAGS, *CXX_FLAGS, *STUDENT_C_FLAGS, "|", *GLIBC_C_FLAGS]).encode())
     for extra in (*headers, *box_sources):
         h.update(extra.name.encode() + extra.read_bytes())
     h.update("\0".join(keep).encode())
@@ -288,6 +322,7 @@ def compile_program(path: Path, source: bytes, *, lang: str, headers: Sequence[P
                             *(str(course / src.name) for src in box_sources)],
             "keep": list(keep), "cc": os.environ.get("CC", "gcc"), "cxx": os.environ.get("CXX", "g++"),
             "include_dirs": [str(include)], "flags": list(FLAGS), "cxx_flags": list(CXX_FLAGS), "student_flags": [],
+            "student_c_flags": student_c_flags(source),
             "tmpdir": str(scratch), "confine": landlock.abi() >= 1,
         }
         proc = _build_confined(args, scratch, timeout, path, warn)
@@ -394,11 +429,11 @@ def _scratch(scratch: Path, source: bytes, lang: str, name: str) -> dict[str, An
     return {
         "cdef": bridge_cdef(), "name": name, "lang": lang, "student": str(student),
         "sources": [str(course / "twentyone.c"), str(course / "tw_rng.c")],
-        "glue": [str(course / g) for g in GLUE],
+        "glue": [str(course / Path(g).name) for g in GLUE],
         "box_sources": [str(course / Path(b).name) for b in BOX_SOURCES],
         "cc": os.environ.get("CC", "gcc"), "cxx": os.environ.get("CXX", "g++"),
         "include_dirs": [str(include)],
-        "flags": list(FLAGS), "cxx_flags": list(CXX_FLAGS),
+        "flags": list(FLAGS), "cxx_flags": list(CXX_FLAGS), "student_c_flags": student_c_flags(source),
         "student_flags": ["-include", str(include / "tw_capture.h")],
         "tmpdir": str(scratch), "confine": landlock.abi() >= 1,
     }
@@ -538,9 +573,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     for i, (src, is_cpp) in enumerate(units):
         obj = os.path.join(scratch, f"part{i}.o")
         cc, flags = (args["cxx"], args["cxx_flags"]) if is_cpp else (args["cc"], args["flags"])
-        cmd = [cc, "-c", "-fPIC", *flags, *args["student_flags"], *incs, src, "-o", obj]
-        if subprocess.run(cmd, stdin=subprocess.DEVNULL).returncode:
-            return 1
+        if i == 0 and not is_cpp:  # the student's own C file: only the names Windows' compilers show it
+            if not _compile_student_c([cc, "-c", "-fPIC", *flags], args.get("student_c_flags", [[]]),
+                                      [*args["student_flags"], *incs, src, "-o", obj]):
+                return 1
+        else:
+            cmd = [cc, "-c", "-fPIC", *flags, *args["student_flags"], *incs, src, "-o", obj]
+            if subprocess.run(cmd, stdin=subprocess.DEVNULL).returncode:
+                return 1
         objs.append(obj)
     student = os.path.join(scratch, "student.o")
     if subprocess.run(["ld", "-r", "-o", student, *objs]).returncode:
@@ -569,6 +609,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"the module could not be linked: {type(e).__name__}", file=sys.stderr)
         return 1
     return 0
+
+
+def _compile_student_c(head: list[str], choices: list[list[str]], tail: list[str]) -> bool:
+    """Compile the student's C file with the first of ``choices`` (``student_c_flags``) that compiles it; its
+    messages are shown.  When none does, the first one's messages are shown and False returned."""
+    first = b""
+    for k, extra in enumerate(choices):
+        proc = subprocess.run([*head, *extra, *tail], stdin=subprocess.DEVNULL, capture_output=True)
+        if k == 0:
+            first = proc.stderr + proc.stdout
+        if proc.returncode == 0:
+            sys.stderr.buffer.write(proc.stderr + proc.stdout)
+            sys.stderr.flush()
+            return True
+    sys.stderr.buffer.write(first)
+    sys.stderr.flush()
+    return False
 
 
 #: Sections whose code would run before the box program's main(): refused (a C or C++ compiler never makes
@@ -645,7 +702,7 @@ def _refused(args: dict[str, Any]) -> str:
     if _ASM.search(body):
         return f"{student.parent / name}:1: error: inline assembly is refused where the compiler cannot be confined"
     cc = args["cxx"] if args["lang"] == "cpp" else args["cc"]
-    flags = args["cxx_flags"] if args["lang"] == "cpp" else args["flags"]
+    flags = args["cxx_flags"] if args["lang"] == "cpp" else [*args["flags"], *args.get("student_c_flags", [[]])[0]]
     proc = subprocess.run([cc, "-M", *flags, *args["student_flags"], *(f"-I{d}" for d in args["include_dirs"]),
                            str(student)], stdin=subprocess.DEVNULL, capture_output=True)
     if proc.returncode:
