@@ -445,6 +445,46 @@ def test_globals_named_like_glibc_functions_compile_and_play(sandboxed: bool, tm
             getattr(s, "close", lambda: None)()
 
 
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["trusted", "sandboxed"])
+def test_windows_habits_compile_and_play(sandboxed: bool, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """A file written on Windows: ``#include "MyCodes.h"``, ``<Windows.h>`` and ``<Conio.h>`` in the case
+    Visual Studio suggests, CRLF ends and a ^Z after the last line: it compiles (it did not: "MyCodes.h: No
+    such file") and plays the same legal matches as the clean file it came from."""
+    from twentyone.players.c.build import windows_habits
+    from twentyone.players.sandbox.limits import Limits
+
+    raw = (STUDENTS / "windows_habits.c").read_bytes()
+    assert raw.endswith(b"\x1a") and b'#include "MyCodes.h"' in raw and b"#include <Windows.h>" in raw
+    fixed = windows_habits(raw.replace(b"\r\n", b"\n"))
+    assert b'#include "mycodes.h"' in fixed and b"#include <windows.h>" in fixed and b"\x1a" not in fixed
+    assert windows_habits(b'#include "Other.h"\n') == b'#include "Other.h"\n'  # not a course header: as written
+    if sandboxed:
+        request.getfixturevalue("seccomp")
+    kw = {"sandbox": Limits(), "capture_dir": tmp_path / "printed"} if sandboxed else {}
+    windows, clean = c_player("windows_habits", 1, **kw), c_player("basic", 1, **kw)
+    try:
+        for seed in (1, 2):
+            a = play_match([Seating("w", "windows", windows), Seating("s", "stand", Stand())], 6, seed)  # type: ignore[arg-type]
+            b = play_match([Seating("w", "windows", clean), Seating("s", "stand", Stand())], 6, seed)  # type: ignore[arg-type]
+            assert a.rounds >= 20 and a.by_seat(1).fault is None and a.by_seat(1).fouls == 0
+            assert [(p.account, p.rounds) for p in a.ranking] == [(p.account, p.rounds) for p in b.ranking]
+    finally:
+        for s in (windows, clean):
+            getattr(s, "close", lambda: None)()
+
+
+def test_the_c_programs_copies_keep_no_windows_habit(tmp_path: Path) -> None:
+    """make c-program's two copies of a Windows-written file (manual.c for play by hand, auto.c for the seeded
+    runs) both include the headers as they are named here and end without the ^Z."""
+    from twentyone.players.c.program import prepare_program
+
+    prepare_program(STUDENTS / "windows_habits.c", tmp_path)
+    for copy in ("manual.c", "auto.c"):
+        text = (tmp_path / copy).read_bytes()
+        assert b'#include "mycodes.h"' in text and b"#include <windows.h>" in text and b"#include <conio.h>" in text
+        assert b"\x1a" not in text and b"MyCodes" not in text
+
+
 def test_the_students_file_sees_c_and_posix_names_only(tmp_path: Path) -> None:
     """The student's C file is compiled with C99's and POSIX's names (strdup, fdopen declared: their addresses
     can be taken) and none of glibc's own or <unistd.h>'s; a Linux-only name ``unix`` is no macro."""

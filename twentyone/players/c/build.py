@@ -55,7 +55,7 @@ from twentyone.players.sandbox import landlock
 from twentyone.strategy import FUNCTION_NAMES
 
 __all__ = ["C_SRC", "BRIDGE", "FLAGS", "STUDENT_C_FLAGS", "GLIBC_C_FLAGS", "CXX_FLAGS", "student_c_flags",
-           "prepare_source", "compile_student", "compile_program",
+           "prepare_source", "windows_habits", "compile_student", "compile_program",
            "module_name", "prune_cache", "max_module_bytes",
            "missing_functions", "cache_dir", "output_dir", "bridge_cdef", "main", "SOURCE_SUFFIXES"]
 
@@ -177,7 +177,7 @@ def prepare_source(path: Path, warn: Callable[[str], None] | None = None) -> byt
         what = "empty" if not raw.strip() else "binary data"
         raise PlayerSpecError(f"{path} is not a C source file ({what})")
     text = source_text(raw)
-    data = text.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8")
+    data = windows_habits(text.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8"))
     if not _looks_like_c(text):
         raise PlayerSpecError(f"{path} is not C source (it defines no C function; "
                               "is it another language's file named .c?)")
@@ -191,6 +191,28 @@ def prepare_source(path: Path, warn: Callable[[str], None] | None = None) -> byt
         if warn is not None:
             warn(f"{path}: #define PERSON is on; playing automatically from a copy (the file is not changed)")
     return data
+
+
+#: An #include line's header name (possessive and bounded: linear in the text).
+_INCLUDE = re.compile(rb'^([ \t]*+#[ \t]*+include[ \t]*+[<"])([^<>"\n]{1,80}+)([>"])', re.MULTILINE)
+#: Headers a course file includes, by their name in lower case: Windows finds ``<Windows.h>`` or
+#: ``"MyCodes.h"`` whatever the case, Linux only as written.
+_CASELESS = {n.lower(): n for n in (b"twentyone.h", b"mycodes.h", b"conio.h", b"windows.h", b"stdio.h", b"stdlib.h",
+                                    b"string.h", b"time.h", b"math.h", b"ctype.h", b"stdbool.h", b"limits.h")}
+
+
+def windows_habits(data: bytes) -> bytes:
+    """``data`` (a C file's text) with two Windows habits made good: the course's and the C library's headers
+    included in any case (``#include <Windows.h>``, ``"MyCodes.h"``: Windows' file names are case-blind) are
+    written as the files are named here, and a DOS end-of-file mark (^Z) after the last line is dropped."""
+    tail = data.rstrip(b" \t\r\n\x1a")
+    if b"\x1a" in data[len(tail):]:
+        data = tail + b"\n"
+
+    def fix(m: re.Match[bytes]) -> bytes:
+        return m.group(1) + _CASELESS.get(m.group(2).lower(), m.group(2)) + m.group(3)
+
+    return _INCLUDE.sub(fix, data)
 
 
 _C_DEFINITION = re.compile(r"\b(?:int|char|void)\s*+\*?+\s*+\w++\s*+\([^()]*+\)\s*+\{")

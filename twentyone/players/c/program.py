@@ -5,7 +5,8 @@
 - ``manual.c``: the file as it is, for the manual game (``./twentyone-c`` without arguments): with
   ``#define PERSON`` on, the student's functions ask at the keyboard, as in the course, and the program
   shows the table before each question in the course's words (``c_src/tw_person.c``).  Its text is
-  turned into UTF-8 (a GBK file's prompts would be unreadable on a UTF-8 terminal); nothing else changes;
+  turned into UTF-8 (a GBK file's prompts would be unreadable on a UTF-8 terminal), its ``#include <Windows.h>``
+  and the like written as the headers are named here, a DOS end-of-file mark dropped; nothing else changes;
 - ``auto.c``: the file as ``twentyone match`` compiles it (``cbuild.prepare_source``: PERSON switched
   off by the same renaming, UTF-8 text, LF endings), for the automatic runs (``--seed ...``); the Makefile
   renames every global symbol of its object ``tw_auto_*`` so that both copies link into one program;
@@ -28,7 +29,7 @@ from pathlib import Path
 from twentyone.errors import PlayerSpecError
 from twentyone.handin import read_file
 from twentyone.safetext import visible
-from twentyone.players.c.build import prepare_source
+from twentyone.players.c.build import prepare_source, windows_habits
 from twentyone.players.c.headers import headers_beside, own_header_warnings
 
 __all__ = ["prepare_program", "utf8_text", "main"]
@@ -62,7 +63,7 @@ def prepare_program(mycodes: Path, folder: Path) -> tuple[bool, list[str]]:
     auto = prepare_source(mycodes, said.append)
     person = bool(said)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "manual.c").write_bytes(utf8_text(read_file(mycodes)))
+    (folder / "manual.c").write_bytes(windows_habits(utf8_text(read_file(mycodes))))
     (folder / "auto.c").write_bytes(auto)
     flags = ["-DTW_AUTO_OBJECT"] + (["-DTW_PERSON_SWITCHED_OFF"] if person else [])
     (folder / "main.flags").write_text(" ".join(flags) + "\n", encoding="utf-8")
