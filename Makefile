@@ -56,7 +56,7 @@ cprog_student = if $(CC) $(CPROG_CFLAGS) $(CPROG_STUDENT) -c $(1) -o $(2) 2>$(2)
 	elif $(CC) $(CPROG_CFLAGS) $(CPROG_GLIBC) -c $(1) -o $(2) 2>/dev/null; then :; else cat $(2).err >&2; false; fi
 # The venv is order-only: the build step needs it to exist, not to be newer than setup.py.
 twentyone-c: c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/tw_person.c c_src/twentyone.h c_src/mycodes.h \
-             c_src/tw_person.h c_src/compat/tw_compat.c c_src/compat/conio.h c_src/compat/windows.h $(MYCODES) | $(STAMP)
+             c_src/tw_person.h c_src/compat/tw_compat.c c_src/compat/conio.h c_src/compat/windows.h c_src/compat/tw_msvc.h $(MYCODES) | $(STAMP)
 	@mkdir -p $(CPROG)
 	$(PY) -m twentyone.players.c.program '$(MYCODES)' $(CPROG)
 	$(call cprog_student,$(CPROG)/manual.c,$(CPROG)/manual.o)

@@ -473,6 +473,27 @@ def test_windows_habits_compile_and_play(sandboxed: bool, tmp_path: Path, reques
             getattr(s, "close", lambda: None)()
 
 
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["trusted", "sandboxed"])
+def test_a_visual_studio_file_with_secure_functions_plays(sandboxed: bool, tmp_path: Path,
+                                                          request: pytest.FixtureRequest) -> None:
+    """A file written in Visual Studio, with sprintf_s, strcpy_s and scanf_s in its functions, compiles (it did
+    not link: "undefined reference to strcpy_s") and plays legal matches at every seat."""
+    from twentyone.players.sandbox.limits import Limits
+
+    text = (STUDENTS / "vs_secure.c").read_text(encoding="utf-8")
+    assert all(f"{name}(" in text for name in ("sprintf_s", "strcpy_s", "scanf_s"))
+    if sandboxed:
+        request.getfixturevalue("seccomp")
+    kw = {"sandbox": Limits(), "capture_dir": tmp_path / "printed"} if sandboxed else {}
+    players = [c_player("vs_secure", k, **kw) for k in (1, 2)]
+    try:
+        r = play_match([Seating(f"p{k}", f"vs_secure:{k}", s) for k, s in enumerate(players, 1)], 6, 3)  # type: ignore[arg-type]
+        assert r.rounds >= 20 and all(s.fault is None and s.fouls == 0 for s in r.ranking), r
+    finally:
+        for s in players:
+            getattr(s, "close", lambda: None)()
+
+
 def test_the_c_programs_copies_keep_no_windows_habit(tmp_path: Path) -> None:
     """make c-program's two copies of a Windows-written file (manual.c for play by hand, auto.c for the seeded
     runs) both include the headers as they are named here and end without the ^Z."""
@@ -634,3 +655,30 @@ def test_getche_from_tw_compat_skips_line_ends(tmp_path: Path) -> None:
                                     '  fprintf(stderr, "[%d %c %c]", n, a, b); return 0; }\n', captured=False)
     r = subprocess.run([str(exe)], input="42\nh\r\ns", capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and r.stderr == "[42 h s]", r.stderr
+
+
+def test_visual_studios_secure_functions_stand_in(tmp_path: Path) -> None:
+    """scanf_s, sprintf_s, strcpy_s, strncpy_s, strcat_s and gets_s (Visual Studio refuses scanf and strcpy, so
+    students use these) link and work as on Windows in the course's C program: a %s or %c takes its buffer's
+    size from the arguments and reads no more; captured by the engine they read end-of-file."""
+    body = r"""
+int main(void) {
+    int n = 0, m = 0; char w[4] = "", v[4] = "", c = 0, line[8] = "", buf[16], cat[8] = "ab";
+    int got = scanf_s("%d %s%*d %c,%d", &n, w, (unsigned)sizeof w, &c, 1, &m);
+    gets_s(line, sizeof line);
+    int more = scanf_s("%s", v, (unsigned)sizeof v);
+    sprintf_s(buf, sizeof buf, "%d-%s", n, w);
+    int r1 = strcpy_s(cat + 2, 6, "cd"), r2 = strcat_s(cat, sizeof cat, "efghij"), r3 = strncpy_s(line, 3, "xyz", 2);
+    printf("%d|%d|%s|%c|%d|%d|%s|%s|%d %d %d|%s|\n", got, n, w, c, m, more, v, buf, r1, r2, r3, line);
+    return 0;
+}
+"""
+    plain = _compat_program(tmp_path, body, captured=False)
+    out = subprocess.run([str(plain)], input="42 abc 7 Z,9 rest\ntoolong\n", capture_output=True, text=True,
+                         timeout=30, check=True).stdout
+    # four assigned (%*d skips the 7); the rest of the line goes to gets_s; "toolong" fills v[4] with "too";
+    # strcat_s past the buffer empties it and says ERANGE (34), as Microsoft's does
+    assert out == "4|42|abc|Z|9|1|too|42-abc|0 34 0|xy|\n", out
+    captured = _compat_program(tmp_path, body, captured=True)
+    done = subprocess.run([str(captured)], input="42 abc\n", capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0

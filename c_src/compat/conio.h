@@ -45,4 +45,7 @@ static inline int _getche(void) { return tw_read_key(1); }
 static inline int kbhit(void) { return 0; }
 static inline int _kbhit(void) { return 0; }
 
+/* Visual Studio's scanf_s, sprintf_s, strcpy_s ...: every course file reaches them through here. */
+#include "tw_msvc.h"
+
 #endif

@@ -108,7 +108,7 @@ GLUE = ("bridge/tw_dispatch.c", "bridge/tw_capture.c", "compat/tw_compat.c")
 BOX_SOURCES = ("box/tw_box.c", "box/tw_confine.c", "bridge/tw_serve.c")
 #: The course's files a build needs, copied into its scratch folder (headers flat in include/).
 COURSE_HEADERS = ("twentyone.h", "mycodes.h", "tw_rng.h", "compat/conio.h", "compat/windows.h",
-                  "bridge/tw_bridge.h", "bridge/tw_capture.h", "box/tw_box.h", "box/tw_confine.h")
+                  "compat/tw_msvc.h", "bridge/tw_bridge.h", "bridge/tw_capture.h", "box/tw_box.h", "box/tw_confine.h")
 COURSE_SOURCES = ("twentyone.c", "tw_rng.c", *GLUE, *BOX_SOURCES)
 #: The box program's name beside the built module.
 BOX_PROGRAM = "box"
