@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from twentyone.players.builtin.course import Basic, HiLo, Stand
-from twentyone.players.c.build import compile_student, module_name, prepare_source
+from twentyone.players.c.build import compile_student, module_name
+from twentyone.players.c.source import prepare_source
 from twentyone.errors import CompileError
 from twentyone.match import Seating, play_match
 from twentyone.players.spec import make_strategy
@@ -450,7 +451,7 @@ def test_windows_habits_compile_and_play(sandboxed: bool, tmp_path: Path, reques
     """A file written on Windows: ``#include "MyCodes.h"``, ``<Windows.h>`` and ``<Conio.h>`` in the case
     Visual Studio suggests, CRLF ends and a ^Z after the last line: it compiles (it did not: "MyCodes.h: No
     such file") and plays the same legal matches as the clean file it came from."""
-    from twentyone.players.c.build import windows_habits
+    from twentyone.players.c.source import windows_habits
     from twentyone.players.sandbox.limits import Limits
 
     raw = (STUDENTS / "windows_habits.c").read_bytes()

@@ -81,7 +81,7 @@ def _fifo(path: Path) -> Path:
 
 def test_a_fifo_named_mycodes_c_is_refused_in_one_line_not_read(tmp_path: Path) -> None:
     """A FIFO as the strategy file, alone or in a folder: one line naming it; nothing blocks on it."""
-    from twentyone.players.c.build import prepare_source
+    from twentyone.players.c.source import prepare_source
     from twentyone.players.files.python import read_source
 
     fifo = _fifo(tmp_path / "li" / "mycodes.c")
@@ -172,7 +172,7 @@ def test_a_zip_entry_that_is_a_link_or_a_fifo_is_refused(tmp_path: Path) -> None
 def test_a_big_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
     """A 200 MB (sparse) mycodes.c, main.c or header: refused by its size at once; nothing reads it."""
     from twentyone.grading.notes import source_notes
-    from twentyone.players.c.build import prepare_source
+    from twentyone.players.c.source import prepare_source
     from twentyone.players.c.headers import own_header_warnings
 
     big, header = tmp_path / "li" / "mycodes.c", tmp_path / "li" / "twentyone.h"
@@ -239,7 +239,7 @@ def _write(folder: Path, name: str, text: str) -> Path:
 
 
 def _prepare_source(text: str, tmp: Path) -> None:
-    from twentyone.players.c.build import prepare_source
+    from twentyone.players.c.source import prepare_source
 
     try:
         prepare_source(_write(tmp, "mycodes.c", text))
@@ -248,7 +248,7 @@ def _prepare_source(text: str, tmp: Path) -> None:
 
 
 def _looks_like_c(text: str, tmp: Path) -> None:
-    from twentyone.players.c.build import _looks_like_c
+    from twentyone.players.c.source import _looks_like_c
 
     _looks_like_c(text)
 

@@ -16,9 +16,9 @@ is never rebuilt; a product over ``TWENTYONE_MAX_MODULE_MIB`` is refused, and th
 ``TWENTYONE_CACHE_MIB`` (``prune_cache``).  Every symbol of the student's code is hidden
 (``-fvisibility=hidden``), so two students' ``bet1`` never meet.
 
-``prepare_source`` takes care of real students' habits before compiling: ``#define PERSON`` is
-switched off in a temporary copy (with a warning; the student's file is never changed), and CRLF
-endings and GBK or UTF-8 text are accepted.  A ``.cpp`` hand-in (Dev-C++ projects are C++ by
+``source.prepare_source`` takes care of real students' habits before compiling: ``#define PERSON`` is
+switched off in a temporary copy (with a warning; the student's file is never changed), CRLF endings,
+GBK or UTF-8 text and Windows' habits are accepted.  A ``.cpp`` hand-in (Dev-C++ projects are C++ by
 default) is compiled with g++, its function sets given C linkage by a generated wrapper.
 
 The compiler runs as untrusted code: in a scratch folder holding only the student's file and copies
@@ -49,13 +49,13 @@ from pathlib import Path
 from typing import Any
 
 from twentyone.errors import CompileError, PlayerSpecError
-from twentyone.handin import read_file, source_text
 from twentyone.players.c import headers
+from twentyone.players.c.source import prepare_source
 from twentyone.players.sandbox import landlock
 from twentyone.strategy import FUNCTION_NAMES
 
 __all__ = ["C_SRC", "BRIDGE", "FLAGS", "STUDENT_C_FLAGS", "GLIBC_C_FLAGS", "CXX_FLAGS", "student_c_flags",
-           "prepare_source", "windows_habits", "compile_student", "compile_program",
+           "compile_student", "compile_program",
            "module_name", "prune_cache", "max_module_bytes",
            "missing_functions", "cache_dir", "output_dir", "bridge_cdef", "main", "SOURCE_SUFFIXES"]
 
@@ -131,10 +131,7 @@ def bridge_cdef() -> str:
     return "\n".join([*types, *protos]) + "\n"
 
 
-# Possessive quantifiers (``*+``, ``++``) never give back what they took: each pattern is linear in the
-# student's text (``int`` and 300,000 spaces took minutes with two adjacent ``\s*``).
-_PERSON = re.compile(rb"^([ \t]*+#[ \t]*+define[ \t]++)PERSON\b", re.MULTILINE)
-_COURSE_FUNCTION = re.compile(rb"\b(?:bet|first_action|continue_action|show)[1-5]\s*+\(")
+# Possessive quantifiers (``*+``, ``++``) never give back what they took: linear in the student's text.
 #: A feature-test macro the file defines itself (``#define _GNU_SOURCE`` and the like).
 _FEATURE_MACRO = re.compile(rb"^[ \t]*+#[ \t]*+define[ \t]++_(?:GNU|DEFAULT|BSD|SVID|XOPEN|POSIX_C|POSIX)_SOURCE\b",
                             re.MULTILINE)
@@ -164,63 +161,6 @@ def output_dir() -> Path:
     """Where ``twentyone match`` and ``play`` put what C players print, one file per match:
     ``output`` next to the build cache (``$TWENTYONE_CACHE`` or ``~/.cache/twentyone``)."""
     return cache_dir().parent / "output"
-
-
-def prepare_source(path: Path, warn: Callable[[str], None] | None = None) -> bytes:
-    """Read a student's file and return the text to compile: UTF-8, LF endings, PERSON off.
-
-    Raises PlayerSpecError with one line if the file cannot be read (it is read only when it is a regular file
-    of at most ``handin.MAX_SOURCE`` bytes) or is not C.  Every pattern here is linear in the text.
-    """
-    raw = read_file(path, f"C file {str(path)!r}")
-    if b"\0" in raw or not raw.strip():
-        what = "empty" if not raw.strip() else "binary data"
-        raise PlayerSpecError(f"{path} is not a C source file ({what})")
-    text = source_text(raw)
-    data = windows_habits(text.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8"))
-    if not _looks_like_c(text):
-        raise PlayerSpecError(f"{path} is not C source (it defines no C function; "
-                              "is it another language's file named .c?)")
-    if not _COURSE_FUNCTION.search(data):
-        raise PlayerSpecError(f"{path} is not a course mycodes.c file (no bet1..5, first_action1..5, "
-                              "continue_action1..5 or show1..5 in it)")
-    if _PERSON.search(data):
-        # The macro is renamed, not commented out: the rest of the line (a comment, even one that
-        # goes on to the next lines) stays as it was, and PERSON is simply not defined.
-        data = _PERSON.sub(rb"\1TWENTYONE_PERSON_SWITCHED_OFF", data)
-        if warn is not None:
-            warn(f"{path}: #define PERSON is on; playing automatically from a copy (the file is not changed)")
-    return data
-
-
-#: An #include line's header name (possessive and bounded: linear in the text).
-_INCLUDE = re.compile(rb'^([ \t]*+#[ \t]*+include[ \t]*+[<"])([^<>"\n]{1,80}+)([>"])', re.MULTILINE)
-#: Headers a course file includes, by their name in lower case: Windows finds ``<Windows.h>`` or
-#: ``"MyCodes.h"`` whatever the case, Linux only as written.
-_CASELESS = {n.lower(): n for n in (b"twentyone.h", b"mycodes.h", b"conio.h", b"windows.h", b"stdio.h", b"stdlib.h",
-                                    b"string.h", b"time.h", b"math.h", b"ctype.h", b"stdbool.h", b"limits.h")}
-
-
-def windows_habits(data: bytes) -> bytes:
-    """``data`` (a C file's text) with two Windows habits made good: the course's and the C library's headers
-    included in any case (``#include <Windows.h>``, ``"MyCodes.h"``: Windows' file names are case-blind) are
-    written as the files are named here, and a DOS end-of-file mark (^Z) after the last line is dropped."""
-    tail = data.rstrip(b" \t\r\n\x1a")
-    if b"\x1a" in data[len(tail):]:
-        data = tail + b"\n"
-
-    def fix(m: re.Match[bytes]) -> bytes:
-        return m.group(1) + _CASELESS.get(m.group(2).lower(), m.group(2)) + m.group(3)
-
-    return _INCLUDE.sub(fix, data)
-
-
-_C_DEFINITION = re.compile(r"\b(?:int|char|void)\s*+\*?+\s*+\w++\s*+\([^()]*+\)\s*+\{")
-
-
-def _looks_like_c(text: str) -> bool:
-    """True when the text defines at least one C function (``int``, ``char`` or ``void`` name(...) {)."""
-    return _C_DEFINITION.search(text) is not None
 
 
 def _toolchain() -> bytes:

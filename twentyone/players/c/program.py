@@ -7,7 +7,7 @@
   shows the table before each question in the course's words (``c_src/tw_person.c``).  Its text is
   turned into UTF-8 (a GBK file's prompts would be unreadable on a UTF-8 terminal), its ``#include <Windows.h>``
   and the like written as the headers are named here, a DOS end-of-file mark dropped; nothing else changes;
-- ``auto.c``: the file as ``twentyone match`` compiles it (``cbuild.prepare_source``: PERSON switched
+- ``auto.c``: the file as ``twentyone match`` compiles it (``source.prepare_source``: PERSON switched
   off by the same renaming, UTF-8 text, LF endings), for the automatic runs (``--seed ...``); the Makefile
   renames every global symbol of its object ``tw_auto_*`` so that both copies link into one program;
 - ``main.flags``: the flags ``c_src/main.c`` is compiled with: ``-DTW_AUTO_OBJECT`` (the automatic runs
@@ -29,7 +29,7 @@ from pathlib import Path
 from twentyone.errors import PlayerSpecError
 from twentyone.handin import read_file
 from twentyone.safetext import visible
-from twentyone.players.c.build import prepare_source, windows_habits
+from twentyone.players.c.source import prepare_source, windows_habits
 from twentyone.players.c.headers import headers_beside, own_header_warnings
 
 __all__ = ["prepare_program", "utf8_text", "main"]
