@@ -247,6 +247,15 @@ def test_a_folder_of_hand_ins_says_how_to_give_them(tmp_path: Path) -> None:
     assert f"twentyone grade '{cls}/'*" in line
     graded = {s["name"]: s for s in json.loads((tmp_path / "o" / "scores.json").read_text())["students"]}
     assert graded["stand_py"]["error"] is None and len(graded) == 2
+    # One student's folder with no code but two folders of something else is not a class: no hint.
+    lone = tmp_path / "wu"
+    for sub in ("Debug", "docs"):
+        (lone / sub).mkdir(parents=True)
+        (lone / sub / "notes.txt").write_text("x")
+    from twentyone.grading.submissions import find_submissions
+
+    (wu,) = find_submissions([lone], tmp_path / "files")
+    assert wu.error and "no strategy file" in wu.error and "one by one" not in wu.error
     assert all(s["error"] for n, s in graded.items() if n != "stand_py")
 
 

@@ -78,10 +78,21 @@ def find_submissions(paths: list[Path], files: Path, names: list[str] | None = N
     return out
 
 
+def _holds_code(folder: Path, most: int = 2000) -> bool:
+    """Whether ``folder`` holds a .c, .cpp or .py file (looking at ``most`` entries at most)."""
+    for n, p in enumerate(folder.rglob("*")):
+        if n >= most:
+            return False
+        if p.suffix.lower() in (".c", ".cpp", ".py"):
+            return True
+    return False
+
+
 def _class_hint(path: Path) -> str:
-    """For a folder that holds several hand-ins (zips, or folders) rather than one: how to give them."""
+    """For a folder that holds several hand-ins (zips, or folders with code) rather than one: how to give them."""
     try:
-        inner = [c for c in path.iterdir() if c.is_dir() or c.suffix.lower() == ".zip"] if path.is_dir() else []
+        inner = [c for c in path.iterdir() if c.suffix.lower() == ".zip" or (c.is_dir() and _holds_code(c))
+                 ] if path.is_dir() else []
     except OSError:
         return ""
     if len(inner) < 2:
