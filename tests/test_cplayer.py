@@ -53,6 +53,26 @@ def test_student_style_loads_and_plays(style: str) -> None:
         assert all(s.fault is None for s in r.ranking)
 
 
+def test_an_action_written_as_a_string_is_named(tmp_path: Path) -> None:
+    """``return "h";`` in a char function (a beginner's slip: it returns a pointer, read as a garbage letter,
+    so every hand fouls) gets a warning with its line and the fix; ``return 'h';`` gets none."""
+    clean = (STUDENTS / "basic.c").read_text(encoding="utf-8")
+    slip = clean + '\nchar tw_extra(int t)\n{\n    if (t < 12) return "h";\n    return (\'s\');\n}\n'
+    line = slip.splitlines().index('    if (t < 12) return "h";') + 1
+    said = {}
+    for name, text in (("slip", slip), ("clean", clean)):
+        path = tmp_path / name / "mycodes.c"
+        path.parent.mkdir()
+        path.write_text(text, encoding="utf-8")
+        warnings: list[str] = []
+        prepare_source(path, warnings.append)
+        said[name] = warnings
+    assert said["clean"] == []
+    assert said["slip"] == [f"{tmp_path / 'slip' / 'mycodes.c'}:{line}: returns the string \"h\" where the "
+                            "character 'h' is meant (single quotes): the function returns a pointer, and the engine "
+                            "reads a garbage letter"]
+
+
 def test_person_on_is_switched_off_in_a_copy() -> None:
     """#define PERSON is neutralised with one warning; the student's file is never changed."""
     path = STUDENTS / "person_on.c"

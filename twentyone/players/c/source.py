@@ -21,6 +21,8 @@ __all__ = ["prepare_source", "windows_habits"]
 # student's text (``int`` and 300,000 spaces took minutes with two adjacent ``\s*``).
 _PERSON = re.compile(rb"^([ \t]*+#[ \t]*+define[ \t]++)PERSON\b", re.MULTILINE)
 _COURSE_FUNCTION = re.compile(rb"\b(?:bet|first_action|continue_action|show)[1-5]\s*+\(")
+#: ``return "h";``: an action written as a string (a beginner's slip: a char function then returns a pointer).
+_STRING_ANSWER = re.compile(rb'\breturn[ \t]*+\(?+[ \t]*+"([hsdpiyHSDPIY])"')
 
 
 def prepare_source(path: Path, warn: Callable[[str], None] | None = None) -> bytes:
@@ -41,6 +43,12 @@ def prepare_source(path: Path, warn: Callable[[str], None] | None = None) -> byt
     if not _COURSE_FUNCTION.search(data):
         raise PlayerSpecError(f"{path} is not a course mycodes.c file (no bet1..5, first_action1..5, "
                               "continue_action1..5 or show1..5 in it)")
+    quoted = _STRING_ANSWER.search(data)
+    if quoted is not None and warn is not None:
+        line = data.count(b"\n", 0, quoted.start()) + 1
+        letter = quoted.group(1).decode("ascii")
+        warn(f"{path}:{line}: returns the string \"{letter}\" where the character '{letter}' is meant (single "
+             "quotes): the function returns a pointer, and the engine reads a garbage letter")
     if _PERSON.search(data):
         # The macro is renamed, not commented out: the rest of the line (a comment, even one that
         # goes on to the next lines) stays as it was, and PERSON is simply not defined.
