@@ -76,7 +76,12 @@ class Terminal:
                 os.close(self.fd)
                 return self.status
         if self.status is None:
-            _, status = os.waitpid(self.pid, 0)
+            # The terminal closed: the child is ending.  The deadline passed: fail now, never hang the suite.
+            done, status = os.waitpid(self.pid, 0 if time.monotonic() < deadline else os.WNOHANG)
+            if not done:
+                self.kill()
+                raise AssertionError(f"the command still ran {self.timeout:.0f} s later; the screen:\n"
+                                     f"{self.screen[-3000:]}")
             self.status = os.waitstatus_to_exitcode(status)
             os.close(self.fd)
         return self.status
