@@ -21,6 +21,15 @@ if not IN_CI:  # under CI hypothesis loads its own "ci" profile: fixed examples,
     settings.load_profile("twentyone")
 
 
+def default_sigint() -> None:
+    """In a child about to run a command (``preexec_fn``): SIGINT back to its default, so that the command's
+    Python raises KeyboardInterrupt on Ctrl-C even when the tests were started with SIGINT ignored (a
+    background job of a shell without job control)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def require(condition: bool, what: str) -> None:
     """Skip the calling test unless ``condition`` holds (``what`` it needs, e.g. "two CPUs"); under CI=true a
     missing requirement fails the test instead, so nothing passes quietly in CI."""

@@ -23,6 +23,10 @@ class Terminal:
         pid, fd = pty.fork()
         if pid == 0:  # the child: the command, with the pty as its terminal
             os.chdir(ROOT)
+            # Ctrl-C reaches it as it reaches a person's command, even when the tests were started with
+            # SIGINT ignored (a background job of a shell without job control): Python then never raises
+            # KeyboardInterrupt.
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.execv(sys.executable, [sys.executable, "-m", "twentyone", *args])
         self.pid, self.fd = pid, fd
         self.status: int | None = None

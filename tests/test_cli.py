@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import default_sigint
 from twentyone.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -247,7 +248,8 @@ def test_ctrl_c_mid_round_gives_the_stake_back(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parent.parent
     log = tmp_path / "m.jsonl"
     p = subprocess.Popen([sys.executable, "-m", "twentyone", "play", "--seed", "3", "--log", str(log)],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root)
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root,
+                         preexec_fn=default_sigint)
     assert p.stdin is not None and p.stdout is not None
     p.stdin.write(b"50\n")
     p.stdin.flush()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import default_sigint
 from twentyone.cli import _build_parser, main
 from twentyone.grading.store import Store
 
@@ -134,7 +135,8 @@ def test_ctrl_c_exits_130_and_the_printed_command_continues(tmp_path: Path, comm
     args = (["grade", str(BASIC_C), "--config", str(cfg)] if command == "grade" else
             ["tournament", "basic", "stand", "hilo", "-m", "1500"])
     proc = subprocess.Popen(CLI + args + ["--out", str(out), "-j", "1", "-q"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=tmp_path)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=tmp_path,
+                            preexec_fn=default_sigint)
     try:
         _wait_for_matches(out, 20, proc, time.time() + 300)
         os.killpg(proc.pid, signal.SIGINT)

@@ -172,8 +172,7 @@ def test_lianzhong_person_deals_and_chooses_on_a_soft_total() -> None:
         t.expect(r"you deal: \w+ = \d+ \(soft\)\n  h hit, s stand: ")
         t.type("s")
         t.expect(r"round 1, dealer: seat 1 \(you\)")
-        # Ctrl-C once the next question waits: one that lands as input() enters its select() is lost there
-        # (CPython's readline loop checks for signals before select, not after), and a person presses it again.
+        # Ctrl-C once the next question waits, as a person presses it.
         t.expect(r"your bet \(\d+ \.\. \d+\) \[\d+\]: ")
         t.ctrl("c")
         assert t.wait() == 130
