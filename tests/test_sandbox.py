@@ -190,24 +190,62 @@ def test_gc_walk_finds_no_shoe(tmp_path: Path) -> None:
 
 @needs_seccomp
 def test_os_system_is_a_forbidden_call(tmp_path: Path) -> None:
-    """os.system kills the child with SIGSYS: reported, the shell never ran, the match completes."""
+    """os.system ends the child with SIGSYS, unrun: reported with the Python line that made it, the shell never
+    ran, the match completes."""
     marker = tmp_path / "pwned.txt"
     result, records = _play(_write(tmp_path, "os_system.py", OS_SYSTEM.format(marker=marker)), tmp_path)
     _completes(result)
     me = result.by_seat(1)
     assert me.fault == "crash" and "forbidden system call" in me.fault_detail
+    assert me.fault_detail.endswith(" at os_system.py:4 in bet1"), me.fault_detail
     assert not marker.exists()
     assert me.account == 990  # the minimum bet, lost; never the 1000 it wanted
     assert _rounds(records, 1)[0]["foul"] == "crash"
 
 
-def test_sleeping_forever_times_out(tmp_path: Path) -> None:
-    """A strategy that sleeps forever uses no CPU: it is stopped at the decision's wall-clock backstop."""
+def test_a_sleep_returns_at_once(tmp_path: Path) -> None:
+    """A strategy that sleeps a million seconds in every decision plays its whole match at once, unfaulted:
+    a box's sleeps return at once (RULES.md sandbox_time), so sleeping costs nobody time."""
+    t = time.monotonic()
     result, records = _play(_write(tmp_path, "sleep.py", SLEEP), tmp_path)
     _completes(result)
     me = result.by_seat(1)
-    assert me.fault == "timeout" and "decision limit of 1.5 s of wall-clock time" in me.fault_detail
-    assert me.rounds == 1 and me.account == 990
+    assert me.fault is None and me.rounds == result.rounds
+    assert time.monotonic() - t < 30
+
+
+BLOCKS_PY = """
+import os
+def bet1(N): return 10
+def first_action1(t, n):
+    os.read(3, 1)
+    return "s"
+def continue_action1(players): return "s"
+def show1(b, players, pNum, N, pos): pass
+"""
+BLOCKS_C = """#include "mycodes.h"
+#include <signal.h>
+#include <unistd.h>
+int bet1(int N) { return 10; }
+char first_action1(char* tmpcards, int len) { char c; if (HOW == 1) read(3, &c, 1); else kill(getpid(), SIGSTOP); return 's'; }
+char continue_action1(Player(*players)[]) { return 's'; }
+void show1(Banker* pbanker, Player(*players)[], int pNum, int N, int pos) {}
+"""
+
+
+@pytest.mark.parametrize("how", ["py-read", "c-read", "c-stop"])
+def test_a_strategy_that_blocks_is_stopped_in_well_under_a_second(how: str, tmp_path: Path) -> None:
+    """Reading the engine's pipe inside a call, or stopping itself, blocks a box (neither running nor waiting for a
+    CPU, as the kernel counts it): a time-out after 0.3 s of it, never the 1.5 s wall-clock backstop's."""
+    if how == "py-read":
+        path = _write(tmp_path, "blocks.py", BLOCKS_PY)
+    else:
+        path = _write(tmp_path, "blocks.c", f"#define HOW {1 if how == 'c-read' else 2}\n" + BLOCKS_C)
+    result, records = _play(path, tmp_path)
+    _completes(result)
+    me = result.by_seat(1)
+    assert me.fault == "timeout" and me.fault_detail.startswith("blocked for 0.3 s"), me.fault_detail
+    assert me.rounds == 1
 
 
 def test_a_busy_loop_is_stopped_by_its_own_cpu_time(tmp_path: Path) -> None:
@@ -465,7 +503,8 @@ bets = shown = 0
 def _fail():
     if "{how}" == "crash":
         os.abort()
-    time.sleep(10**6)
+    while True:
+        pass
 def bet1(N):
     global bets
     bets += 1

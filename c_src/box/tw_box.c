@@ -5,13 +5,16 @@
  * .preinit_array) into sections of their own and refusing anything else that would run before main
  * (.init/.fini code, ifunc resolvers).  So nothing of the student's runs before main() has confined the
  * process.  The engine (twentyone/players/sandbox/box.py) starts it afresh for every match with
- *   0 /dev/null   1, 2 the match's capture file   3 the request pipe   4 the reply pipe
+ *   0 a pipe at end of file   1, 2 the match's capture file   3 the request pipe   4 the reply pipe
+ * (each its own: no other process holds any of them but the engine)
  * and an empty environment, and writes the configuration (tw_confine.h) on the request pipe.  Then:
  *   1. confine (tw_confine): on failure an 'E' frame saying why, and exit status 90, before any student code;
  *   2. an 'H' frame whose value is the layers that hold, written before any student code;
- *   3. the student's initialisers, then a 'P' frame (ready);
+ *   3. the student's initialisers, under a CPU-time limit of their own (TW_LOAD_USEC, or the decision's if
+ *      longer: a profiling timer, as every call has), then a 'P' frame (ready);
  *   4. the match, served by tw_box_serve (tw_serve.c for the course), which never returns.
- * A crash writes a 'C' frame (where it happened) before the process dies of its signal.
+ * A crash, a forbidden system call (the filter raises SIGSYS) and a call past its CPU limit (SIGPROF) write a
+ * 'C' frame (where it happened) before the process dies of its signal.
  * Frames are the 8-byte replies of twentyone/players/sandbox/wire.py: { char tag; char pad[3]; int value; }.
  */
 #define _GNU_SOURCE 1
@@ -22,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include "tw_confine.h"
@@ -53,15 +57,17 @@ static int tw_read_all(int fd, void *buf, size_t n)
     return 0;
 }
 
+/* One frame in one write (a frame is never split between two writes, so the engine never waits for half). */
 int tw_box_frame(int fd, char tag, int value, const char *text, size_t len)
 {
-    char head[8];
-    memset(head, 0, sizeof head);
-    head[0] = tag;
-    memcpy(head + 4, &value, sizeof value);
-    if (write(fd, head, sizeof head) != (ssize_t)sizeof head) return -1;
-    if (text && len && write(fd, text, len) != (ssize_t)len) return -1;
-    return 0;
+    static char buf[8 + 8 * 64 + 4096];
+    if (len > sizeof buf - 8) len = sizeof buf - 8;
+    memset(buf, 0, 8);
+    buf[0] = tag;
+    memcpy(buf + 4, &value, sizeof value);
+    if (text && len) memcpy(buf + 8, text, len);
+    else len = 0;
+    return write(fd, buf, 8 + len) == (ssize_t)(8 + len) ? 0 : -1;
 }
 
 static void tw_fail(const char *why)
@@ -119,7 +125,7 @@ static void tw_catch_crashes(void)
     sa.sa_sigaction = tw_crashed;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
-    int signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+    int signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGPROF };
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) sigaction(signals[i], &sa, NULL);
 }
 
@@ -134,6 +140,20 @@ static void tw_run_initialisers(void)
             if (*f && *f != (tw_init_fn)-1) (*f)(1, argv, envp);
     if (__start_tw_init_array)
         for (tw_init_fn *f = __start_tw_init_array; f < __stop_tw_init_array; f++) (*f)(1, argv, envp);
+}
+
+/* The CPU time the student's initialisers may take (or a decision's, if longer): counted on the process's own
+ * CPU clock, so that whether a constructor is too slow never depends on the machine's load. */
+#define TW_LOAD_USEC 1000000L
+
+static void tw_arm_load(long decision_usec)
+{
+    long usec = decision_usec > TW_LOAD_USEC ? decision_usec : TW_LOAD_USEC;
+    struct itimerval t;
+    memset(&t, 0, sizeof t);
+    t.it_value.tv_sec = usec / 1000000;
+    t.it_value.tv_usec = usec % 1000000;
+    setitimer(ITIMER_PROF, &t, NULL);
 }
 
 int main(void)
@@ -151,6 +171,7 @@ int main(void)
     int layers = tw_confine(&cfg, root, bpf, cfg.bpf_len, why, sizeof why);
     if (layers < 0) tw_fail(why);
     if (tw_box_frame(TW_REPLIES, 'H', layers, NULL, 0)) _exit(92);
+    tw_arm_load((long)cfg.decision_usec);
     tw_run_initialisers();
     if (tw_box_frame(TW_REPLIES, 'P', 0, NULL, 0)) _exit(92);
     tw_box_serve(TW_REQUESTS, TW_REPLIES, cfg.k, (long)cfg.decision_usec);

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/filter.h>
@@ -32,6 +33,7 @@
 #include "tw_confine.h"
 
 #define TW_PID_PLACEHOLDER 0x7EADBEEFu
+#define TW_CLOCK_PLACEHOLDER 0x7EADBEE8u
 #define TW_NR_CLOSE_RANGE 436
 #define TW_NR_LANDLOCK_CREATE_RULESET 444
 #define TW_NR_LANDLOCK_RESTRICT_SELF 446
@@ -52,12 +54,21 @@ static void tw_why(char *why, size_t len, const char *what)
     if (why && len) snprintf(why, len, "%s: %s", what, strerror(errno));
 }
 
+/* Set a limit and read it back: a limit counts only as the kernel then reports it. */
 static int tw_limit(int resource, rlim_t soft, rlim_t hard)
 {
     struct rlimit r = { soft, hard };
-    return setrlimit(resource, &r);
+    if (setrlimit(resource, &r)) return -1;
+    if (getrlimit(resource, &r)) return -1;
+    if (r.rlim_cur != soft || r.rlim_max != hard) {
+        errno = EPERM;
+        return -1;
+    }
+    return 0;
 }
 
+/* A Landlock domain with no rule: every handled access is refused everywhere.  It counts only once the
+ * process has seen it refuse to read the root folder. */
 static int tw_landlock(int cap)
 {
     int abi = tw_landlock_abi();
@@ -74,10 +85,15 @@ static int tw_landlock(int cap)
     size_t size = abi >= 6 ? 24 : abi >= 4 ? 16 : 8;
     int fd = (int)syscall(TW_NR_LANDLOCK_CREATE_RULESET, &attr, size, (uint32_t)0);
     if (fd < 0) return 0;
-    /* No rule is added: every handled access is refused everywhere. */
     long r = syscall(TW_NR_LANDLOCK_RESTRICT_SELF, fd, (uint32_t)0);
     close(fd);
-    return r == 0 ? abi : 0;
+    if (r != 0) return 0;
+    int probe = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (probe >= 0) {
+        close(probe);
+        return 0;
+    }
+    return errno == EACCES ? abi : 0;
 }
 
 /* Drop every capability (of the user namespace the process is in). */
@@ -89,24 +105,38 @@ static int tw_drop_caps(void)
     return (int)syscall(SYS_capset, &head, data);
 }
 
-static void tw_close_from(int lowest)
+/* chroot into the empty folder; it counts only when "/" is then that very folder. */
+static int tw_chroot(const char *root)
 {
-    if (syscall(TW_NR_CLOSE_RANGE, (unsigned)lowest, ~0u, 0u) == 0) return;
-    struct rlimit r;
-    long top = getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < 65536 ? (long)r.rlim_cur : 65536;
-    for (long fd = lowest; fd < top; fd++) close((int)fd);
+    struct stat want, got;
+    if (!root || !root[0] || stat(root, &want) != 0) return 0;
+    if (chroot(root) != 0 || chdir("/") != 0) return 0;
+    return stat("/", &got) == 0 && got.st_dev == want.st_dev && got.st_ino == want.st_ino;
+}
+
+/* Close every descriptor from lowest on; it counts when the next one up is then closed. */
+static int tw_close_from(int lowest)
+{
+    if (syscall(TW_NR_CLOSE_RANGE, (unsigned)lowest, ~0u, 0u) != 0) {
+        struct rlimit r;
+        long top = getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < 65536 ? (long)r.rlim_cur : 65536;
+        for (long fd = lowest; fd < top; fd++) close((int)fd);
+    }
+    return fcntl(lowest, F_GETFD) < 0 && errno == EBADF;
 }
 
 int tw_confine(const tw_box_config *cfg, const char *root, const unsigned char *bpf, size_t bpf_len, char *why,
                size_t why_len)
 {
     int layers = 0;
+    unsigned off = 0;
     if (why && why_len) why[0] = 0;
     if (cfg->magic != TW_BOX_MAGIC || cfg->version != TW_BOX_VERSION) {
         errno = EINVAL;
         tw_why(why, why_len, "the engine's configuration");
         return -1;
     }
+    off = cfg->off;
 
     /* 1. It dies with the engine; only the engine's descriptors are left. */
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -115,58 +145,77 @@ int tw_confine(const tw_box_config *cfg, const char *root, const unsigned char *
         tw_why(why, why_len, "the engine has gone");
         return -1;
     }
-    tw_close_from(5);
-    layers |= TW_LAYER_FDS;
-
-    /* 2. Resource limits. */
-    rlim_t cpu = cfg->cpu_seconds > 0 ? (rlim_t)cfg->cpu_seconds : 1;
-    if (tw_limit(RLIMIT_CORE, 0, 0) || tw_limit(RLIMIT_MEMLOCK, 0, 0) ||
-        tw_limit(RLIMIT_AS, (rlim_t)cfg->memory_bytes, (rlim_t)cfg->memory_bytes) ||
-        tw_limit(RLIMIT_CPU, cpu, cpu + 1) ||
-        tw_limit(RLIMIT_FSIZE, (rlim_t)cfg->output_bytes, (rlim_t)cfg->output_bytes) ||
-        tw_limit(RLIMIT_NOFILE, (rlim_t)cfg->open_files, (rlim_t)cfg->open_files) ||
-        tw_limit(RLIMIT_MSGQUEUE, 0, 0)) {
-        tw_why(why, why_len, "setrlimit");
-        return -1;
+    if (!(off & TW_LAYER_FDS)) {
+        if (!tw_close_from(5)) {
+            tw_why(why, why_len, "closing the descriptors it was not given");
+            return -1;
+        }
+        layers |= TW_LAYER_FDS;
     }
-    layers |= TW_LAYER_LIMITS;
+
+    /* 2. Resource limits, each read back.  The CPU limit's hard limit is the soft one: at the limit the
+     * kernel kills it (SIGKILL), so ignoring SIGXCPU buys no second more. */
+    if (!(off & TW_LAYER_LIMITS)) {
+        rlim_t cpu = cfg->cpu_seconds > 0 ? (rlim_t)cfg->cpu_seconds : 1;
+        if (tw_limit(RLIMIT_CORE, 0, 0) || tw_limit(RLIMIT_MEMLOCK, 0, 0) ||
+            tw_limit(RLIMIT_AS, (rlim_t)cfg->memory_bytes, (rlim_t)cfg->memory_bytes) ||
+            tw_limit(RLIMIT_CPU, cpu, cpu) ||
+            tw_limit(RLIMIT_FSIZE, (rlim_t)cfg->output_bytes, (rlim_t)cfg->output_bytes) ||
+            tw_limit(RLIMIT_NOFILE, (rlim_t)cfg->open_files, (rlim_t)cfg->open_files) ||
+            tw_limit(RLIMIT_MSGQUEUE, 0, 0)) {
+            tw_why(why, why_len, "setrlimit");
+            return -1;
+        }
+        layers |= TW_LAYER_LIMITS;
+    }
 
     /* 3. An empty root and no privileges. */
     if (geteuid() == 0) {
-        if (root && root[0] && chroot(root) == 0 && chdir("/") == 0) layers |= TW_LAYER_ROOT;
-        uid_t uid = cfg->uid > 0 ? (uid_t)cfg->uid : (uid_t)(0x7FFF0000u + ((unsigned)getpid() & 0xFFFFu));
-        gid_t gid = cfg->gid > 0 ? (gid_t)cfg->gid : (gid_t)uid;
-        if (setgroups(0, NULL) == 0 && setresgid(gid, gid, gid) == 0 && setresuid(uid, uid, uid) == 0 &&
-            geteuid() == uid && setuid(0) != 0)
-            layers |= TW_LAYER_UID;
-        else {
-            tw_why(why, why_len, "dropping root");
-            return -1; /* root that cannot stop being root is not confined */
+        if (!(off & TW_LAYER_ROOT) && tw_chroot(root)) layers |= TW_LAYER_ROOT;
+        if (!(off & TW_LAYER_UID)) {
+            uid_t uid = cfg->uid > 0 ? (uid_t)cfg->uid : (uid_t)(0x7FFF0000u + ((unsigned)getpid() & 0xFFFFu));
+            gid_t gid = cfg->gid > 0 ? (gid_t)cfg->gid : (gid_t)uid;
+            if (setgroups(0, NULL) == 0 && setresgid(gid, gid, gid) == 0 && setresuid(uid, uid, uid) == 0 &&
+                geteuid() == uid && getuid() == uid && setuid(0) != 0)
+                layers |= TW_LAYER_UID;
+            else {
+                tw_why(why, why_len, "dropping root");
+                return -1; /* root that cannot stop being root is not confined */
+            }
         }
-    } else if (cfg->flags & TW_BOX_F_USERNS) {
+    } else if ((cfg->flags & TW_BOX_F_USERNS) && !(off & TW_LAYER_ROOT)) {
         /* A namespace in which the chroot is refused (AppArmor's restriction of unprivileged user namespaces)
          * adds nothing: it is not named as a layer. */
         if (unshare(CLONE_NEWUSER) == 0) {
-            if (root && root[0] && chroot(root) == 0 && chdir("/") == 0) layers |= TW_LAYER_USERNS | TW_LAYER_ROOT;
+            if (tw_chroot(root)) layers |= TW_LAYER_USERNS | TW_LAYER_ROOT;
             tw_drop_caps();
         }
     }
 
-    /* 4. No new processes, no new privileges. */
-    if (tw_limit(RLIMIT_NPROC, 0, 0) && geteuid() != 0) {
-        tw_why(why, why_len, "setrlimit(RLIMIT_NPROC)");
-        return -1;
+    /* 4. No new processes (it counts once it is not root, whom RLIMIT_NPROC does not bind), no new privileges
+     * (which the filter needs too). */
+    if (!(off & TW_LAYER_NOPROC)) {
+        if (tw_limit(RLIMIT_NPROC, 0, 0)) {
+            if (geteuid() != 0) {
+                tw_why(why, why_len, "setrlimit(RLIMIT_NPROC)");
+                return -1;
+            }
+        } else if (geteuid() != 0)
+            layers |= TW_LAYER_NOPROC;
     }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1) {
         tw_why(why, why_len, "prctl(PR_SET_NO_NEW_PRIVS)");
         return -1;
     }
 
     /* 5. Landlock, at the ABI the kernel has, capped by the engine. */
-    int abi = tw_landlock(cfg->landlock_cap);
-    if (abi > 0) layers |= TW_LAYER_LANDLOCK | (abi << 8);
+    if (!(off & TW_LAYER_LANDLOCK)) {
+        int abi = tw_landlock(cfg->landlock_cap);
+        if (abi > 0) layers |= TW_LAYER_LANDLOCK | (abi << 8);
+    }
 
-    /* 6. The system-call filter, with this process's pid patched in. */
+    /* 6. The system-call filter, with this process's pid and CPU clock patched in. */
+    if (off & TW_LAYER_SECCOMP) return layers;
     if (!bpf || bpf_len == 0 || bpf_len % sizeof(struct sock_filter) || bpf_len > TW_BOX_MAX_BPF) {
         errno = EINVAL;
         tw_why(why, why_len, "the system-call filter program");
@@ -174,10 +223,15 @@ int tw_confine(const tw_box_config *cfg, const char *root, const unsigned char *
     }
     static struct sock_filter prog[TW_BOX_MAX_BPF / sizeof(struct sock_filter)];
     size_t n = bpf_len / sizeof(struct sock_filter);
+    uint32_t pid = (uint32_t)getpid();
     memcpy(prog, bpf, bpf_len);
-    for (size_t i = 0; i < n; i++)
-        if (prog[i].k == TW_PID_PLACEHOLDER) prog[i].k = (uint32_t)getpid();
+    for (size_t i = 0; i < n; i++) {
+        if (prog[i].k == TW_PID_PLACEHOLDER) prog[i].k = pid;
+        else if (prog[i].k == TW_CLOCK_PLACEHOLDER) prog[i].k = (uint32_t)(~pid << 3);
+    }
     struct sock_fprog fprog = { (unsigned short)n, prog };
+    /* (Nothing after this may call what the filter forbids, prctl included: the doctor reads the filter's mode
+     * from outside, in /proc/PID/status.) */
     if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0) {
         tw_why(why, why_len, "seccomp");
         return -1;

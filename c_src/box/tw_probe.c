@@ -1,11 +1,12 @@
 /* tw_probe.c - the hostile probe of `twentyone doctor`: a course mycodes.c that tries to get out of its box.
  *
- * The doctor (twentyone/players/sandbox/doctor.py) builds it like any student's file and plays no match with
+ * The doctor (twentyone/players/sandbox/probes.py) builds it like any student's file and plays no match with
  * it: it starts a box for each attempt and sends one first_action1 whose tmpcards carry the attempt,
  * "NAME:ARGUMENT".  The probe answers 'Y' when the attempt worked and 'N' when the system refused it; a box
  * killed by the system-call filter held too.  The doctor believes none of it: it checks each attempt's effect
- * itself (the file unchanged, the process alive, no connection made).
+ * itself (the file unchanged, the process alive, no connection made, the lock unseen by a second box).
  */
+#define _GNU_SOURCE 1
 #include "mycodes.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,10 @@
 #include <sys/resource.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -88,6 +92,60 @@ static char attempt(const char *name, const char *arg)
     }
     if (!strcmp(name, "root")) return getuid() == 0 || geteuid() == 0 ? 'Y' : 'N';
     if (!strcmp(name, "statics")) return counter > 0 ? 'Y' : 'N'; /* a previous match's bet reached this one */
+    /* Signals on the box's behalf: the kernel signals a descriptor's owner when I/O becomes possible on it.
+     * Set on the request pipe, the engine's next request would send it. */
+    if (!strcmp(name, "fsetown"))
+        return fcntl(3, F_SETOWN, n) == 0 && fcntl(3, F_SETSIG, SIGKILL) == 0 &&
+               fcntl(3, F_SETFL, fcntl(3, F_GETFL) | O_ASYNC) == 0 ? 'Y' : 'N';
+    if (!strcmp(name, "setownex")) {
+        struct f_owner_ex owner = { F_OWNER_PID, n };
+        return fcntl(3, F_SETOWN_EX, &owner) == 0 && fcntl(3, F_SETSIG, SIGKILL) == 0 &&
+               fcntl(3, F_SETFL, fcntl(3, F_GETFL) | O_ASYNC) == 0 ? 'Y' : 'N';
+    }
+    if (!strcmp(name, "fioasync")) {
+        int on = 1;
+        return ioctl(3, FIOSETOWN, &n) == 0 && ioctl(3, FIOASYNC, &on) == 0 ? 'Y' : 'N';
+    }
+    /* A mark other boxes could see: a lock far out in standard input, held for the rest of the match. */
+    if (!strcmp(name, "lockset")) {
+        struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = (off_t)1 << 44, .l_len = 1 };
+        return fcntl(0, F_SETLK, &l) == 0 ? 'Y' : 'N';
+    }
+    if (!strcmp(name, "lockget")) {
+        struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t)1 << 44, .l_len = 1 };
+        return fcntl(0, F_GETLK, &l) == 0 && l.l_type != F_UNLCK ? 'Y' : 'N';
+    }
+    if (!strcmp(name, "flockset")) return flock(0, LOCK_SH) == 0 ? 'Y' : 'N';
+    if (!strcmp(name, "flockget")) return flock(0, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK ? 'Y' : 'N';
+    /* Another process's CPU time: a channel between boxes running at once. */
+    if (!strcmp(name, "cpuclock")) {
+        struct timespec t;
+        return clock_gettime((clockid_t)((~(unsigned)n << 3) | 2), &t) == 0 ? 'Y' : 'N';
+    }
+    /* Descriptors past the limit: 'Y' when more than n could be made. */
+    if (!strcmp(name, "dup")) {
+        int made = 0;
+        while (made <= n && dup(0) >= 0) made++;
+        return made > n ? 'Y' : 'N';
+    }
+    /* CPU past the match's limit: it spins until the kernel stops it. */
+    if (!strcmp(name, "cpu")) {
+        volatile unsigned long i = 0;
+        for (;;) i++;
+    }
+    /* A sleep of n seconds: 'Y' when it took that long (sleeping should cost no one time). */
+    if (!strcmp(name, "sleep")) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        sleep((unsigned)n);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        return b.tv_sec - a.tv_sec >= n - 1 && n > 1 ? 'Y' : 'N';
+    }
+    /* Its root folder holds something (the host's files are in view). */
+    if (!strcmp(name, "rootdir")) {
+        struct stat st;
+        return stat("/etc", &st) == 0 || stat("/usr", &st) == 0 || stat("/tmp", &st) == 0 ? 'Y' : 'N';
+    }
     return '?';
 }
 

@@ -241,15 +241,15 @@ class _Malformed(Exception):
     pass
 
 
-def _fault_of(status: int, cpu: float, limits: JudgeLimits) -> str:
-    """A box's end (its wait status) in words."""
+def _fault_of(status: int, cpu: float, limits: JudgeLimits, killed: bool = False) -> str:
+    """A box's end (its wait status; ``killed``: the engine sent it SIGKILL) in words."""
     import signal
 
-    from twentyone.players.sandbox.client import describe_status
+    from twentyone.players.sandbox.client import at_cpu_limit, describe_status
 
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits.cpu_seconds - 0.05):
+        if at_cpu_limit(status, cpu, limits.cpu_seconds, killed):
             return f"the test's CPU time limit of {limits.cpu_seconds} s (signal {signal.Signals(sig).name})"
         if sig == signal.SIGSYS:
             return ("a forbidden system call (signal SIGSYS): a solution may only compute and call Blackjack.h "
@@ -275,7 +275,7 @@ def run_test(program: Path, seed: int, limits: JudgeLimits = JudgeLimits(), stde
              game: Game | None = None) -> TestResult:
     """Play one test (shoe ``seed``, or ``game``) with the box program ``program``; the box's standard error
     goes to ``stderr_path`` (capped).  PlayerSpecError (one line) when this machine cannot confine it."""
-    from twentyone.players.sandbox.box import BoxStartError, spawn
+    from twentyone.players.sandbox.box import BoxStartError, private_output, spawn
     from twentyone.players.sandbox.cpus import engine_cpu
 
     game = game if game is not None else Game(seed)
@@ -285,7 +285,7 @@ def run_test(program: Path, seed: int, limits: JudgeLimits = JudgeLimits(), stde
         stderr_path.parent.mkdir(parents=True, exist_ok=True)
         cap = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
     else:
-        cap = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+        cap = private_output()
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
     try:
         try:
@@ -322,7 +322,7 @@ def _play(game: Game, box: Box, out_r: int, limits: JudgeLimits, start: float) -
                                    f"{limits.load_seconds:g} s"), box, start)
         if ready.how != "ready":
             status = ready.status
-            return _done(game.stop(f"while loading (its global initialisers): {_fault_of(status, box.cpu, limits)}"),
+            return _done(game.stop(f"while loading (its global initialisers): {_fault_of(status, box.cpu, limits, box.killed)}"),
                          box, start)
         if served.wrote_stdout():
             served.stdout_illegal()
@@ -331,7 +331,7 @@ def _play(game: Game, box: Box, out_r: int, limits: JudgeLimits, start: float) -
         pass
     except _BoxEnded:
         status = box.reap_or_kill(2.0)
-        return _done(game.stop(f"{_fault_of(status, box.cpu, limits)}, {game.place()}"), box, start)
+        return _done(game.stop(f"{_fault_of(status, box.cpu, limits, box.killed)}, {game.place()}"), box, start)
     except TimeoutError:
         used = box.cpu_seconds()
         box.kill()

@@ -72,8 +72,10 @@ class Solution:
         one line, when it cannot be judged."""
         if self.kind == "cpp" and self._program is None:
             from twentyone.judge.boxed import build
+            from twentyone.players.spec import confinable
 
             assert self.path is not None
+            confinable()  # a host where any of the doctor's probes got out runs no solution (one line)
             self._program = build(self.path, warn)
         elif self.kind == "py" and self._source is None:
             assert self.path is not None

@@ -117,6 +117,8 @@ def make_strategy(spec: str, warn: Warn = stderr_warn, *, sandbox: Limits | None
         path = path.resolve()
         kind = KINDS.get(path.suffix.lower())
         shown_as = None
+    if sandbox is not None and kind in (SourceKind.PY, SourceKind.C, SourceKind.CPP):
+        confinable()
     try:
         if kind == SourceKind.PY:
             return _python_player(path, k, spec, warn, sandbox, capture_dir, label or student_name(path))
@@ -140,6 +142,20 @@ def _naming(warn: Warn, on_disk: str, shown: str) -> Warn:
     def said(message: str) -> None:
         warn(message.replace(on_disk, shown))
     return said
+
+
+_CONFINABLE: list[str] = []
+
+
+def confinable() -> str:
+    """The one line naming what confines unread code here, once ``twentyone doctor``'s verdict for this host says
+    it holds (found once per configuration, a few seconds, then kept); PlayerSpecError (one line: what failed)
+    where it does not.  Every untrusted file is seated through here."""
+    if not _CONFINABLE:
+        from twentyone.players.sandbox.doctor import layers_line
+
+        _CONFINABLE.append(layers_line())
+    return _CONFINABLE[0]
 
 
 def build_c(path: Path, kind: SourceKind, warn: Warn | None = None) -> Path:
@@ -166,6 +182,7 @@ def check_file(path: Path, kind: SourceKind, k: int, warn: Warn | None = None, l
         if limits is None:
             _read_python(path, k, warn or (lambda m: None), execute=False)
         else:
+            confinable()
             SandboxFunctionSet("py", path, k, limits, warn=warn).close()
             if warn is not None and person_on(read_source(path, str(path))):
                 warn(person_note(path))

@@ -11,7 +11,8 @@ Split by which side of the pipe each part runs on:
 - ``box``: the engine side of one box: start it, configure it, read its frames, learn its end from the kernel;
 - ``client``: the engine side of a function set, ``SandboxFunctionSet``: a box per match;
 - ``pybox``: the box of a Python file, ``python -I -S`` (a compiled file's box is its own program, c_src/box);
-- ``doctor``: ``twentyone doctor`` and the one line each command prints.
+- ``probes``: the doctor's hostile probes, in full boxes and in boxes with one layer alone;
+- ``doctor``: ``twentyone doctor``, the host's verdict, and the one line each command prints.
 
 The client never imports the Python box, nor the Python box the client.
 """

@@ -5,7 +5,13 @@ compiled submission's own box program (``c_src/box/tw_box.c`` linked with the st
 ``players.cbuild``), or ``python -I`` running ``players.sandbox.pybox`` for a Python submission.  It gets
 an empty environment and five descriptors, nothing else:
 
-    0 /dev/null    1, 2 the match's capture file    3 the request pipe    4 the reply pipe
+    0 a pipe at end of file (its own)    1, 2 the match's capture file (its own)    3 the request pipe
+    4 the reply pipe
+
+No kernel object is shared with another box or with the engine beyond these: standard input is a pipe made
+for the box whose other end the engine closes at once (it was ``/dev/null``, one inode every box held: its
+locks were a channel between boxes), and a match without a capture file writes into a memory file of its own
+(``memfd``), capped by the same file-size limit as a capture file.
 
 The engine writes the configuration on the request pipe (``CONFIG`` then the empty root's path, the
 system-call filter and, for Python, the source); the box confines itself (``c_src/box/tw_confine.c``) and
@@ -34,10 +40,17 @@ from twentyone.players.sandbox.wire import CONFIG, MAX_TEXT, REPLY
 __all__ = ["Layers", "Box", "BoxSettings", "BoxStartError", "Start", "spawn", "await_ready", "landlock_cap",
            "userns_allowed", "python_argv"]
 
-_MAGIC, _VERSION = 0x58425754, 1
+_MAGIC, _VERSION = 0x58425754, 2
 _F_USERNS = 0x01
+#: How a faulthandler dump begins (a Python box dying of a signal: ``pybox`` has faulthandler write it on the
+#: reply pipe); any other bytes are frames.
+_DUMPS = (b"Stack (m", b"Current ", b"Fatal Py")
 #: The most words a crash report (``C`` frame) may carry (c_src/box/tw_box.c's TW_CRASH_WORDS).
 MAX_CRASH = 24
+#: How often (seconds) a request that has not been answered is looked at, and how long a box may be blocked
+#: in one call or while loading (neither running nor waiting for a CPU) before that is its fault.
+SLICE = 0.1
+BLOCKED = 0.3
 
 
 class Layers(IntFlag):
@@ -50,11 +63,12 @@ class Layers(IntFlag):
     USERNS = 0x10
     LIMITS = 0x20
     DESCRIPTORS = 0x40
+    NO_PROCESSES = 0x80
 
     @staticmethod
     def of(value: int) -> tuple[Layers, int]:
         """The layers and the Landlock ABI of an ``H`` frame's value."""
-        return Layers(value & 0x7F), (value >> 8) & 0xFF
+        return Layers(value & 0xFF), (value >> 8) & 0xFF
 
     @property
     def minimum(self) -> bool:
@@ -77,6 +91,8 @@ class Layers(IntFlag):
             words.append("user namespace")
         if self & Layers.LIMITS:
             words.append("resource limits")
+        if self & Layers.NO_PROCESSES:
+            words.append("no processes")
         return ", ".join(words) or "none"
 
 
@@ -109,15 +125,23 @@ class BoxSettings:
     decision_usec: int
     root: Path
     bpf: bytes
+    #: Layers not to set (``tw_box_config.off``): the doctor's and the tests' switch, never a match's.
+    off: Layers = Layers(0)
 
     def config(self, k: int, extra: bytes = b"") -> bytes:
         """The configuration the box reads first: ``CONFIG``, the root, the filter, ``extra``."""
         root = os.fsencode(self.root)
         flags = _F_USERNS if userns_allowed() else 0
+        off = self.off | FORCE_OFF
         head = CONFIG.pack(_MAGIC, _VERSION, flags, os.getpid(), landlock_cap(), -1, -1, k, self.memory_bytes,
                            self.output_bytes, self.decision_usec, self.cpu_seconds, self.open_files, len(root),
-                           len(self.bpf), len(extra), 0)
+                           len(self.bpf), len(extra), int(off))
         return head + root + self.bpf + extra
+
+
+#: Layers turned off in every box this process starts: the tests' switch, to show that the doctor and the commands
+#: refuse a host where a layer is missing.  No option, file or environment variable sets it.
+FORCE_OFF = Layers(0)
 
 
 def python_argv(package_root: Path) -> list[str]:
@@ -142,7 +166,7 @@ class Box:
     """One started box: its pid and pidfd (from the spawn), its pipes, and how it ended (from the kernel)."""
 
     __slots__ = ("pid", "pidfd", "wfd", "rfd", "status", "cpu", "started", "retired", "buf", "ready", "crash",
-                 "cpu_clock")
+                 "cpu_clock", "dump", "_sched", "_sample", "blocked", "killed", "watched")
 
     def __init__(self, pid: int, wfd: int, rfd: int) -> None:
         self.pid = pid
@@ -165,11 +189,24 @@ class Box:
         #: What its ``C`` frame said of a crash (signal, faulting address, load address, instruction pointer,
         #: return addresses), if it sent one: its own word, used only to name a line of its file.
         self.crash: tuple[int, ...] = ()
+        #: A Python box's traceback, written by faulthandler as it died of a signal (its own word, used only to
+        #: name a line of its file).
+        self.dump = b""
+        self._sched = -1
+        #: The last (wall, running + waiting for a CPU) sample of a call it has not answered yet, and the
+        #: seconds of that call it spent blocked (neither running nor waiting for a CPU).
+        self._sample: tuple[float, float] | None = None
+        self.blocked = 0.0
+        #: The engine sent it SIGKILL (so a SIGKILL in its status is not the kernel's, at its CPU limit).
+        self.killed = False
+        #: The kernel's figures of it (schedstat) could be read: a call is then judged by them, not the wall clock.
+        self.watched = False
 
     def kill(self) -> None:
         """SIGKILL it (through its pidfd: never another process that took its pid)."""
         if self.status is not None:
             return
+        self.killed = True
         try:
             if self.pidfd >= 0:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
@@ -214,6 +251,9 @@ class Box:
         end = 0.0
         while True:
             buf = self.buf
+            if buf[:8] in _DUMPS:
+                self._read_dump()
+                return None
             if len(buf) >= 8:
                 tag, value = REPLY.unpack_from(buf)
                 if tag == b"C" and 0 < value <= MAX_CRASH and not self.crash:
@@ -247,6 +287,63 @@ class Box:
                 return None
             self.buf = buf + chunk
 
+    def _read_dump(self) -> None:
+        """The rest of a faulthandler dump (a Python box dying of a signal writes one, then ends): at most
+        ``MAX_TEXT`` bytes, for as long as it takes the box to end (bounded)."""
+        data = self.buf
+        self.buf = b""
+        end = time.monotonic() + 2.0
+        while len(data) < MAX_TEXT:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([self.rfd], [], [], left)[0]:
+                break
+            try:
+                chunk = os.read(self.rfd, MAX_TEXT - len(data))
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        self.dump = data[:MAX_TEXT]
+
+    def stalled(self, limit: float) -> bool:
+        """Called while a request waits for its answer: True once the box has spent ``limit`` seconds of this
+        call blocked, neither running nor waiting for a CPU, and is blocked still.  The kernel's figures
+        (``/proc/PID/schedstat``: time on a CPU, time waiting for one) count from the first look on; a box's
+        sleeps return at once, so only waiting on a descriptor, or being stopped, blocks it.  A loaded machine,
+        which keeps a box waiting for a CPU (state ``R``), is never counted.  ``new_call`` starts again."""
+        now = time.monotonic()
+        try:
+            if self._sched < 0:
+                self._sched = os.open(f"/proc/{self.pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+            fields = os.pread(self._sched, 128, 0).split()
+            busy = (int(fields[0]) + int(fields[1])) / 1e9
+        except (OSError, IndexError, ValueError):
+            self.watched = False
+            return False
+        self.watched = True
+        if self._sample is None:
+            self._sample = (now, busy)
+            return False
+        wall, before = self._sample
+        # Cumulative from the first look: the kernel credits a wait only when it ends, so a single interval can
+        # look blocked; over the whole call the credit comes back.
+        self.blocked = (now - wall) - (busy - before)
+        return self.blocked >= limit and self._state() in (b"S", b"D", b"T", b"t")
+
+    def _state(self) -> bytes:
+        """Its state letter (``/proc/PID/stat``): R running or waiting for a CPU, S or D blocked, T stopped."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                return f.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return b"?"
+
+    def new_call(self) -> None:
+        """A new request: its blocked time starts from nothing."""
+        self._sample = None
+        self.blocked = 0.0
+
     def cpu_seconds(self) -> float:
         """The CPU time it has used so far (from /proc while it runs)."""
         if self.status is not None:
@@ -269,32 +366,48 @@ class Box:
 
     def _close(self) -> None:
         self.close_pipes()
+        if self._sched >= 0:
+            os.close(self._sched)
+            self._sched = -1
         if self.pidfd >= 0:
             os.close(self.pidfd)
             self.pidfd = -1
 
 
-def spawn(argv: list[str], config: bytes, capture_fd: int, stdout_fd: int = -1) -> Box:
+def private_output() -> int:
+    """A memory file of the box's own, for a match whose output nobody reads (its size capped like a capture
+    file's by the box's RLIMIT_FSIZE): never ``/dev/null``, which every process shares."""
+    return os.memfd_create("twentyone-output", os.MFD_CLOEXEC)
+
+
+def spawn(argv: list[str], config: bytes, capture_fd: int, stdout_fd: int = -1,
+          inherit: tuple[int, ...] = ()) -> Box:
     """Start a box running ``argv`` on its descriptors and write it ``config``; raise BoxStartError if the
     system refuses to start it.  Its standard output and error go to ``capture_fd`` (standard output to
-    ``stdout_fd`` instead, when given)."""
+    ``stdout_fd`` instead, when given); its standard input is a pipe of its own at end of file.  ``inherit``:
+    descriptors it gets as 5, 6, ... besides (the doctor's probe of a descriptor the grader leaked)."""
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
-    sources = [_high(capture_fd), _high(req_r), _high(rep_w), _high(stdout_fd if stdout_fd >= 0 else capture_fd)]
-    for fd in (req_r, rep_w):
+    in_r, in_w = os.pipe()
+    os.close(in_w)
+    sources = [_high(capture_fd), _high(req_r), _high(rep_w), _high(stdout_fd if stdout_fd >= 0 else capture_fd),
+               _high(in_r)]
+    extra = [_high(fd) for fd in inherit]
+    for fd in (req_r, rep_w, in_r):
         os.close(fd)
-    cap, rq, rp, out = sources
-    actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, out, 1),
+    cap, rq, rp, out, stdin = sources
+    actions = [(os.POSIX_SPAWN_DUP2, stdin, 0), (os.POSIX_SPAWN_DUP2, out, 1),
                (os.POSIX_SPAWN_DUP2, cap, 2), (os.POSIX_SPAWN_DUP2, rq, 3), (os.POSIX_SPAWN_DUP2, rp, 4)]
+    actions += [(os.POSIX_SPAWN_DUP2, fd, 5 + i) for i, fd in enumerate(extra)]
     try:
         pid = os.posix_spawn(argv[0], argv, {}, file_actions=actions, setpgroup=0,
                              setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGPROF,
-                                        signal.SIGXCPU, signal.SIGSEGV, signal.SIGCHLD))
+                                        signal.SIGXCPU, signal.SIGSEGV, signal.SIGCHLD, signal.SIGSYS))
     except OSError as e:
-        for fd in (*sources, req_w, rep_r):
+        for fd in (*sources, *extra, req_w, rep_r):
             os.close(fd)
         raise BoxStartError(f"cannot start the sandbox's process: {e.strerror or e}") from None
-    for fd in sources:
+    for fd in (*sources, *extra):
         os.close(fd)
     box = Box(pid, req_w, rep_r)
     view = memoryview(config)
@@ -312,11 +425,13 @@ class Start:
 
     ``how`` is ``ready`` (confined, the student's code loaded), ``refused`` (it could not confine itself:
     ``text`` says why; nothing of the student's ran), ``weak`` (it holds less than the minimum), ``error``
-    (the student's code reported ``text`` while loading), ``ended`` (it ended while loading: ``status``),
-    ``timeout`` (it did not confine itself, or load, in time) or ``malformed`` (a frame not of the protocol).
+    (the student's code reported ``text`` while loading), ``ended`` (it ended while loading: ``status``; a
+    load past its CPU limit ends it with SIGPROF), ``blocked`` (it waited on a descriptor while loading),
+    ``timeout`` (it did not confine itself, or load, within the wall-clock backstop) or ``malformed`` (a frame
+    not of the protocol).
     """
 
-    how: Literal["ready", "refused", "weak", "error", "ended", "timeout", "malformed"]
+    how: Literal["ready", "refused", "weak", "error", "ended", "blocked", "timeout", "malformed"]
     layers: Layers = Layers(0)
     abi: int = 0
     text: str = ""
@@ -324,10 +439,11 @@ class Start:
     loading: bool = False
 
 
-def await_ready(box: Box, load_timeout: float) -> Start:
+def await_ready(box: Box, load_timeout: float, weak_ok: bool = False) -> Start:
     """Wait for a new box's ``H`` (the layers, before anything of the student's runs) and ``P`` (loaded).
 
-    A box that is not ready is killed and reaped (its status in the result)."""
+    A box that is not ready is killed and reaped (its status in the result).  ``weak_ok``: a box with less than
+    the minimum is let go on (the doctor's and the tests' boxes with layers turned off, running the probe)."""
     try:
         first = box.frame(30.0)
     except TimeoutError:
@@ -338,13 +454,20 @@ def await_ready(box: Box, load_timeout: float) -> Start:
             return Start("refused", text=first[2].decode("utf-8", "replace"))
         return Start("ended", status=box.reap_or_kill(1.0))
     layers, abi = Layers.of(first[1])
-    if not layers.minimum:
+    if not layers.minimum and not weak_ok:
         box.reap_or_kill(0.0)
         return Start("weak", layers, abi)
-    try:
-        second = box.frame(load_timeout)
-    except TimeoutError:
-        return Start("timeout", layers, abi, status=box.reap_or_kill(0.0), loading=True)
+    box.new_call()
+    end = time.monotonic() + load_timeout
+    while True:
+        try:
+            second = box.frame(min(SLICE, max(end - time.monotonic(), 0.0)))
+            break
+        except TimeoutError:
+            if box.stalled(BLOCKED):
+                return Start("blocked", layers, abi, status=box.reap_or_kill(0.0), loading=True)
+            if time.monotonic() >= end and not box.watched:  # else its CPU limits (load, RLIMIT_CPU) decide
+                return Start("timeout", layers, abi, status=box.reap_or_kill(0.0), loading=True)
     if second is not None and second[0] == b"P" and second[1] == 0:
         box.ready = True
         return Start("ready", layers, abi)

@@ -30,14 +30,15 @@ from pathlib import Path
 from twentyone.errors import PlayerSpecError, strategy_text
 from twentyone.legality import Foul
 from twentyone.players.sandbox import wire
-from twentyone.players.sandbox.box import Box, BoxSettings, BoxStartError, Layers, await_ready, python_argv, spawn
+from twentyone.players.sandbox.box import (BLOCKED, SLICE, Box, BoxSettings, BoxStartError, Layers, await_ready,
+                                           private_output, python_argv, spawn)
 from twentyone.players.sandbox.cpus import away_cpus, engine_cpu
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.sandbox.seccomp import build_filter
 from twentyone.records import Banker, Player
 from twentyone.table import StrategyFault
 
-__all__ = ["SandboxFunctionSet", "describe_status", "box_root", "box_settings", "host_layers_line"]
+__all__ = ["SandboxFunctionSet", "describe_status", "at_cpu_limit", "box_root", "box_settings", "host_layers_line"]
 
 #: The hot path's names for the frame layout of ``wire`` (a request header, a Player struct).
 _pack = wire.REQUEST.pack
@@ -47,6 +48,11 @@ _monotonic = time.monotonic
 #: What a box spends between calls (reading a request, writing a reply), allowed for when a long call's CPU is
 #: reckoned from the box's CPU clock (``_account``).
 _CPU_SLACK = 0.05
+_SLICE_MS = int(SLICE * 1000)
+#: The wall-clock backstop of a whole match, as a multiple of its configured limit.
+_MATCH_BACKSTOP = 10
+_BLOCKED_WORDS = (f"blocked for {BLOCKED:g} s, neither running nor waiting for a CPU (a strategy's sleeps return at "
+                  "once in the sandbox: it waited on a descriptor, or stopped itself)")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
 
 _SIGNAL_CAUSE: dict[int, tuple[Foul, str]] = {
@@ -59,13 +65,16 @@ _SIGNAL_CAUSE: dict[int, tuple[Foul, str]] = {
     signal.SIGXCPU: (Foul.TIMEOUT, "the match's CPU time limit"),
     signal.SIGPROF: (Foul.TIMEOUT, "no answer within the decision limit of CPU time"),
     signal.SIGXFSZ: (Foul.CRASH, "output flood (file size limit)"),
-    signal.SIGKILL: (Foul.CRASH, "killed (memory limit)"),
+    signal.SIGKILL: (Foul.CRASH, "killed by the system"),
     signal.SIGPIPE: (Foul.CRASH, "broken pipe"),
 }
 
 
-#: The signals of a crash whose place the box reports.
-_CRASHES = (signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGABRT)
+#: The signals whose place the box reports: crashes, a forbidden call (SIGSYS), a call past its CPU limit (SIGPROF).
+_CRASHES = (signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGABRT, signal.SIGSYS, signal.SIGPROF)
+#: The CPU time the student's initialisers (or a Python file's loading) may take, unless a decision's is longer
+#: (c_src/box/tw_box.c's TW_LOAD_USEC, pybox's LOAD_SECONDS).
+LOAD_SECONDS = 1.0
 
 
 def describe_status(status: int) -> tuple[Foul, str]:
@@ -76,6 +85,16 @@ def describe_status(status: int) -> tuple[Foul, str]:
         return cause, f"{detail} (signal {signal.Signals(sig).name})" if sig in _SIGNAL_CAUSE else detail
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
     return Foul.CRASH, f"exited with status {code}"
+
+
+def at_cpu_limit(status: int, cpu: float, limit: float, killed: bool) -> bool:
+    """Whether a box's end (its wait status, the CPU seconds wait4 gave) was its CPU-time limit: SIGXCPU, or a
+    SIGKILL the engine did not send (``killed``) with nine tenths of the limit used.  The kernel kills at the limit
+    (RLIMIT_CPU's hard limit is its soft one); wait4's figure can be a few per cent short of the clock it counts."""
+    if not os.WIFSIGNALED(status):
+        return False
+    sig = os.WTERMSIG(status)
+    return sig == signal.SIGXCPU or (sig == signal.SIGKILL and not killed and cpu >= 0.9 * limit)
 
 
 def box_root() -> Path:
@@ -190,7 +209,7 @@ class SandboxFunctionSet:
     def _capture(self, match_no: int) -> tuple[int, Path | None]:
         """The capture file of match ``match_no``, opened here (a box may open no file): (fd, path or None)."""
         if self.capture_dir is None:
-            return os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC), None
+            return private_output(), None
         try:
             self.capture_dir.mkdir(parents=True, exist_ok=True)
             path = self.capture_dir / f"{self.label}-set{self.k}-match{match_no}.out"
@@ -238,7 +257,7 @@ class SandboxFunctionSet:
     def _ready(self, box: Box) -> StrategyFault | None:
         """Wait for a new box to confine itself and load the student's code: None, or the fault that kept it
         from it.  A box that cannot hold the minimum is refused here, in one line."""
-        start = await_ready(box, 10.0 * max(1.0, self.limits.decision_timeout))
+        start = await_ready(box, 30.0 * max(1.0, self.limits.decision_timeout))
         self._loading_error = start.how == "error"
         if start.how == "ready":
             if SandboxFunctionSet.layers is None:
@@ -253,10 +272,15 @@ class SandboxFunctionSet:
         if start.how == "timeout":
             what = "loading it" if start.loading else "the sandbox's process starting"
             return StrategyFault(Foul.TIMEOUT if start.loading else Foul.CRASH, f"{what} took longer than its limit")
+        if start.how == "blocked":
+            return StrategyFault(Foul.TIMEOUT, f"while loading: {_BLOCKED_WORDS}")
         if start.how == "error":
             return StrategyFault(Foul.ERROR, start.text)
         if start.how == "ended":
             cause, detail = describe_status(start.status)
+            if os.WIFSIGNALED(start.status) and os.WTERMSIG(start.status) == signal.SIGPROF:
+                load = max(LOAD_SECONDS, self.limits.decision_timeout)
+                cause, detail = Foul.TIMEOUT, f"its CPU time limit of {load:g} s for loading (signal SIGPROF)"
             detail += self._where(box, start.status)
             return StrategyFault(cause, f"while loading (its initialisers): {detail}" if start.loading else detail)
         return StrategyFault(Foul.ERROR, "malformed reply while loading")
@@ -269,20 +293,25 @@ class SandboxFunctionSet:
             sig = os.WTERMSIG(status)
             if sig == signal.SIGPROF:
                 return StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of "
-                                                   f"{self.limits.decision_timeout:g} s of CPU time (signal SIGPROF)")
-            if sig == signal.SIGXCPU or (sig == signal.SIGKILL and box.cpu >= self.limits.cpu_seconds - 0.05):
+                                                   f"{self.limits.decision_timeout:g} s of CPU time (signal SIGPROF)"
+                                     + self._where(box, status))
+            if at_cpu_limit(status, box.cpu, self.limits.cpu_seconds, box.killed):
                 return StrategyFault(Foul.TIMEOUT, f"the match's CPU time limit of {self.limits.cpu_seconds} s "
                                                    f"(it used {box.cpu:.1f} s; signal {signal.Signals(sig).name})")
         cause, detail = describe_status(status)
         return StrategyFault(cause, detail + self._where(box, status))
 
     def _where(self, box: Box, status: int) -> str:
-        """`` at mycodes.c:123 in bet1`` for a compiled file that crashed and said where; '' otherwise."""
-        if not self._c or not box.crash or not os.WIFSIGNALED(status) or os.WTERMSIG(status) not in _CRASHES:
+        """`` at mycodes.c:123 in bet1`` for a file that crashed, made a forbidden call or ran out of CPU time and
+        said where (a compiled file's crash report, a Python file's traceback); '' otherwise."""
+        if not os.WIFSIGNALED(status) or os.WTERMSIG(status) not in _CRASHES:
             return ""
-        from twentyone.players.sandbox.crash import locate
+        from twentyone.players.sandbox.crash import locate, locate_python
 
-        where = locate(Path(self._argv[0]), box.crash, self.source_name)
+        if self._c:
+            where = locate(Path(self._argv[0]), box.crash, self.source_name) if box.crash else None
+        else:
+            where = locate_python(box.dump, self.target.name) if box.dump else None
         return f" at {where}" if where else ""
 
     def _drop(self) -> None:
@@ -312,22 +341,20 @@ class SandboxFunctionSet:
         if box is None:
             raise StrategyFault(Foul.CRASH, "the strategy's process is not running")
         if not box.buf:
-            if not self._poll.poll(self._decision_ms):
-                data = None
-            else:
+            if self._poll.poll(_SLICE_MS) or self._wait(box):
                 try:
                     data = os.read(box.rfd, 8)
                 except OSError:
                     data = b""
-            if data is not None and len(data) == 8 and data[0] == 82:  # one b"R" frame: the usual case
-                if time.monotonic() > self._deadline:
-                    raise self._match_timeout()
-                return _unpack_reply(data)[1]  # type: ignore[no-any-return]
-            if not data:
-                if data is None:
-                    raise self._wall_fault(box)
-                raise self._gone(box)
-            box.buf = data
+                if len(data) == 8 and data[0] == 82:  # one b"R" frame: the usual case
+                    if time.monotonic() > self._deadline:
+                        raise self._match_timeout()
+                    return _unpack_reply(data)[1]  # type: ignore[no-any-return]
+                if not data:
+                    raise self._gone(box)
+                box.buf = data
+            else:
+                raise self._wall_fault(box)
         try:
             frame = box.frame(self._decision)
         except TimeoutError:
@@ -345,9 +372,38 @@ class SandboxFunctionSet:
             raise StrategyFault(Foul.ERROR, text.decode("utf-8", "replace"))
         raise self._malformed(f"{wire.REPLY.pack(tag[:1] or b'?', value)!r}")
 
+    def _wait(self, box: Box) -> bool:
+        """A call that has not answered within a slice: wait on, looking every slice at the kernel's figures.
+
+        Only what the submission itself does is charged, never the machine's load: a box blocked (neither
+        running nor waiting for a CPU) for ``BLOCKED`` s is a fault, and so is one whose CPU clock has gone past
+        the decision's CPU limit (it disarmed its timer); a box kept waiting for a CPU waits as long as it takes.
+        The wall-clock backstop counts only where the kernel's figures cannot be read (False)."""
+        box.new_call()
+        end = _monotonic() + self._decision - SLICE
+        limit = self._cpu_limit + 0.5
+        while True:
+            if box.stalled(BLOCKED):
+                self._kill()
+                raise StrategyFault(Foul.TIMEOUT, _BLOCKED_WORDS)
+            try:
+                used = time.clock_gettime(box.cpu_clock) - self._cpu_mark - self._wall_other - _CPU_SLACK
+            except OSError:
+                used = 0.0
+            if used > limit:
+                self._kill()
+                raise StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of "
+                                                  f"{self.limits.decision_timeout:g} s of CPU time (it used "
+                                                  f"{used:.1f} s with its own timer disarmed)")
+            if self._poll.poll(_SLICE_MS):
+                return True
+            if _monotonic() >= end and not box.watched:
+                return False
+
     def _match_timeout(self) -> StrategyFault:
         self._kill()
-        return StrategyFault(Foul.TIMEOUT, f"the match took longer than its limit of {self.limits.match_timeout:g} s")
+        return StrategyFault(Foul.TIMEOUT, f"the match took longer than its wall-clock backstop of "
+                                           f"{_MATCH_BACKSTOP * self.limits.match_timeout:g} s")
 
     def _wall_fault(self, box: Box) -> StrategyFault:
         used = box.cpu_seconds()
@@ -489,7 +545,9 @@ class SandboxFunctionSet:
         except OSError:
             self._cpu_mark = 0.0
         self._wall_other = 0.0
-        self._deadline = time.monotonic() + self.limits.match_timeout
+        # The match's limit is its box's CPU time (RLIMIT_CPU); the wall clock is only a backstop, far out, so
+        # that a loaded machine never decides a match.
+        self._deadline = time.monotonic() + _MATCH_BACKSTOP * self.limits.match_timeout
         self._spare = self._start()  # started while this match plays
         self._reap_retired(kill=False)  # the previous match's box has usually left by now
 
@@ -578,4 +636,4 @@ def host_layers_line() -> str | None:
     if SandboxFunctionSet.layers is None:
         return None
     layers, abi = SandboxFunctionSet.layers
-    return f"sandbox: {layers.describe(abi)} (twentyone doctor shows each layer)"
+    return f"sandbox: {layers.describe(abi)} (twentyone doctor proves each layer)"

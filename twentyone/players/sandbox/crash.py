@@ -16,7 +16,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-__all__ = ["locate", "STUDENT_FILES"]
+__all__ = ["locate", "locate_python", "STUDENT_FILES"]
 
 #: The names the student's file has in the build's scratch folder (cbuild), as the debug information says.
 STUDENT_FILES = ("mycodes.c", "student.cpp", "student.c")
@@ -52,4 +52,17 @@ def locate(program: Path, words: tuple[int, ...], shown_as: str) -> str | None:
         if m and Path(m.group(1)).name in STUDENT_FILES and m.group(2) != "0":
             name = function.strip() if function.strip() != "??" else "?"
             return f"{shown_as}:{m.group(2)} in {name}"
+    return None
+
+
+_PY_FRAME = re.compile(rb'^\s*File "([^"\n]*)", line (\d+) in (\S+)\s*$', re.M)
+
+
+def locate_python(dump: bytes, file_name: str) -> str | None:
+    """``mine.py:12 in first_action1``: the innermost frame of a Python box's faulthandler dump that lies in the
+    student's file (faulthandler writes the innermost first); None when none does."""
+    for m in _PY_FRAME.finditer(dump):
+        if os.path.basename(m.group(1).decode("utf-8", "replace")) == file_name:
+            function = m.group(3).decode("ascii", "replace")
+            return f"{file_name}:{int(m.group(2))} in {function}"
     return None

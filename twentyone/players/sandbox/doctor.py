@@ -1,295 +1,297 @@
-"""``twentyone doctor``: what confines code nobody has read on this host, and proof that it holds.
+"""``twentyone doctor``: what confines code nobody has read on this host, each line proved from inside a box.
 
-It names each layer of a box (``c_src/box/tw_confine.c``) and whether it holds here, from a real box's first
-frame, then runs hostile probes through the real sandbox: ``c_src/box/tw_probe.c``, built like any student's
-file, tries one way out in each box of its own (read, stat or write a file of the grader's, create one, signal,
-trace or re-limit another process, open the grader's memory, start a process or a program, connect to a port,
-make shared memory, find the grader's environment or descriptors, still be root, keep statics from a previous
-match).  The probe's own word is not believed: the effect of each attempt is checked from outside.  Commands
-that run untrusted code print ``layers_line`` once before they start.
+A layer is said to hold only when three things agree: the box observed its effect as it set it (the ``H``
+frame: ``c_src/box/tw_confine.c`` names a layer only once it has seen it work), the kernel shows it from
+outside (``/proc/PID/status``, ``limits``, ``root``, ``fd``, ``uid_map``), and the layer's own hostile probes
+hold in a box where **every other layer is turned off** (``probes.layer_alone``).  Then every probe runs in a
+full box (``probes.every_probe``), and a hostile build (a file that makes the assembler read a file of the
+grader's) is compiled and its program searched for the file's bytes.
+
+The verdict is kept per host configuration (kernel, root or not, Landlock cap, user namespaces, the sandbox's
+own code): ``layers_line`` reads it, or finds it (a few seconds) the first time, and every command that runs
+untrusted code (``grade``, ``tournament``, ``match``, ``judge``) asks it first, and refuses in one line that
+names what failed where anything got out.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import platform
-import secrets
-import socket
-import subprocess
+import sys
 import tempfile
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from twentyone.errors import PlayerSpecError
-from twentyone.players.c.build import BOX_PROGRAM, C_SRC, compile_student
-from twentyone.players.sandbox import landlock, wire
-from twentyone.players.sandbox.box import Box, Layers, await_ready, landlock_cap, spawn, userns_allowed
-from twentyone.players.sandbox.client import box_settings, describe_status
-from twentyone.players.sandbox.limits import Limits
+from twentyone.players.sandbox import landlock
+from twentyone.players.sandbox.box import Layers, landlock_cap, userns_allowed
+from twentyone.players.sandbox.probes import (LIMITS, Outcome, host_layers, layer_alone, observe, probe_program,
+                                              start_box, targets, every_probe)
 from twentyone.players.sandbox.seccomp import build_filter, filter_architecture
 
-__all__ = ["Probe", "Outcome", "layers_line", "probe_program", "run_probes", "layer_rows", "main"]
+__all__ = ["Verdict", "Row", "examine", "verdict", "layers_line", "main"]
 
-PROBE_SOURCE = C_SRC / "box" / "tw_probe.c"
-_LIMITS = Limits(decision_timeout=2.0, match_timeout=10.0, cpu_seconds=5, pin_cpu=False)
+Warn = Callable[[str], None]
 
-
-def probe_program(warn: Callable[[str], None] | None = None) -> Path:
-    """The probe's box program, built (and cached) the way a student's file is."""
-    return compile_student(PROBE_SOURCE, warn).parent / BOX_PROGRAM
-
-
-def _start(program: Path) -> Box:
-    fd = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
-    try:
-        return spawn([str(program)], box_settings(_LIMITS, python=False).config(1), fd)
-    finally:
-        os.close(fd)
-
-
-def layers_line(warn: Callable[[str], None] | None = None) -> str:
-    """The one line a command prints before it runs untrusted code: the layers that hold for a real box here.
-
-    Raises PlayerSpecError (one line, what is missing) when the minimum cannot be had."""
-    box = _start(probe_program(warn))
-    start = await_ready(box, 10.0)
-    if start.how == "ready":
-        try:
-            os.write(box.wfd, wire.QUIT)
-        except OSError:
-            pass
-        box.reap_or_kill(2.0)
-        return f"sandbox: {start.layers.describe(start.abi)} (twentyone doctor shows each layer)"
-    if start.how == "refused":
-        raise PlayerSpecError(f"this machine cannot confine unread code: {start.text}; "
-                              "run with --trusted only for code you have read")
-    if start.how == "weak":
-        raise PlayerSpecError(f"this machine cannot confine unread code (only {start.layers.describe(start.abi)} "
-                              "hold); run with --trusted only for code you have read")
-    raise PlayerSpecError(f"the sandbox could not start a process here ({start.how}); "
-                          "run with --trusted only for code you have read")
+#: Each layer's name as the doctor prints it.
+_NAMES = {
+    Layers.SECCOMP: "system-call filter (seccomp)",
+    Layers.LANDLOCK: "Landlock",
+    Layers.UID_DROP: "unprivileged uid and gid",
+    Layers.USERNS: "user namespace",
+    Layers.EMPTY_ROOT: "empty root (chroot)",
+    Layers.LIMITS: "resource limits",
+    Layers.NO_PROCESSES: "no new processes",
+    Layers.DESCRIPTORS: "only its own descriptors",
+}
+#: The minimum: without these the engine refuses untrusted code on the host.
+MINIMUM = Layers.SECCOMP | Layers.LIMITS | Layers.DESCRIPTORS
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """What one probe did: ``held`` (nothing got out), and how it ended."""
+class Row:
+    """One layer: ``holds``, ``FAILED`` (a probe got out, or the kernel disagrees), ``missing`` or ``not here``."""
 
     name: str
-    what: str
-    held: bool
-    how: str
+    state: str
+    detail: str
 
 
 @dataclass(frozen=True)
-class Probe:
-    """One way out: ``attempt`` is the probe's "NAME:ARGUMENT", ``escaped`` checks the effect from outside."""
+class Verdict:
+    """The host's verdict: its layers and probes, and whether untrusted code may run here (``ok``)."""
 
-    name: str
-    what: str
-    attempt: str
-    escaped: Callable[[], bool]
+    host: str
+    rows: list[Row]
+    probes: list[Outcome] = field(default_factory=list)
+    minimum: bool = False
+    words: str = ""
 
+    @property
+    def failed(self) -> list[str]:
+        """What failed, in words: layers that did not hold and probes that got out."""
+        return ([r.name for r in self.rows if r.state in ("FAILED", "missing")]
+                + [o.what for o in self.probes if not o.held])
 
-class _Targets:
-    """What the probes aim at: a secret file, a file to change, a folder to create in, a process, a port."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.secret_text = secrets.token_hex(16)
-        self.secret = tmp / "secret"
-        self.secret.write_text(self.secret_text)
-        os.chmod(self.secret, 0o600)
-        self.target = tmp / "target"
-        self.target.write_text("unchanged")
-        os.chmod(self.target, 0o666)
-        self.drop = tmp / "drop"
-        self.drop.mkdir()
-        os.chmod(self.drop, 0o777)
-        self.created = self.drop / "created"
-        self.victim = subprocess.Popen(["sleep", "600"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.DEVNULL)
-        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(4)
-        self.listener.setblocking(False)
-        self.port = self.listener.getsockname()[1]
-        self.shm_before = self._shm_count()
-
-    @staticmethod
-    def _shm_count() -> int:
-        try:
-            return len(Path("/proc/sysvipc/shm").read_text().splitlines())
-        except OSError:
-            return 0
-
-    def victim_changed(self) -> bool:
-        if self.victim.poll() is not None:
-            return True
-        try:
-            status = Path(f"/proc/{self.victim.pid}/status").read_text()
-            limits = Path(f"/proc/{self.victim.pid}/limits").read_text()
-        except OSError:
-            return True
-        traced = any(line.startswith("TracerPid:") and line.split()[1] != "0" for line in status.splitlines())
-        no_files = any(line.startswith("Max open files") and line.split()[3] == "0" for line in limits.splitlines())
-        return traced or no_files
-
-    def connected(self) -> bool:
-        try:
-            conn, _ = self.listener.accept()
-        except BlockingIOError:
-            return False
-        conn.close()
-        return True
-
-    def close(self) -> None:
-        self.victim.kill()
-        self.victim.wait()
-        self.listener.close()
-
-    def probes(self) -> list[Probe]:
-        me = os.getpid()
-        never = lambda: False  # noqa: E731 - the probe's answer, or its death, is all there is to see
-        return [
-            Probe("read", "read a file of the grader's", f"read:{self.secret}", never),
-            Probe("stat", "look up a file of the grader's by name", f"stat:{self.secret}", never),
-            Probe("write", "change a file of the grader's", f"write:{self.target}",
-                  lambda: self.target.read_text() != "unchanged"),
-            Probe("create", "create a file", f"create:{self.created}", self.created.exists),
-            Probe("kill", "signal another process", f"kill:{self.victim.pid}", self.victim_changed),
-            Probe("ptrace", "trace another process", f"ptrace:{self.victim.pid}", self.victim_changed),
-            Probe("prlimit", "change another process's limits", f"prlimit:{self.victim.pid}", self.victim_changed),
-            Probe("mem", "open the grader's memory", f"mem:{me}", never),
-            Probe("fork", "start a process", "fork", never),
-            Probe("exec", "run a program", "exec:/bin/true", never),
-            Probe("connect", "connect to a port of this machine", f"connect:{self.port}", self.connected),
-            Probe("shm", "make memory shared with other processes", "shm",
-                  lambda: self._shm_count() > self.shm_before),
-            Probe("env", "read the grader's environment", "env", never),
-            Probe("fds", "use a descriptor of the grader's", "fds", never),
-            Probe("root", "keep root's identity", "root", never),
-            Probe("statics", "carry memory from one match to the next", "statics", never),
-        ]
+    @property
+    def ok(self) -> bool:
+        return self.minimum and not self.failed
 
 
-def _attempt(program: Path, probe: Probe) -> Outcome:
-    box = _start(program)
-    start = await_ready(box, 10.0)
+def _host() -> str:
+    uname = platform.uname()
+    who = "root" if os.geteuid() == 0 else f"uid {os.geteuid()}"
+    return f"{uname.system} {uname.release} {uname.machine}, running as {who}"
+
+
+def _kernel_agrees(layer: Layers, seen: dict[str, str]) -> str | None:
+    """Why the kernel's view of a box disagrees with ``layer`` holding in it (None: it agrees)."""
+    if layer == Layers.SECCOMP:
+        if seen.get("Seccomp") != "2" or seen.get("NoNewPrivs") != "1":
+            return f"the kernel shows Seccomp {seen.get('Seccomp')}, NoNewPrivs {seen.get('NoNewPrivs')}"
+    elif layer == Layers.DESCRIPTORS:
+        if seen.get("fds") != "0 1 2 3 4":
+            return f"it holds descriptors {seen.get('fds')}"
+    elif layer == Layers.LIMITS:
+        want = {"Max cpu time": f"{LIMITS.cpu_seconds} {LIMITS.cpu_seconds}",
+                "Max open files": f"{LIMITS.open_files} {LIMITS.open_files}",
+                "Max file size": f"{LIMITS.output_bytes} {LIMITS.output_bytes}",
+                "Max address space": f"{LIMITS.memory_bytes} {LIMITS.memory_bytes}",
+                "Max core file size": "0 0", "Max locked memory": "0 0", "Max msgqueue size": "0 0"}
+        wrong = [k for k, v in want.items() if seen.get(f"limit {k}") != v]
+        if wrong:
+            return "the kernel shows " + ", ".join(f"{k} {seen.get('limit ' + k)}" for k in wrong)
+    elif layer == Layers.NO_PROCESSES:
+        if seen.get("limit Max processes") != "0 0":
+            return f"the kernel shows Max processes {seen.get('limit Max processes')}"
+    elif layer == Layers.EMPTY_ROOT:
+        from twentyone.players.sandbox.client import box_root
+
+        if seen.get("root") != str(box_root()):
+            return f"its root is {seen.get('root')}"
+    elif layer == Layers.UID_DROP:
+        uid = (seen.get("Uid") or "0").split()
+        if "0" in uid or seen.get("Groups"):
+            return f"the kernel shows Uid {seen.get('Uid')}, Groups {seen.get('Groups')!r}"
+    elif layer == Layers.USERNS:
+        if seen.get("uid_map", "0 0 4294967295") == "0 0 4294967295":
+            return "it is in the host's user namespace"
+    return None
+
+
+def _layer_row(program: Path, layer: Layers, full: Layers, abi: int, available: Layers) -> Row:
+    name = _NAMES[layer]
+    if not layer & available:
+        why = {Layers.LANDLOCK: "this kernel has no Landlock" if landlock.kernel_abi() == 0
+               else "turned off (TWENTYONE_LANDLOCK_ABI=0)",
+               Layers.USERNS: "started as root" if os.geteuid() == 0 else "user namespaces are turned off",
+               Layers.UID_DROP: "not started as root"}.get(layer, "not available here")
+        return Row(name, "not here", why)
+    if not layer & full:
+        return Row(name, "missing", "a box here did not set it")
+    if layer == Layers.USERNS:  # proved with the empty root it makes possible
+        return Row(name, "holds", "an ordinary user's box: a user namespace of its own")
+    start, seen, outcomes = layer_alone(program, layer, abi)
+    got = [o for o in outcomes if not o.held]
     if start.how != "ready":
-        return Outcome(probe.name, probe.what, False, f"the box did not start ({start.how} {start.text})")
-    payload = probe.attempt.encode()[:60]
-    try:
-        os.write(box.wfd, wire.request(b"F", len(payload), len(payload)) + payload)
-    except OSError:
-        pass
-    try:
-        frame = box.frame(5.0, text_ok=False)
-    except TimeoutError:
-        frame = None
-    answer = chr(frame[1]) if frame is not None and frame[0] == b"R" and 0 <= frame[1] < 128 else ""
-    if answer:
+        return Row(name, "FAILED", f"a box with it alone did not start ({start.how} {start.text})")
+    if not start.layers & layer:
+        return Row(name, "FAILED", "a box with it alone did not observe it")
+    disagree = _kernel_agrees(layer, seen)
+    if disagree:
+        return Row(name, "FAILED", disagree)
+    if got:
+        return Row(name, "FAILED", "alone, it let through: " + ", ".join(o.what for o in got))
+    detail = {Layers.LANDLOCK: f"ABI {abi}" + (f" (the kernel has {landlock.kernel_abi()})"
+                                               if landlock.kernel_abi() != abi else ""),
+              Layers.SECCOMP: f"{filter_architecture()}, {len(build_filter() or b'') // 8} instructions",
+              Layers.LIMITS: f"CPU {LIMITS.cpu_seconds} s (hard = soft), {LIMITS.open_files} descriptors, "
+                             f"{LIMITS.memory_bytes >> 20} MiB, {LIMITS.output_bytes >> 10} KiB of output",
+              Layers.EMPTY_ROOT: f"root {seen.get('root')}",
+              Layers.UID_DROP: f"uid {(seen.get('Uid') or '?').split()[0]}, no groups",
+              Layers.DESCRIPTORS: "0-4, each its own"}.get(layer, "")
+    return Row(name, "holds", f"{detail}; alone: {len(outcomes)} probe(s) held".lstrip("; "))
+
+
+_BUILD_PROBE = r"""#include "mycodes.h"
+#define PASTE(a, b) a##b
+PASTE(__as, m__)(".section .rodata\n.incbin \"%s\"\n.text");
+int bet1(int N) { return 10; }
+char first_action1(char *t, int n) { return 's'; }
+char continue_action1(Player (*p)[]) { return 's'; }
+void show1(Banker *b, Player (*p)[], int pNum, int N, int pos) {}
+"""
+
+
+def _build_probe(secret: Path, text: str, warn: Warn | None) -> Outcome:
+    """A file whose assembler directive reads a file of the grader's (made only after preprocessing): held when
+    the build is refused or its program does not hold the file's bytes."""
+    from twentyone.errors import CompileError
+    from twentyone.players.c.build import BOX_PROGRAM, compile_student
+
+    what = "make the compiler read a file of the grader's"
+    with tempfile.TemporaryDirectory(prefix="twentyone-doctor-build-") as tmp:
+        source = Path(tmp) / "mycodes.c"
+        source.write_text(_BUILD_PROBE % secret)
         try:
-            os.write(box.wfd, wire.QUIT)
-        except OSError:
-            pass
-    status = box.reap_or_kill(2.0)
-    time.sleep(0.05)
-    effect = probe.escaped()
-    if answer == "Y" or effect or (probe.name == "exec" and not answer and os.WIFEXITED(status)
-                                   and os.WEXITSTATUS(status) == 0):
-        return Outcome(probe.name, probe.what, False, "GOT OUT" + (" (seen from outside)" if effect else ""))
-    if answer == "N":
-        return Outcome(probe.name, probe.what, True, "refused by the system")
-    if answer:
-        return Outcome(probe.name, probe.what, False, f"unexpected answer {answer!r}")
-    return Outcome(probe.name, probe.what, True, f"killed: {describe_status(status)[1]}")
+            built = compile_student(source, warn)
+        except (CompileError, PlayerSpecError) as e:
+            return Outcome("build", what, True, f"refused: {str(e).splitlines()[0]}")
+        found = [p for p in (built, built.parent / BOX_PROGRAM) if p.is_file() and text.encode() in p.read_bytes()]
+    if found:
+        return Outcome("build", what, False, "GOT OUT: the file's bytes are in the built program")
+    return Outcome("build", what, True, "built, without the file's bytes")
 
 
-def run_probes(warn: Callable[[str], None] | None = None) -> list[Outcome]:
-    """Every probe, each in a box of its own; the targets are made and removed here."""
+def examine(warn: Warn | None = None) -> Verdict:
+    """Everything the doctor checks, on this host as this process runs (a few seconds)."""
     program = probe_program(warn)
-    with tempfile.TemporaryDirectory(prefix="twentyone-doctor-") as tmp:
-        os.chmod(tmp, 0o755)
-        targets = _Targets(Path(tmp))
+    box, start = start_box(program)
+    seen = observe(box) if start.how == "ready" else {}
+    box.reap_or_kill(1.0)
+    if start.how not in ("ready", "weak"):
+        row = Row("the box", "missing", f"{start.how}: {start.text}".rstrip(": "))
+        return Verdict(_host(), [row], words="none")
+    full, abi = start.layers, start.abi
+    available = host_layers()
+    rows = [_layer_row(program, layer, full, abi, available) for layer in _NAMES]
+    held = Layers(0)
+    for layer, row in zip(_NAMES, rows):
+        if row.state == "holds":
+            held |= layer
+    minimum = held & MINIMUM == MINIMUM and _kernel_agrees(Layers.SECCOMP, seen) is None
+    if not minimum:
+        return Verdict(_host(), rows, minimum=False, words=held.describe(abi))
+    outcomes = every_probe(program)
+    with targets() as t:
+        outcomes.append(_build_probe(t.secret, t.secret_text, warn))
+    return Verdict(_host(), rows, outcomes, True, held.describe(abi))
+
+
+def _key() -> str:
+    """The host configuration a verdict holds for: kernel, root or not, Landlock cap, user namespaces, and the
+    sandbox's own code (its C and Python files and the build's)."""
+    from twentyone.players.c.build import C_SRC
+
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for p in sorted([*here.glob("*.py"), *(C_SRC / "box").glob("*.[ch]"), C_SRC / "bridge" / "tw_serve.c",
+                     here.parent / "c" / "build.py"]):
+        h.update(p.name.encode() + p.read_bytes())
+    from twentyone.players.sandbox import box
+
+    h.update(repr((platform.release(), platform.machine(), os.geteuid() == 0, landlock_cap(), userns_allowed(),
+                   landlock.kernel_abi(), sys.version, int(box.FORCE_OFF))).encode())
+    return h.hexdigest()[:32]
+
+
+def _verdict_file() -> Path:
+    from twentyone.players.c.build import cache_dir
+
+    return cache_dir().parent / "doctor" / f"{_key()}.json"
+
+
+def verdict(warn: Warn | None = None, fresh: bool = False) -> Verdict:
+    """This host's verdict: kept from an earlier look at the same configuration, or found now and kept."""
+    path = _verdict_file()
+    if not fresh:
         try:
-            outcomes = []
-            for probe in targets.probes():
-                if probe.name == "statics":
-                    previous = _start(program)  # the previous match's box bets (its statics change) and ends
-                    if await_ready(previous, 10.0).how == "ready":
-                        os.write(previous.wfd, wire.request(b"B", 0, 6) + wire.QUIT)
-                        previous.frame(5.0)
-                    previous.reap_or_kill(2.0)
-                outcomes.append(_attempt(program, probe))
-        finally:
-            targets.close()
-    return outcomes
-
-
-def layer_rows() -> list[tuple[str, str, str]]:
-    """(layer, holds / missing / not needed, detail) for this host, from a real box's first frame."""
-    box = _start(probe_program())
-    start = await_ready(box, 10.0)
+            data = json.loads(path.read_text())
+            return Verdict(data["host"], [Row(**r) for r in data["rows"]], [Outcome(**o) for o in data["probes"]],
+                           data["minimum"], data["words"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    v = examine(warn)
     try:
-        os.write(box.wfd, wire.QUIT)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(asdict(v)))
+        tmp.replace(path)
     except OSError:
         pass
-    box.reap_or_kill(2.0)
-    got, abi = (start.layers, start.abi) if start.how in ("ready", "weak") else (Layers(0), 0)
-    root = os.geteuid() == 0
-    kernel = landlock.kernel_abi()
-    cap = os.environ.get("TWENTYONE_LANDLOCK_ABI", "")
-    arch = filter_architecture()
-    bpf = build_filter() or b""
+    return v
 
-    def row(name: str, layer: Layers, detail: str, needed: bool = True) -> tuple[str, str, str]:
-        state = "holds" if got & layer else ("missing" if needed else "not used")
-        return name, state, detail
 
-    rows = [
-        row("system-call filter (seccomp)", Layers.SECCOMP,
-            f"{arch}, {len(bpf) // 8} instructions, built by the engine (no library)" if arch else "no table"),
-        row("Landlock", Layers.LANDLOCK, f"ABI {abi} used; the kernel has {kernel}"
-            + (f", capped by TWENTYONE_LANDLOCK_ABI={cap}" if cap else ""), needed=landlock_cap() > 0),
-        row("unprivileged uid and gid", Layers.UID_DROP, "started as root: a uid of its own, no groups",
-            needed=root),
-        row("user namespace", Layers.USERNS, "an ordinary user's empty root"
-            + ("" if userns_allowed() else " (TWENTYONE_USERNS=0)"), needed=not root and userns_allowed()),
-        row("empty root (chroot)", Layers.EMPTY_ROOT, "no file of the host's is in its view",
-            needed=root or userns_allowed()),
-        row("resource limits", Layers.LIMITS, "memory, CPU time, output, descriptors, no processes"),
-        row("only the engine's descriptors", Layers.DESCRIPTORS, "/dev/null, its capture file, its two pipes"),
-    ]
-    if start.how == "refused":
-        rows.append(("the box", "missing", start.text))
-    return rows
+def layers_line(warn: Warn | None = None) -> str:
+    """The one line a command prints before it runs untrusted code: the layers the doctor proved on this host.
+
+    Raises PlayerSpecError (one line: what failed) when the minimum does not hold here or any probe got out."""
+    v = verdict(warn)
+    if not v.minimum:
+        missing = [r.name for r in v.rows if r.state != "holds" and r.name in
+                   (_NAMES[Layers.SECCOMP], _NAMES[Layers.LIMITS], _NAMES[Layers.DESCRIPTORS], "the box")]
+        raise PlayerSpecError("this machine cannot confine unread code (" + (", ".join(missing) or "the minimum")
+                              + " do not hold; twentyone doctor shows why); run with --trusted only for code "
+                              "you have read")
+    if v.failed:
+        raise PlayerSpecError("this machine cannot confine unread code: " + "; ".join(v.failed[:3])
+                              + (" ..." if len(v.failed) > 3 else "") + " (twentyone doctor shows each); run with "
+                              "--trusted only for code you have read")
+    return f"sandbox: {v.words} (twentyone doctor proves each layer)"
 
 
 def main(out: Callable[[str], None] = print) -> int:
-    """``twentyone doctor``: print the layers and the probes; 0 when every probe held and the minimum holds."""
-    uname = platform.uname()
-    out(f"host: {uname.system} {uname.release} {uname.machine}, running as "
-        f"{'root' if os.geteuid() == 0 else 'uid ' + str(os.geteuid())}")
-    out("layers of a box (each match's process, confined before any student code runs):")
-    rows = layer_rows()
-    width = max(len(r[0]) for r in rows)
-    for name, state, detail in rows:
-        out(f"  {name:<{width}}  {state:<8}  {detail}")
-    minimum = all(state == "holds" for name, state, _ in rows
-                  if name.startswith(("system-call", "resource", "only the")))
-    if not minimum:
+    """``twentyone doctor``: the layers and the probes, looked at afresh; 0 when everything held, 1 when anything
+    got out or a layer failed, 2 when the minimum does not hold here."""
+    out(f"host: {_host()}")
+    v = verdict(fresh=True)
+    out("layers of a box (each match's process, confined before any student code runs); each proved alone:")
+    width = max(len(r.name) for r in v.rows)
+    for r in v.rows:
+        out(f"  {r.name:<{width}}  {r.state:<8}  {r.detail}")
+    if not v.minimum:
         out("result: this host cannot confine code nobody has read (the system-call filter, the limits and the "
             "descriptors are the minimum); untrusted code is refused here")
         return 2
-    out("probes (each in a box of its own, trying what a hostile student's code would):")
-    outcomes = run_probes()
-    width = max(len(o.what) for o in outcomes)
-    for o in outcomes:
+    out("probes (each in a full box of its own, trying what a hostile student's code would):")
+    width = max(len(o.what) for o in v.probes)
+    for o in v.probes:
         out(f"  {o.what:<{width}}  {'held' if o.held else 'ESCAPED'}  {o.how}")
-    escaped = [o.name for o in outcomes if not o.held]
-    if escaped:
-        out(f"result: {len(escaped)} probe(s) got out ({', '.join(escaped)}): do not grade untrusted code here")
+    if v.failed:
+        out(f"result: {len(v.failed)} thing(s) failed ({'; '.join(v.failed)}): do not grade untrusted code here")
         return 1
-    out(f"result: every probe held ({len(outcomes)})")
+    out(f"result: every layer held alone and every probe held ({len(v.probes)})")
     return 0

@@ -11,6 +11,7 @@ ends with the match.  It never imports the engine-side client.
 from __future__ import annotations
 
 import builtins
+import faulthandler
 import importlib
 import importlib.abc
 import os
@@ -34,6 +35,8 @@ PRELOAD = ("math", "random", "collections", "itertools", "functools", "statistic
            "twentyone.records", "twentyone.strategy")
 
 _REQUESTS, _REPLIES = 3, 4
+#: The CPU time loading the file may take, unless a decision's is longer (tw_box.c's TW_LOAD_USEC).
+LOAD_SECONDS = 1.0
 _REPLY = struct.Struct("=c3xi")
 _MAX_TEXT = 4096
 
@@ -84,6 +87,12 @@ def main() -> NoReturn:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A call past its CPU limit (SIGPROF) or a crash: faulthandler writes where the strategy was on the reply pipe
+    # (in the signal handler, so a loop inside one of Python's own functions is located too), then the process
+    # dies of the signal; the engine learns the signal from the kernel and reads the lines only to name one.
+    faulthandler.enable(file=_REPLIES, all_threads=False)
+    faulthandler.register(signal.SIGPROF, file=_REPLIES, all_threads=False, chain=True)
+    faulthandler.register(signal.SIGSYS, file=_REPLIES, all_threads=False, chain=True)
     out = open(1, "w", buffering=1, closefd=False, encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
     sys.stdout = sys.stderr = out
     sys.stdin = None
@@ -93,7 +102,9 @@ def main() -> NoReturn:
         os._exit(90)
     _frame(b"H", layers)
     _explain_refusals()
+    sys.addaudithook(_forbidden)
     path = Path(os.fsdecode(file_name))
+    signal.setitimer(signal.ITIMER_PROF, max(LOAD_SECONDS, decision))
     try:
         fs = ModuleFunctionSet(path, k, warn=lambda m: print(m, file=sys.stderr), execute=True, source=source)
     except BaseException as e:  # noqa: BLE001 - the file's own error, reported as its fault (MemoryError too)
@@ -102,6 +113,24 @@ def main() -> NoReturn:
         os._exit(3)
     _frame(b"P", 0)
     _serve(fs, decision, wire)
+
+
+#: Python's ways to a forbidden call (audit events) that may run with every signal blocked (``os.system`` and
+#: ``posix_spawn`` block them around their clone, so the filter's SIGSYS could not run the handler that says
+#: where): stopped here first, as the filter would have stopped them, with the Python line.
+_FORBIDDEN_EVENTS = frozenset(("os.system", "os.fork", "os.forkpty", "os.exec", "os.posix_spawn", "os.spawn",
+                               "subprocess.Popen", "socket.__new__", "os.startfile"))
+
+
+def _forbidden(event: str, args: tuple[object, ...]) -> None:
+    """An audit hook: a forbidden call's event ends the box as the filter would (SIGSYS), after faulthandler has
+    written where it was made.  Only a report: the filter stops the call whether or not this runs."""
+    if event in _FORBIDDEN_EVENTS:
+        faulthandler.dump_traceback(file=_REPLIES, all_threads=False)
+        signal.signal(signal.SIGSYS, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGSYS])
+        os.kill(os.getpid(), signal.SIGSYS)
+        os._exit(95)  # not reached
 
 
 def _explain_refusals() -> None:
