@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.ptyterm import Terminal
-from tests.tablecheck import check_bj, check_lianzhong, check_montecarlo, read
+from tests.tablecheck import check_bj, check_lianzhong, check_montecarlo, read, total
 from twentyone.analysis.montecarlo import SCORE_PER_BET, report_value
 from twentyone.analysis.shoe import Shoe
 from twentyone.cli import main
@@ -59,33 +59,50 @@ class Anything(Strategy):
 
 
 # -- bj ----------------------------------------------------------------------------------------------------
+CARD = r"[AKQJT2-9][HSDC]"
+
+
 def test_bj_person_plays_and_ctrl_c_prints_action_and_standing() -> None:
-    """A person answers bj's questions with return and y; Ctrl-C prints the action and the standing, status 0."""
+    """A person answers bj's questions with return and y, each hit's card printed alone; Ctrl-C at a question
+    prints a new line, the action and the standing (as bj.s did) and a new line; status 0."""
     t = Terminal("bj", "--seed", "11")
     try:
+        t.expect("Black Jack\nnew game\nShuffle\n")
+        hits = 0
         for hand in range(4):
-            t.expect("new game\n")
-            t.expect(r"[AKQJT2-9][HSDC] up\n[AKQJT2-9][HSDC]\+[AKQJT2-9][HSDC]\n")
+            if hand:
+                t.expect("new game\n")
+            t.expect(rf"{CARD} up\n{CARD}\+{CARD}\n\n")
             while True:
                 m = t.expect(QUESTION + RESULT)
                 if not m.group(1):
                     break
-                t.type("y" if m.group(1) == "Hit? " and hand == 1 else "")
+                hit = m.group(1) == "Hit? " and hand == 1
+                t.type("y" if hit else "")
+                if hit:
+                    t.expect(rf"^y\n{CARD}\n\n|You bust")
+                    hits += 1
+        assert hits
         t.expect("new game\n")
+        m = t.expect(QUESTION + RESULT)
+        while not m.group(1):  # a natural: the next hand
+            m = t.expect(QUESTION + RESULT)
         t.ctrl("c")
-        t.expect(r"Action \$\d+\nStanding -?\$\d+\n")
+        t.expect(r"\nAction \$\d+\nYou (win \$\d+|lose \$\d+|break even)\n\n")
         assert t.wait() == 0
-        assert "Traceback" not in t.screen
+        assert "Traceback" not in t.screen and "Standing" not in t.screen
     finally:
         t.kill()
 
 
 def test_bj_strategy_transcript_is_a_persons_typing_the_same_answers() -> None:
-    """stand answers every question with return: a person pressing return on the same seed sees the same lines."""
+    """stand answers every question with return: a person pressing return on the same seed sees the same lines;
+    the end of input (Ctrl-D) ends the game with a new line, no action or standing."""
     done = subprocess.run([sys.executable, "-m", "twentyone", "bj", "--player", "stand", "--seed", "5", "--rounds",
                            "3"], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr
-    transcript = done.stdout.split("Action")[0]
+    transcript, end = done.stdout.split("Action")
+    assert re.fullmatch(r" \$6\nYou (win \$\d+|lose \$\d+|break even)\n", end)  # three hands of $2
     t = Terminal("bj", "--seed", "5")
     try:
         hands = 0
@@ -95,20 +112,35 @@ def test_bj_strategy_transcript_is_a_persons_typing_the_same_answers() -> None:
                 t.type("")
             else:
                 hands += 1
+        t.expect(QUESTION)
         t.ctrl("d")
         assert t.wait() == 0
     finally:
         t.kill()
     assert transcript.count("new game") == 3 and t.screen[: len(transcript)] == transcript
+    assert t.screen.endswith("? \n") and "Action" not in t.screen
+
+
+def test_bj_a_last_answer_without_its_newline_ends_the_game() -> None:
+    """Piped answers: y and yes are yes, Y and x no; a last line without its newline ends the game as the end of
+    input does (a new line), whatever it says."""
+    done = subprocess.run([sys.executable, "-m", "twentyone", "bj", "--seed", "5", "--json"], input=b"Y\nx\ny",
+                          capture_output=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.decode().splitlines()
+    result = json.loads(lines[-1])
+    assert [line for line in lines if line.startswith("Hit? ")] == ["Hit? You have 15", "Hit? You have 12", "Hit? "]
+    assert (result["hands"], result["reason"]) == (2, "end of input")  # Y and x stood; the last y never acted
 
 
 def test_bj_logs_replay_under_the_rules_checker(tmp_path: Path) -> None:
     """Every kind of answer (insure, split, double, illegal ones) over 3000 hands: the checker replays the log."""
+    kinds: set[str] = set()
     for seed, letters in ((1, "hhhhssssddppiu"), (2, "hsdpi"), (3, "hhhhhhhhs")):
         log = RoundLog(keep=True)
-        game = BjGame(StrategyAnswers(Anything(seed, letters), say=lambda s: None), RandomDeck(Generator(seed)),
+        game = BjGame(StrategyAnswers(Anything(seed, letters)), RandomDeck(Generator(seed)),
                       strategy=Anything(seed + 10, letters), say=lambda s: None, log=log)
-        game.answers = StrategyAnswers(game.seat.strategy, say=lambda s: None)
+        game.answers = StrategyAnswers(game.seat.strategy)
         game.play(1000, seed)
         records = log.records or []
         check_bj(records)
@@ -116,12 +148,34 @@ def test_bj_logs_replay_under_the_rules_checker(tmp_path: Path) -> None:
         end = records[-1]
         assert len(rounds) == 1000 or (end["reason"] == "broke" and 1000 + end["standing"] < 9)
         if "p" in letters:
-            assert any(r["players"][0].get("hands") for r in rounds) and any(r["players"][0]["insurance"] for r in rounds)
-            assert any(r["players"][0]["foul"] for r in rounds)
+            kinds.update(k for r in rounds for k in ("hands", "insurance", "foul") if r["players"][0].get(k))
+    assert kinds == {"hands", "insurance", "foul"}  # splits, insurance and fouls were all replayed
     log_file = tmp_path / "bj.jsonl"
     code = main(["bj", "--player", "basic", "--seed", "9", "--rounds", "200", "--log", str(log_file), "--json"])
     assert code == 0
     check_bj(read(log_file))
+
+
+def test_bj_logs_replay_in_the_review_in_bjs_order(tmp_path: Path) -> None:
+    """A bj log with splits (each hand dealt its second card in turn), doubles, insurance and hits at 21 replays
+    card by card in ``twentyone review`` (the dealer's cards dealt first), every round, none skipped."""
+    from twentyone.review.logs import LogError, read_log
+    from twentyone.review.pricing import review_match
+    from twentyone.review.rounds import rounds_of
+
+    log_file = tmp_path / "bj.jsonl"
+    assert main(["bj", "--player", str(ROOT / "tests/fixtures/py/bj_every_answer.py"), "--seed", "20", "--rounds",
+                 "300", "--trusted", "--log", str(log_file), "--json"]) == 0
+    records = read(log_file)
+    check_bj(records)
+    rounds = [r for r in records if r["type"] == "round"]
+    assert any(r["players"][0].get("hands") for r in rounds)
+    hands = [h for r in rounds for h in r["players"][0].get("hands") or [r["players"][0]]]
+    assert any(len(h["cards"]) > 2 and total(h["cards"]) == 21 and h["actions"].endswith("hs") for h in hands)
+    match = read_log(log_file)
+    played = [play for _, play in rounds_of(match)]
+    assert len(played) == 300 and not [p for p in played if isinstance(p, LogError)]
+    assert not review_match(match, 1).skipped
 
 
 def test_bj_c_player_answers_and_never_splits(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
