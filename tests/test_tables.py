@@ -192,11 +192,11 @@ def test_lianzhong_person_bets_plays_times_out_and_ends_on_end_of_input() -> Non
     """A person in Chinese: bets, plays, leaves a question unanswered (托管 plays it), Ctrl-D ends with the standings."""
     t = Terminal("lianzhong", "-p", "human", "-p", "basic", "-p", "hilo", "--seed", "2", "--timeout", "3")
     try:
-        t.expect(r"请下注（10 \.\. 1000）\[10\]：")
+        t.expect(r"第 1 局，庄家：座位 [23]（\w+）\n")  # who deals is said before the bets
+        t.expect(r"请下注（10 \.\. 1000）\[10\]，q 退出：")
         t.type("50")
         t.expect(r"(拿牌|停牌)[^\n]*：")
         t.type("s")
-        t.expect(r"第 1 局，庄家：座位 \d")
         t.expect(r"座位 1（你）：\w+ = \d+|庄家 座位 1（你）")
         t.expect(r"托管")  # nobody answers the next question: it is played automatically
         t.ctrl("d")
@@ -223,11 +223,12 @@ def test_lianzhong_person_deals_and_chooses_on_a_soft_total() -> None:
         pytest.fail("no seed below 200 gives seat 1 a soft 17 to 20 as the first dealer")
     t = Terminal("lianzhong", "-p", "human", "-p", "stand", "--seed", str(seed), "--lang", "en")
     try:
+        t.expect(r"round 1, dealer: seat 1 \(you\)\n")  # before the round: the person knows he deals
         t.expect(r"you deal: \w+ = \d+ \(soft\)\n  h hit, s stand: ")
         t.type("s")
-        t.expect(r"round 1, dealer: seat 1 \(you\)")
+        t.expect(r"round 2, dealer: seat 2 \(stand\)\n")
         # Ctrl-C once the next question waits, as a person presses it.
-        t.expect(r"your bet \(\d+ \.\. \d+\) \[\d+\]: ")
+        t.expect(r"your bet \(\d+ \.\. \d+\) \[\d+\], q to leave: ")
         t.ctrl("c")
         assert t.wait() == 130
         assert "Lianzhong, seed" in t.screen and "Traceback" not in t.screen
