@@ -14,7 +14,7 @@ import pytest
 from tests.scripted import Scripted
 from twentyone.core import Generator, StackedGenerator
 from twentyone.games.bj import BjGame, PersonAnswers, RandomDeck, StackedDeck, StrategyAnswers
-from twentyone.games.lianzhong import dealer_may_choose, dealing_order, next_dealer, play_lianzhong
+from twentyone.games.lianzhong import LianzhongResult, dealer_may_choose, dealing_order, next_dealer, play_lianzhong
 from twentyone.games.mccommand import TEXT as MC_TEXT
 from twentyone.games.mccommand import _game_line
 from twentyone.games.montecarlo import GameScore, play_report, report_score, summarise
@@ -181,6 +181,10 @@ def test_ruling_bj_money() -> None:
     assert s.lines[-1] == "You win $2" and r["standing"] == 2
     s, r = bj("KDAC" "5H6S", [])  # an 11 against a dealer natural: only the $2 bet
     assert s.lines[-1] == "You lose $2" and (r["action"], r["standing"]) == (2, -2)
+    s, r = bj("TD8C" "TH8S", [""])  # 18 against 18: a push gives the bet back
+    p = r["players"][0]
+    assert s.lines[-3:] == ["Dealer has 8C = 18", "", "You break even"] and r["standing"] == 0
+    assert p["account_after"] == p["account_before"] == 1000
     s, r = bj("7D9C" "8H8S" "TC" "TH", ["y", "", ""])  # split: two 18s against a dealer who busts
     p = r["players"][0]
     assert s.lines[-1] == "You win $4" and (r["action"], r["standing"]) == (6, 4)
@@ -438,6 +442,10 @@ def test_ruling_lianzhong_money() -> None:
     assert r1["dealer_after"] == 15 - 20 and money(r1) == {2: 10, 3: 10, 1: -20}
     assert r2["dealer_seat"] == 2 and [p["seat"] for p in r2["players"]] == [3]
     assert (recs[-1]["reason"], {e["seat"]: e["score"] for e in recs[-1]["ranking"]}[1]) == ("rounds", -20)
+    assert [(e["rank"], e["seat"]) for e in recs[-1]["ranking"]] == [(1, 3), (2, 2), (3, 1)]
+    tied = LianzhongResult(0, 1, "rounds", 1000, {1: 1010, 2: 990, 3: 1010, 4: 980, 5: 990}, {}, {})
+    assert tied.ranking() == [(1, 1), (1, 3), (3, 2), (3, 5), (5, 4)]  # equal money shares a rank
+    assert LianzhongResult(0, 1, "rounds", 1000, {1: 1000, 2: 1000}, {}, {}).ranking() == [(1, 1), (1, 2)]
 
 
 # -- the Monte Carlo report ----------------------------------------------------------------------------------
@@ -478,6 +486,13 @@ def test_ruling_montecarlo_ties() -> None:
     assert mc("A" "7" "K" "7" "7").score == 0  # my natural against the dealer's 7-7-7
     assert mc("7" "A" "7" "K" "7").score == 0  # my 7-7-7 against the dealer's natural
     assert [report_score("T8", d, False) for d in ("T8", "T9", "T7", "T6T")] == [0, -2, 2, 2]
+    # the score is money on a stake of 2: a tie gives the stake back, a win pays 2, a natural 3, a loss takes 2
+    for cards, score in (("T" "8" "8" "T", 0), ("T" "8" "9" "T", 2), ("A" "8" "K" "T", 3), ("7" "8" "T" "T", -2)):
+        log = RoundLog(keep=True)
+        (g,) = play_report(Seating("me", "mimic", Mimic()), 0, games=1, log=log,
+                           generator=StackedGenerator([cards + "T" * 100]))
+        (p,) = rounds(log.records or [])[0]["players"]
+        assert (g.score, p["bet"], p["account_after"] - p["account_before"]) == (score, 2, score), cards
 
 
 def test_ruling_montecarlo_exact() -> None:
