@@ -359,6 +359,59 @@ def test_montecarlo_runs_mean_agrees_with_the_exact_value() -> None:
     assert abs(summary.mean - exact) < 4 * summary.se, (summary.mean, exact, summary.se)
 
 
+def test_montecarlo_runs_show_progress_and_ctrl_c_gives_a_partial_result() -> None:
+    """--runs 10000000 on a terminal: a bar with the runs done and the time left; Ctrl-C prints the summary of the
+    whole runs done so far, marked partial, and exits 130 (issue 35)."""
+    t = Terminal("montecarlo", "--runs", "10000000", "--seed", "1", "--lang", "en")
+    try:
+        t.expect(r"[1-9]\d*/10000000")  # some runs are done
+        t.expect(r"eta")
+        t.ctrl("c")
+        m = t.expect(r"Monte Carlo, seed 1: (\d+) runs of 12 games \(mimic\) \(interrupted after (\d+) of 10000000 runs: "
+                     r"a partial result\)\nmean score per game [+-]\d\.\d{4}, 95% interval [^\n]* \((\d+) games\)\n")
+        assert m.group(1) == m.group(2) and int(m.group(3)) == 12 * int(m.group(1)) > 0
+        t.expect(r"exact value [^\n]*\ntwelve-game totals: mean ")
+        assert t.wait() == 130 and "Traceback" not in t.screen
+    finally:
+        t.kill()
+
+
+def test_montecarlo_runs_cut_by_ctrl_c_keep_the_whole_runs_done() -> None:
+    """Ctrl-C in the third run: the summary holds the two whole runs (24 games), marked interrupted; before the
+    first run ends, no game at all."""
+
+    class CutAt(Mimic):
+        def __init__(self, n: int) -> None:
+            super().__init__()
+            self.n = n
+
+        def bet(self, view: SeatView) -> int:
+            self.n -= 1
+            if self.n == 0:
+                raise KeyboardInterrupt
+            return super().bet(view)
+
+    s = play_runs(Seating("me", "mimic", CutAt(30)), 5, 100)
+    whole = play_runs(Seating("me", "mimic", Mimic()), 5, 2)
+    assert s.interrupted and (s.runs, s.games) == (2, 24) and not whole.interrupted
+    assert (s.mean, s.se, s.totals) == (whole.mean, whole.se, whole.totals)
+    s = play_runs(Seating("me", "mimic", CutAt(5)), 5, 100)
+    assert s.interrupted and (s.runs, s.games, s.mean) == (0, 0, 0.0)
+
+
+def test_montecarlo_runs_are_quiet_off_a_terminal_and_with_json() -> None:
+    """No progress when stderr is not a terminal, nor with --json on one: the result alone."""
+    done = subprocess.run([sys.executable, "-m", "twentyone", "montecarlo", "--runs", "300", "--seed", "1"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0 and done.stderr == "" and "蒙特卡洛模拟，种子 1：300 次" in done.stdout
+    t = Terminal("montecarlo", "--runs", "3000", "--seed", "1", "--json")
+    try:
+        assert t.wait() == 0
+        assert json.loads(t.screen.strip().splitlines()[-1])["runs"] == 3000 and "eta" not in t.screen
+    finally:
+        t.kill()
+
+
 def _report_exact(counts: tuple[int, ...]) -> Fraction:
     """The report's game computed on its own: every final hand of the player, then every final hand of the
     dealer from what is left, each scored by the report's text (no analyser, no correction)."""
