@@ -251,6 +251,7 @@ static void seat_info(tw_zh_seat* info)
         info[j].account_before = account_before[j];
         info[j].surrendered = surrendered[j];
         info[j].foul = foul_cause[j];
+        info[j].added = added[j];
     }
 }
 #endif
@@ -709,20 +710,22 @@ static void read_line(char* buf, int n)
     buf[strcspn(buf, "\r\n")] = 0;
 }
 
-/* The course's questions: how many people, their names, how many decks. */
+/* The course's questions: how many people play (2 to 6, the dealer included: "该游戏由2到6个人玩"),
+ * the players' names, how many decks. */
 static int interactive(void)
 {
     char line[64];
     long v;
     for (;;) {
-        printf("%s", person ? "请输入玩家人数（1-5）：" : "number of players (1-5): ");
+        printf("%s", person ? "请输入游戏人数（2-6，含庄家）：" : "number of people at the table, the dealer included (2-6): ");
         fflush(stdout);
         read_line(line, sizeof line);
         if (feof(stdin) && !line[0]) return 1;
-        if (parse_int(line, 1, 5, &v)) break;
-        printf("%s", person ? "请输入 1 到 5 之间的整数\n" : "please type a number from 1 to 5\n");
+        if (parse_int(line, 2, 6, &v)) break;
+        printf("%s", person ? "请输入 2 到 6 之间的整数（庄家和 1 到 5 名玩家）\n"
+                            : "please type a number from 2 to 6 (the dealer and 1 to 5 players)\n");
     }
-    pNum = (int)v + 1;
+    pNum = (int)v;
     for (int i = 0; i < pNum - 1; i++) {
         printf(person ? "请输入玩家%d的名字：" : "name of player %d: ", i + 1);
         fflush(stdout);

@@ -86,7 +86,8 @@ void tw_zh_result(const Banker* b, Player (*players)[], int seats, const tw_zh_s
         int change = p->account - info[j].account_before;
         printf("  玩家%d %s：", j + 1, p->name);
         cards(p->mycards, p->count);
-        printf("（%d点）赌注 %d，", p->points, info[j].bet);
+        if (info[j].added) printf("（%d点）赌注 %d，加倍后 %d，", p->points, info[j].bet, info[j].bet + info[j].added);
+        else printf("（%d点）赌注 %d，", p->points, info[j].bet);
         if (info[j].foul) printf("%s，", foul_words(info[j].foul));
         else if (info[j].surrendered) printf("投降，");
         else if (p->points > 21) printf("爆掉，");

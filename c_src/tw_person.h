@@ -15,6 +15,7 @@
 typedef struct {
     int in_round;        /* dealt in this round */
     int bet;             /* the bet as placed */
+    int added;           /* what a double added to it (0 without a double) */
     int account_before;  /* money before the bet */
     int surrendered;
     const char* foul;    /* NULL, or the round log's cause */

@@ -74,6 +74,15 @@ def bj_delta(p: dict[str, Any], dealer: str) -> int:
     return out
 
 
+def bj_action(p: dict[str, Any]) -> int:
+    """The action of a bj hand as bj.s counted it (bj_money): $2, $1 for insurance, $2 a double, and $2 for
+    each split hand dealt its second card (a foul ends the hand before the next is dealt), besides the dealt
+    hand's $2."""
+    hands = p.get("hands") or []
+    return (1 if p["actions"].startswith("i") else 0) + 2 + 2 * sum(len(h["cards"]) > 1 for h in hands) + sum(
+        2 for h in hands or [p] if h["doubled"])
+
+
 def check_bj(records: list[dict[str, Any]]) -> None:
     """Replay a bj log: the deck, the deal, the questions asked, the dealer and the money."""
     assert records[0]["type"] == "match" and records[0]["rules"].startswith("unix-bj")
@@ -83,12 +92,12 @@ def check_bj(records: list[dict[str, Any]]) -> None:
     standing = action = 0
     for r in records[1:-1]:
         if r["type"] == "shuffle":
-            assert r["standing"] == standing and r["action"] == action
-            if r["mid_round"]:
-                assert r["left"] == 0
+            assert r["action"] == action
+            if r["mid_round"]:  # a draw with one card left: the standing has the hand's settled part too
+                assert r["left"] == 1
                 refills += 1
             else:
-                assert r["left"] == 52 - len(seen) < 15
+                assert r["left"] == 52 - len(seen) < 15 and r["standing"] == standing
                 seen = set()
             continue
         assert r["type"] == "round"
@@ -96,25 +105,26 @@ def check_bj(records: list[dict[str, Any]]) -> None:
         faces = [r["drawn"][i:i + 2] for i in range(0, len(r["drawn"]), 2)]
         for f in faces:
             assert f[0] in RANKS and f[1] in "HSDC", f
-            if len(seen) == 52:
-                assert refills, "the deck ran out without a refill"
+            if len(seen) == 51 and refills:  # the last card goes back with the others
                 refills -= 1
                 seen = set()
+            assert len(seen) < 51, "a card was drawn with one card left"
             assert f not in seen, f"{f} drawn twice from one deck"
             seen.add(f)
         assert refills == 0
         (p,) = r["players"]
         dealer = r["dealer"]
-        order = p["cards"][:2] + dealer[:2] + dealt(p) + dealer[2:]
+        hands = p.get("hands") or [p]
+        mine = "".join(h["cards"][1:] for h in hands) if p.get("hands") else p["cards"][2:]
+        order = dealer[:2] + p["cards"][:2] + mine + dealer[2:]  # the dealer's two first; split hands in turn
         assert "".join(f[0] for f in faces) == order
         cards = p["cards"]
         if "p" in p["actions"]:
             assert value(cards[0]) == value(cards[1]) and len(p["hands"]) == 2
-        for h in p.get("hands") or [p]:
+        for h in hands:
             if h["doubled"]:
                 two = h["cards"][:2]
                 assert total(two) in (10, 11) and not soft(two) and len(h["cards"]) == 3
-        hands = p.get("hands") or [p]
         live = p["foul"] is None and not natural(cards) and not natural(dealer[:2])
         if live and any(total(h["cards"]) <= 21 for h in hands):
             assert dealer_drew_s17(dealer), dealer
@@ -124,9 +134,10 @@ def check_bj(records: list[dict[str, Any]]) -> None:
         delta = bj_delta(p, dealer)
         assert p["account_after"] - p["account_before"] == delta, (p, dealer)
         standing += delta
-        action += (1 if p["actions"].startswith("i") else 0) + sum(2 + (2 if h["doubled"] else 0) for h in hands)
+        action += bj_action(p)
         assert (r["standing"], r["action"]) == (standing, action)
-    assert (records[-1]["standing"], records[-1]["action"]) == (standing, action)
+    end = records[-1]
+    assert (end["standing"], end["action"]) == (standing + end.get("cut", {}).get("settled", 0), action)
 
 
 # -- Lianzhong --------------------------------------------------------------------------------------------

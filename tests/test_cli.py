@@ -205,13 +205,27 @@ def test_play_at_the_terminal() -> None:
     import sys
 
     root = Path(__file__).resolve().parent.parent
-    answers = "abc\n10\nq\ns\n" * 3
+    answers = "abc\n10\nx\ns\n" * 3
     r = subprocess.run([sys.executable, "-m", "twentyone", "play", "--seed", "3", "--with", "basic"],
                        input=answers, capture_output=True, text=True, cwd=root, timeout=60)
     assert "a bet is a whole number" in r.stdout
-    assert "'q' is not one of" in r.stdout
+    assert "'x' is not one of" in r.stdout
     assert "seed 3, 6 decks: 3 rounds in 1 shoe, interrupted" in r.stdout  # the standings, at the end of input
     assert "Traceback" not in r.stderr and r.returncode == 130
+
+
+def test_play_says_how_to_leave_and_q_leaves_with_the_standings() -> None:
+    """The bet prompt says q leaves; q at a bet or at a decision ends the game with the standings, as Ctrl-C does."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    for answers, rounds in (("10\ns\nq\n", "1 round"), ("10\nq\n", "0 rounds")):
+        r = subprocess.run([sys.executable, "-m", "twentyone", "play", "--seed", "3"], input=answers,
+                           capture_output=True, text=True, cwd=root, timeout=60)
+        assert "your bet (10 .. 1000) [10], q to leave: " in r.stdout and "is not" not in r.stdout
+        assert f"seed 3, 6 decks: {rounds} in 1 shoe, interrupted" in r.stdout, r.stdout
+        assert "Traceback" not in r.stderr and r.returncode == 130
 
 
 def test_play_words_and_letters() -> None:

@@ -247,11 +247,13 @@ def test_c_program_student_file_may_call_every_helper(tmp_path: Path) -> None:
 
 
 def test_c_program_interactive_mode(tmp_path: Path) -> None:
-    """Without arguments it asks for the players, their names and the decks, then plays."""
+    """Without arguments it asks how many people play (the dealer included, as the course counts), the players'
+    names and the decks, then plays."""
     exe = _build_c_program(ROOT / "c_src" / "mycodes.c", tmp_path)
-    r = subprocess.run([str(exe)], input="9\n2\nLi\nWang\n0\n6\n", capture_output=True, text=True, timeout=60)
+    r = subprocess.run([str(exe)], input="9\n3\nLi\nWang\n0\n6\n", capture_output=True, text=True, timeout=60)
     assert r.returncode == 0
-    assert "please type a number from 1 to 5" in r.stdout and "please type a number from 1 to 8" in r.stdout
+    assert "number of people at the table, the dealer included (2-6): " in r.stdout
+    assert "please type a number from 2 to 6" in r.stdout and "please type a number from 1 to 8" in r.stdout
     assert "match ended" in r.stdout and "Li" in r.stdout and "Wang" in r.stdout
 
 
@@ -264,7 +266,7 @@ def test_c_program_manual_play_under_person(tmp_path: Path) -> None:
     src = tmp_path / "mycodes.c"
     src.write_text((ROOT / "c_src" / "mycodes.c").read_text().replace("//#define PERSON", "#define PERSON", 1))
     exe = _build_c_program(src, tmp_path)
-    keys = "1\nLi\n6\n" + "20\ns\n" * 80
+    keys = "2\nLi\n6\n" + "20\ns\n" * 80  # two people: the dealer and Li
     r = subprocess.run([str(exe)], input=keys, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert "match ended" in r.stdout and "illegal_action" not in r.stdout

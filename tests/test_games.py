@@ -86,6 +86,16 @@ def test_elimination_person_at_the_terminal_ends_on_end_of_input() -> None:
     assert r.returncode == 130 and "Traceback" not in r.stderr
 
 
+def test_one_round_is_singular_in_french_and_english(capsys: pytest.CaptureFixture[str]) -> None:
+    """solo and elimination say "1 manche" and "1 round", not "1 manches"; more rounds stay plural."""
+    code, out, _ = run(["solo", "--player", "expert", "--rounds", "1", "--seed", "2"], capsys)
+    assert code == 0 and "solo, graine 2 : 1 manche, budget" in out
+    code, out, _ = run(["solo", "--player", "expert", "--rounds", "2", "--seed", "2", "--lang", "en"], capsys)
+    assert code == 0 and "solo, seed 2: 2 rounds, money" in out
+    code, out, _ = run(["elimination", "--player", "basic", "--rounds", "1", "--every", "1", "--seed", "3"], capsys)
+    assert code == 0 and "élimination, graine 3 : 1 manche" in out and "manches" not in out
+
+
 def test_solo_with_another_player_plays_its_rounds(capsys: pytest.CaptureFixture[str]) -> None:
     """solo --player expert --rounds 5 plays five rounds of the French rules."""
     code, out, _ = run(["solo", "--player", "expert", "--rounds", "5", "--seed", "2", "--json"], capsys)

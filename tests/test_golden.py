@@ -5,6 +5,8 @@ The logs under ``tests/golden/`` were written by the engine before the package w
 regenerates them (``python -m tests.test_golden``) in a commit that says which ruling changed.
 Each scenario seats a different mix: built-in players, course C files at other seats than their
 function set, Python function sets, sandboxed C and Python players, faulting players, one-rule variants.
+The bj transcripts (``bj_*.txt``) are what ``twentyone bj`` prints on a fixed seed, answered by a player
+that gives every kind of answer and by a person's typing piped in (issue 34: bj(6) as ``bj.s`` behaved).
 """
 
 from __future__ import annotations
@@ -43,6 +45,24 @@ SCENARIOS: dict[str, tuple[list[str], int, int, str, bool]] = {
 }
 
 
+#: name -> (arguments of ``twentyone bj``, what is typed on its input: answers, the last one without its newline)
+BJ_TRANSCRIPTS: dict[str, tuple[list[str], bytes]] = {
+    "bj_seed20": (["--player", "tests/fixtures/py/bj_every_answer.py", "--seed", "20", "--rounds", "30",
+                   "--trusted"], b""),
+    "bj_person_seed7": (["--seed", "7"], b"y\n\nY\nyes\nx\n\ny\n" * 4 + b"y"),
+}
+
+
+def bj_transcript(name: str) -> bytes:
+    """What ``twentyone bj`` prints in scenario ``name``, run from the repository root."""
+    args, typed = BJ_TRANSCRIPTS[name]
+    proc = subprocess.run([sys.executable, "-m", "twentyone", "bj", *args], cwd=ROOT, input=typed,
+                          capture_output=True, timeout=300)
+    if proc.returncode != 0:
+        raise RuntimeError(f"bj scenario {name} exited with {proc.returncode}: {proc.stderr[-2000:]!r}")
+    return proc.stdout
+
+
 def write_log(name: str, out: Path, output_dir: Path) -> None:
     """Play scenario ``name`` from the repository root and write its round log to ``out``."""
     specs, decks, seed, rules, sandboxed = SCENARIOS[name]
@@ -66,12 +86,22 @@ def test_round_log_is_golden(name: str, tmp_path: Path) -> None:
     assert out.read_bytes() == (GOLDEN / f"{name}.jsonl").read_bytes()
 
 
+@pytest.mark.parametrize("name", sorted(BJ_TRANSCRIPTS))
+def test_bj_transcript_is_golden(name: str) -> None:
+    """twentyone bj prints, byte for byte, the transcript saved when it was made to behave as bj.s."""
+    assert bj_transcript(name) == (GOLDEN / f"{name}.txt").read_bytes()
+
+
 if __name__ == "__main__":  # regenerate: only for a deliberate change of a ruling
     import tempfile
 
     GOLDEN.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for scenario in sorted(SCENARIOS) if len(sys.argv) < 2 else sys.argv[1:]:
+        for scenario in sorted([*SCENARIOS, *BJ_TRANSCRIPTS]) if len(sys.argv) < 2 else sys.argv[1:]:
+            if scenario in BJ_TRANSCRIPTS:
+                (GOLDEN / f"{scenario}.txt").write_bytes(bj_transcript(scenario))
+                print(f"wrote {GOLDEN / scenario}.txt")
+                continue
             write_log(scenario, GOLDEN / f"{scenario}.jsonl", Path(tmp))
             print(f"wrote {GOLDEN / scenario}.jsonl")
 

@@ -344,7 +344,7 @@ def test_real_submission_c_program_log_is_the_engine_log(tmp_path: Path, cache: 
 def test_person_on_c_program_is_still_the_manual_game(tmp_path: Path) -> None:
     """Without arguments the PERSON build still plays by hand: the bets and moves typed are used."""
     exe, _ = c_program(PERSON_ON, tmp_path)
-    keys = "1\nLi\n6\n" + "20\ns\n" * 80
+    keys = "2\nLi\n6\n" + "20\ns\n" * 80  # 2 people: the dealer and Li
     r = subprocess.run([str(exe)], input=keys.encode(), capture_output=True, timeout=120)
     out = r.stdout.decode("utf-8")  # the file's GBK prompts come out in UTF-8, as the program's own words
     assert r.returncode == 0, out[-2000:]
@@ -409,9 +409,9 @@ def test_person_on_manual_game_shows_the_table_in_the_courses_words(fixture: str
     if fixture == "bare":
         assert b"printf" not in src.read_bytes().split(b"#else")[0].split(b"#ifdef PERSON")[-1]
     exe, _ = c_program(src, tmp_path / "build")
-    code, out = _play_by_hand(exe, "2\n李明\n王芳\n6\n", {"请下注（不低于 10 元）：": "20\n", "），请选择（": "s"})
+    code, out = _play_by_hand(exe, "3\n李明\n王芳\n6\n", {"请下注（不低于 10 元）：": "20\n", "），请选择（": "s"})
     assert code == 0, out[-2000:]
-    for asked in ("请输入玩家人数（1-5）：", "请输入玩家1的名字：", "请输入牌的副数（1-8）：", "========== 第 1 局 ==========",
+    for asked in ("请输入游戏人数（2-6，含庄家）：", "请输入玩家1的名字：", "请输入牌的副数（1-8）：", "========== 第 1 局 ==========",
                   "玩家1 李明，剩余赌资 1000 元，请下注（不低于 10 元）：", "玩家2 王芳，剩余赌资 1000 元，请下注"):
         assert asked in out, asked
     assert re.search(r"庄家：([2-9TJQKA]) X（明牌 \1，暗牌朝下）\n  玩家1 李明：\S \S（\d+点(，黑杰克)?）赌注 20\n"
@@ -420,6 +420,17 @@ def test_person_on_manual_game_shows_the_table_in_the_courses_words(fixture: str
                      r"(爆掉，|黑杰克，)?(赢 \+|平局 \+|输 -)\d+，剩余赌资 \d+", out)
     assert "游戏结束：" in out and re.search(r"第 [12] 名：玩家1 李明，剩余赌资 \d+，\d+ 局", out)
     assert "违规" not in out and "round 1:" not in out and "match ended" not in out
+
+
+def test_person_on_manual_game_counts_the_dealer_and_shows_a_doubled_stake(tmp_path: Path) -> None:
+    """The manual game asks how many people play, the dealer included, as the course does (2 to 6: 1 and 7 are
+    asked again, 2 is one player); a double's result shows the bet and the stake it became."""
+    exe, _ = c_program(PERSON_ON, tmp_path)
+    code, out = _play_by_hand(exe, "1\n7\n2\n李明\n6\n", {"请下注（不低于 10 元）：": "20\n", "），请选择（": "d"})
+    assert code == 0, out[-2000:]
+    assert out.count("请输入游戏人数（2-6，含庄家）：") == 3 and out.count("请输入 2 到 6 之间的整数") == 2
+    assert "请输入玩家1的名字：" in out and "玩家2" not in out
+    assert re.search(r"玩家1 李明：\S \S \S（\d+点）赌注 20，加倍后 40，(爆掉，)?(赢 \+40|平局 \+0|输 -40)，", out)
 
 
 def test_own_headers_are_not_used_and_named_in_a_warning(tmp_path: Path, cache: Path) -> None:

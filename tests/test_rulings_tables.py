@@ -14,7 +14,7 @@ import pytest
 from tests.scripted import Scripted
 from twentyone.core import Generator, StackedGenerator
 from twentyone.games.bj import BjGame, PersonAnswers, RandomDeck, StackedDeck, StrategyAnswers
-from twentyone.games.lianzhong import dealer_may_choose, dealing_order, next_dealer, play_lianzhong
+from twentyone.games.lianzhong import LianzhongResult, dealer_may_choose, dealing_order, next_dealer, play_lianzhong
 from twentyone.games.mccommand import TEXT as MC_TEXT
 from twentyone.games.mccommand import _game_line
 from twentyone.games.montecarlo import GameScore, play_report, report_score, summarise
@@ -33,31 +33,40 @@ FILL = "9C" * 60  # bj: cards after the chosen ones
 
 # -- helpers -------------------------------------------------------------------------------------------------
 class Session:
-    """bj for a person typing ``answers`` (or a strategy), on chosen decks; keeps every line and record."""
+    """bj for a person typing ``answers`` (or a strategy), on chosen decks; keeps every line and record.  A
+    person's line is the question and the answer as the terminal echoes it; with no answer left, Ctrl-C."""
 
-    def __init__(self, decks: Sequence[str], answers: Sequence[str] = (), strategy: Strategy | None = None) -> None:
+    def __init__(self, decks: Sequence[str], answers: Sequence[str] = (), strategy: Strategy | None = None,
+                 rules: Rules = PRESETS["unix-bj"]) -> None:
         self.lines: list[str] = []
         self.answers = list(answers)
         self.log = RoundLog(keep=True)
         if strategy is None:
-            who: Any = PersonAnswers(ask=self._ask, say=self.lines.append)
+            who: Any = PersonAnswers(ask=self._ask)
         else:
-            who = StrategyAnswers(strategy, say=self.lines.append)
-        self.game = BjGame(who, StackedDeck(list(decks)), strategy=strategy, say=self.lines.append, log=self.log)
+            who = StrategyAnswers(strategy)
+        self.game = BjGame(who, StackedDeck(list(decks)), strategy=strategy, say=self.lines.append, log=self.log,
+                           rules=rules)
 
     def _ask(self, prompt: str) -> str:
-        self.lines.append(prompt)
         if not self.answers:
+            self.lines.append(prompt)
             raise KeyboardInterrupt
-        return self.answers.pop(0)
+        answer = self.answers.pop(0)
+        self.lines.append(prompt + answer.rstrip("\n"))
+        return answer if answer.endswith("\n") else answer + "\n"
 
-    def play(self, hands: int) -> list[dict[str, Any]]:
+    def play(self, hands: int | None) -> list[dict[str, Any]]:
         """Play ``hands`` hands; the round records."""
         self.game.play(hands)
         return [r for r in self.log.records or [] if r["type"] == "round"]
 
     def text(self) -> str:
         return "\n".join(self.lines)
+
+    def after(self, line: str) -> list[str]:
+        """The lines after the first ``line``."""
+        return self.lines[self.lines.index(line) + 1:]
 
 
 def bj(deck: str, answers: Sequence[str] = (), strategy: Strategy | None = None) -> tuple[Session, dict[str, Any]]:
@@ -111,114 +120,162 @@ def mc(cards: str, strategy: Strategy | None = None) -> GameScore:
 
 # -- bj(6) ---------------------------------------------------------------------------------------------------
 def test_ruling_bj_deck() -> None:
-    """bj_deck: 'drawn at random from those left; Shuffle before a hand with fewer than 15 left; a deck that runs
-    out mid-hand is refilled with all 52'."""
+    """bj_deck: 'drawn at random from those left; Shuffle before the first hand, before a hand with fewer than
+    15 left, and at a draw with one card left, when all 52 go back'."""
     deck = RandomDeck(Generator(3))
     cards = [deck.draw() for _ in range(52)]
     assert len(set(cards)) == 52 and deck.left() == 0
     deck.refill()
     assert deck.left() == 52
-    # 18 cards: a hand of four leaves 14, so the next hand is preceded by a shuffle.
-    s = Session(["TH9S" "9D8H" + "2C" * 14, "5H6STD7C2H3D", "4C" * 30], ["", "", "y", "y", "y", ""])
+    # 18 cards: the first hand leaves 14, so the next is preceded by a shuffle; that one's deck of 7 is down to
+    # one card after two hits, so the third hit shuffles first (the 4C left goes back, the next deck deals 4S).
+    s = Session(["9D8H" "TH9S" + "2C" * 14, "7DTC" "5H6S" "2H3D" "4C", "4S" + "5D" * 30],
+                ["", "", "y", "y", "y", ""])
     s.play(2)
+    assert s.lines[:3] == ["Black Jack", "new game", "Shuffle"] and s.lines[3] == "9D up"  # no money yet
     shuffles = [r for r in s.log.records or [] if r["type"] == "shuffle"]
-    assert [(x["left"], x["mid_round"]) for x in shuffles] == [(14, False), (0, True)]
-    assert s.text().count("Shuffle") == 2 and "Shuffle\nAction $2\nStanding $2\nnew game" in s.text()
-    assert "5H+6S+2H+3D\nHit? \nShuffle\nAction $4\nStanding $2\n5H+6S+2H+3D+4C" in s.text()  # a new deck
+    assert [(x["left"], x["mid_round"], x["action"], x["standing"]) for x in shuffles] == [(14, False, 2, 2),
+                                                                                          (1, True, 2, 2)]
+    assert s.after("You win $2")[:5] == ["new game", "Shuffle", "Action $2", "You win $2", "7D up"]
+    assert s.after("Hit? y")[:10] == ["2H", "", "Hit? y", "3D", "", "Hit? y", "Shuffle", "Action $2", "You win $2",
+                                      "4S"]
 
 
 def test_ruling_bj_deal() -> None:
-    """bj_deal: 'new game; the player's two cards, then the dealer's up card and hole card; KD up, then TH+4S'."""
-    s, r = bj("TH4S" "KD7C", [""])
-    assert s.lines[:4] == ["new game", "KD up", "TH+4S", "Hit? "]
-    assert r["drawn"].startswith("TH4SKD7C") and r["players"][0]["cards"][:2] == "T4"
+    """bj_deal: 'new game; the dealer's up card and hole card, then the player's two; KD up, then TH+4S and a
+    blank line; every later card alone, a blank line after it but a double down's'."""
+    s, r = bj("KD7C" "TH4S" "5C", ["y", ""])
+    assert s.lines == ["Black Jack", "new game", "Shuffle", "KD up", "TH+4S", "", "Hit? y", "5C", "", "Hit? ",
+                       "You have 19", "Dealer has 7C = 17", "", "You win $2"]
+    assert r["drawn"] == "KD7CTH4S5C" and r["players"][0]["cards"] == "T45" and r["dealer"] == "K7"
+    s, r = bj("KD7C" "5H6S" "9D", ["y"])
+    assert s.after("Double down? y") == ["9D", "You have 20", "Dealer has 7C = 17", "", "You win $4"]
 
 
 def test_ruling_bj_questions() -> None:
     """bj_questions: 'Insurance? before the natural is checked; after a dealer natural no more questions; Split
-    pair?, Double down?, Hit?; y is yes, return no, anything else asks again'."""
-    s, _ = bj("AHKS" "AD7C", [""])  # a natural against an ace: insurance first, then the natural
-    assert s.lines[3:5] == ["Insurance? ", "You have black jack!"]
-    s, _ = bj("8H8S" "KDAC", [])  # a ten up and a dealer natural: nothing is asked
-    assert not any(line.endswith("? ") for line in s.lines) and "Dealer has KD+AC = blackjack" in s.lines
-    s, _ = bj("5H5S" "6D7C" "TH", ["maybe", "", "y", "", ""])  # 5-5: split, then double down
-    assert s.lines[3:7] == ["Split pair? ", "answer y for yes, or just press return for no", "Split pair? ",
-                            "Double down? "]
-    assert s.lines[7:9] == ["5H+5S+TH", "You have 20"]
+    pair?, Double down?, Hit? at 21 too; an answer starting with y is yes, anything else no'."""
+    s, _ = bj("AD7C" "AHKS", [""])  # a natural against an ace: insurance first, then the natural
+    assert s.lines[5:8] == ["", "Insurance? ", "You have black jack!"]
+    s, _ = bj("KDAC" "8H8S", [])  # a ten up and a dealer natural: nothing is asked
+    assert not any("?" in line for line in s.lines) and s.lines[-3:] == ["Dealer has AC = blackjack", "",
+                                                                        "You lose $2"]
+    s, r = bj("6D7C" "5H5S" "TH", ["Y", "x", "yes", ""])  # Y and x are no, yes is yes
+    assert s.lines[6:11] == ["Split pair? Y", "Double down? x", "Hit? yes", "TH", ""]
+    assert r["players"][0]["actions"] == "hs" and s.after("Hit? ") == ["You have 20"] + s.lines[-3:]
+    s, _ = bj("6D7C" "5H6S" "TH", ["", "y", ""])  # 21 after a hit: asked again
+    assert s.lines[6:12] == ["Double down? ", "Hit? y", "TH", "", "Hit? ", "You have 21"]
+    s, r = bj("6D7C" "THKS" "AH" "9S", ["y", "", ""])  # a split hand's two-card 21 is asked too
+    assert s.lines[6:14] == ["Split pair? y", "AH", "", "Hit? ", "You have 21", "9S", "", "Hit? "]
+    assert [h["cards"] for h in r["players"][0]["hands"]] == ["TA", "K9"]
 
 
 def test_ruling_bj_money() -> None:
     """bj_money: '$2 a hand; insurance $1 pays $2; natural $3, a push against a dealer natural; a dealer natural
-    takes only the bet; the result line is the net of the hand, insurance included'."""
-    s, r = bj("9H7S" "AD" "KC", ["y"])  # insured against a dealer natural: -2 - 1 + 3 = 0
-    assert s.lines[-1] == "You break even" and (r["action"], r["standing"]) == (3, 0)
-    s, r = bj("AHKS" "9D7C", [])
+    takes only the bet; the result is the hand's net; a split counts $6 of action'."""
+    s, r = bj("ADKC" "9H7S", ["y"])  # insured against a dealer natural: -2 - 1 + 3 = 0
+    assert s.lines[-2:] == ["", "You break even"] and (r["action"], r["standing"]) == (3, 0)
+    s, r = bj("9D7C" "AHKS", [])
     assert s.lines[-1] == "You win $3" and r["standing"] == 3
-    s, r = bj("AHKS" "ADKC", ["y"])  # insured natural against a natural: push and +2
+    s, r = bj("ADKC" "AHKS", ["y"])  # insured natural against a natural: push and +2
     assert s.lines[-1] == "You win $2" and r["standing"] == 2
-    s, r = bj("5H6S" "KDAC", [])  # an 11 against a dealer natural: only the $2 bet
+    s, r = bj("KDAC" "5H6S", [])  # an 11 against a dealer natural: only the $2 bet
     assert s.lines[-1] == "You lose $2" and (r["action"], r["standing"]) == (2, -2)
+    s, r = bj("TD8C" "TH8S", [""])  # 18 against 18: a push gives the bet back
+    p = r["players"][0]
+    assert s.lines[-3:] == ["Dealer has 8C = 18", "", "You break even"] and r["standing"] == 0
+    assert p["account_after"] == p["account_before"] == 1000
+    s, r = bj("7D9C" "8H8S" "TC" "TH", ["y", "", ""])  # split: two 18s against a dealer who busts
+    p = r["players"][0]
+    assert s.lines[-1] == "You win $4" and (r["action"], r["standing"]) == (6, 4)
+    assert p["account_after"] - p["account_before"] == 4 and [h["result"] for h in p["hands"]] == ["win", "win"]
 
 
 def test_ruling_bj_split_double() -> None:
-    """bj_split_double: 'any two tens split once; split aces one card each; a hard 10 or 11 doubles, also on a
-    split hand'."""
-    s, r = bj("THKS" "7D9C" "5H" "6S" "4D" "8C", ["y", "y", "", ""])  # T-5 hits a 4 (19), K-6 stands
+    """bj_split_double: 'any two tens split once, each split hand taking its second card when its turn comes;
+    split aces one card each; a hard 10 or 11 doubles, also on a split hand'."""
+    s, r = bj("7D9C" "THKS" "5H" "4D" "6S", ["y", "y", "", ""])  # T-5 hits a 4 (19), then K-6 stands
     p = r["players"][0]
-    assert "Split pair? " in s.lines and [h["cards"] for h in p["hands"]] == ["T54", "K6"]
-    assert "Double down? " not in s.lines
-    s, r = bj("AHAS" "7D9C" "5H" "6S", ["y"])
+    assert [h["cards"] for h in p["hands"]] == ["T54", "K6"] and r["drawn"].startswith("7D9CTHKS5H4D6S")
+    assert "Double down? " not in s.text() and s.text().count("Split pair?") == 1
+    s, r = bj("7D9C" "AHAS" "5H" "6S", ["y"])
     p = r["players"][0]
-    assert [h["cards"] for h in p["hands"]] == ["A5", "A6"] and s.lines.count("Hit? ") == 0
-    s, r = bj("5H5S" "7D9C" "6H" "4D" "TC" "2S", ["y", "y", "", "", ""])  # 5-6: double; 5-4: no double on 9
+    assert [h["cards"] for h in p["hands"]] == ["A5", "A6"] and "Hit? " not in s.text()
+    assert s.after("Split pair? y")[:6] == ["5H", "", "You have 16", "6S", "", "You have 17"]
+    s, r = bj("7D9C" "5H5S" "6H" "TC" "4D", ["y", "y", ""])  # 5-6: double; 5-4: no double on 9
     hands = r["players"][0]["hands"]
     assert hands[0]["doubled"] and hands[0]["cards"] == "56T" and not hands[1]["doubled"]
+    assert s.after("Split pair? y")[:7] == ["6H", "", "Double down? y", "TC", "You have 21", "4D", ""]
+    assert r["action"] == 8 and hands[0]["bet"] == 2 and r["standing"] == 4 + 2  # the dealer busts: $4 and $2
     assert double_problem(PRESETS["unix-bj"], 2, "", 100, 2, 10, True) is not None  # a soft 10 (A-9 is 20)
 
 
 def test_ruling_bj_dealer() -> None:
-    """bj_dealer: 'the dealer stands on soft 17, draws only when a hand stands; the player's natural is paid
-    without him'."""
-    s, r = bj("TH9S" "AC6D", ["", ""])  # the dealer's A-6 is a soft 17: he stands
-    assert "Dealer has AC+6D = 17" in s.lines and r["dealer"] == "A6"
-    s, r = bj("TH5S" "5C6D" "9H", ["y"])  # the player busts: the dealer does not draw
-    assert "You bust" in s.lines and r["dealer"] == "56" and "Dealer has 5C+6D = 11" in s.lines
-    s, r = bj("AHKS" "5C6D", [])
-    assert not any(line.startswith("Dealer has") for line in s.lines)
+    """bj_dealer: 'the dealer stands on soft 17, draws only when a hand stands; Dealer has, his hole card and
+    his draws; nothing about him after a bust, on the player's natural or on two naturals'."""
+    s, r = bj("AC6D" "TH9S", ["", ""])  # the dealer's A-6 is a soft 17: he stands
+    assert "Dealer has 6D = 17" in s.lines and r["dealer"] == "A6"
+    s, r = bj("5C6D" "TH9S" "2H" "4S", [""])
+    assert "Dealer has 6D+2H+4S = 17" in s.lines and r["dealer"] == "5624"
+    s, r = bj("5C6D" "TH5S" "9H", ["y"])  # the player busts: nothing about the dealer
+    assert s.lines[-4:] == ["9H", "", "You bust", "", "You lose $2"][1:] and r["dealer"] == "56"
+    assert not any(line.startswith("Dealer") for line in s.lines)
+    for deck in ("5C6D" "AHKS", "ADKC" "AHKS"):  # the player's natural; both naturals
+        s, r = bj(deck, [""])
+        assert not any(line.startswith("Dealer") for line in s.lines) and len(r["dealer"]) == 2
+    s, r = bj("5C6D" "8H8S" "TC" "9D" "TH" "5S", ["y", "y", "y"])  # both split hands bust
+    assert not any(line.startswith("Dealer") for line in s.lines) and r["dealer"] == "56"
+    s, r = bj("5C6D" "8H8S" "TC" "9D" "TH" "5S", ["y", "y", "", "9H"])  # the right one stands: he draws
+    assert "Dealer has 6D+5S+9C = bust" in s.lines and r["standing"] == -2 + 2
 
 
 def test_ruling_bj_interrupt() -> None:
-    """bj_interrupt: 'Ctrl-C or the end of input prints the action and the standing; a hand cut short never
-    happened'."""
-    s = Session(["THKS" "9D8H" "5H6S" "7D7C" + FILL], ["", ""])  # the second hand is cut at its question
+    """bj_interrupt: 'Ctrl-C prints a new line, the action and the standing, a new line; the action of the hands
+    before, the standing with what the hand cut short settled; the end of input a new line'."""
+    s = Session(["9D8H" "TH9S" "AD7C" "9H7S" + FILL], ["", "y"])  # won $2; then insured at an ace, cut at Hit?
     result = s.game.play(None)
-    assert result.reason == "interrupted" and result.hands == 1 and (result.action, result.standing) == (2, 2)
-    assert s.lines[-2:] == ["Action $2", "Standing $2"]
+    assert result.reason == "interrupted" and result.hands == 1 and (result.action, result.standing) == (2, 1)
+    assert s.lines[-6:] == ["Insurance? y", "Hit? ", "", "Action $2", "You win $1", ""]
+    end = (s.log.records or [])[-1]
+    assert end == {"type": "end", "reason": "interrupted", "rounds": 1, "action": 2, "standing": 1,
+                   "cut": {"round": 2, "settled": -1}}
+    s = Session(["5C6D" "8H8S" "TC" "9D" "TH" + FILL], ["y", "y"])  # the left split hand busts, then Ctrl-C
+    result = s.game.play(None)
+    assert (result.hands, result.action, result.standing) == (0, 0, -2) and s.lines[-3:] == ["Hit? ", "", ""]
 
     class EndOfInput(PersonAnswers):
         def answer(self, game: BjGame, question: str, letter: str) -> bool:
             raise EOFError
 
-    game = BjGame(EndOfInput(), StackedDeck(["5H6S7D7C" + FILL]), say=lambda line: None)
-    assert game.play(None).reason == "interrupted" and game.action == 0
+    lines: list[str] = []
+    game = BjGame(EndOfInput(), StackedDeck(["7D7C5H6S" + FILL]), say=lines.append)
+    assert game.play(None).reason == "end of input" and game.action == 0 and lines[-2:] == ["", ""]
 
 
 def test_ruling_bj_strategy_answers() -> None:
     """bj_strategy_answers: 'i p d h are yes to their questions, s no, each echoed; a decision bj cannot take is a
     foul; a course function set is never asked to split'."""
-    s, r = bj("5H6S" "7D9C" "TH", strategy=Scripted("d"))
-    assert s.lines[3:6] == ["Double down? y", "5H+6S+TH", "You have 21"] and r["standing"] == 4
-    s, r = bj("AH7S" "7D9C", strategy=Scripted("d"))  # a soft 18 cannot double down
+    s, r = bj("7D9C" "5H6S" "TH", strategy=Scripted("d"))
+    assert s.lines[6:9] == ["Double down? y", "TH", "You have 21"] and r["standing"] == 4
+    s, r = bj("7D9C" "AH7S", strategy=Scripted("d"))  # a soft 18 cannot double down
     assert r["players"][0]["foul"] == Foul.ILLEGAL_ACTION and r["standing"] == -2
-    assert any("gave an illegal answer" in line for line in s.lines)
-    s, r = bj("9H7S" "AD" "KC", strategy=Scripted("i"))
-    assert s.lines[3] == "Insurance? y" and r["standing"] == 0
+    assert any("gave an illegal answer" in line for line in s.lines) and s.lines[-1] == "You lose $2"
+    s, r = bj("ADKC" "9H7S", strategy=Scripted("i"))
+    assert s.lines[6] == "Insurance? y" and r["standing"] == 0
 
     class CourseSet(Scripted):
         course_interface = True
 
-    s, r = bj("8H8S" "7D9C" "TH", strategy=CourseSet("hs"))
-    assert "Split pair?" not in s.text() and s.lines[3:5] == ["Hit? y", "8H+8S+TH"]
+    s, r = bj("7D9C" "8H8S" "TH", strategy=CourseSet("hs"))
+    assert "Split pair?" not in s.text() and s.lines[6:9] == ["Hit? y", "TH", ""]
+
+
+def test_ruling_bj_broke() -> None:
+    """bj_broke: 'a session ends before a hand when the player's money is below $9 (4.5 bets)'."""
+    for money, hands, reason in ((9, 1, "rounds"), (8, 0, "broke")):
+        s = Session(["7D9C" "TH9S" + FILL], strategy=Scripted("s"), rules=get_rules(f"unix-bj,start_money={money}"))
+        result = s.game.play(1)
+        assert (result.hands, result.reason) == (hands, reason)
 
 
 def test_ruling_unix_bj_engine() -> None:
@@ -385,6 +442,10 @@ def test_ruling_lianzhong_money() -> None:
     assert r1["dealer_after"] == 15 - 20 and money(r1) == {2: 10, 3: 10, 1: -20}
     assert r2["dealer_seat"] == 2 and [p["seat"] for p in r2["players"]] == [3]
     assert (recs[-1]["reason"], {e["seat"]: e["score"] for e in recs[-1]["ranking"]}[1]) == ("rounds", -20)
+    assert [(e["rank"], e["seat"]) for e in recs[-1]["ranking"]] == [(1, 3), (2, 2), (3, 1)]
+    tied = LianzhongResult(0, 1, "rounds", 1000, {1: 1010, 2: 990, 3: 1010, 4: 980, 5: 990}, {}, {})
+    assert tied.ranking() == [(1, 1), (1, 3), (3, 2), (3, 5), (5, 4)]  # equal money shares a rank
+    assert LianzhongResult(0, 1, "rounds", 1000, {1: 1000, 2: 1000}, {}, {}).ranking() == [(1, 1), (1, 2)]
 
 
 # -- the Monte Carlo report ----------------------------------------------------------------------------------
@@ -425,6 +486,13 @@ def test_ruling_montecarlo_ties() -> None:
     assert mc("A" "7" "K" "7" "7").score == 0  # my natural against the dealer's 7-7-7
     assert mc("7" "A" "7" "K" "7").score == 0  # my 7-7-7 against the dealer's natural
     assert [report_score("T8", d, False) for d in ("T8", "T9", "T7", "T6T")] == [0, -2, 2, 2]
+    # the score is money on a stake of 2: a tie gives the stake back, a win pays 2, a natural 3, a loss takes 2
+    for cards, score in (("T" "8" "8" "T", 0), ("T" "8" "9" "T", 2), ("A" "8" "K" "T", 3), ("7" "8" "T" "T", -2)):
+        log = RoundLog(keep=True)
+        (g,) = play_report(Seating("me", "mimic", Mimic()), 0, games=1, log=log,
+                           generator=StackedGenerator([cards + "T" * 100]))
+        (p,) = rounds(log.records or [])[0]["players"]
+        assert (g.score, p["bet"], p["account_after"] - p["account_before"]) == (score, 2, score), cards
 
 
 def test_ruling_montecarlo_exact() -> None:

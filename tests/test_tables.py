@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.ptyterm import Terminal
-from tests.tablecheck import check_bj, check_lianzhong, check_montecarlo, read
+from tests.tablecheck import check_bj, check_lianzhong, check_montecarlo, read, total
 from twentyone.analysis.montecarlo import SCORE_PER_BET, report_value
 from twentyone.analysis.shoe import Shoe
 from twentyone.cli import main
@@ -59,33 +59,50 @@ class Anything(Strategy):
 
 
 # -- bj ----------------------------------------------------------------------------------------------------
+CARD = r"[AKQJT2-9][HSDC]"
+
+
 def test_bj_person_plays_and_ctrl_c_prints_action_and_standing() -> None:
-    """A person answers bj's questions with return and y; Ctrl-C prints the action and the standing, status 0."""
+    """A person answers bj's questions with return and y, each hit's card printed alone; Ctrl-C at a question
+    prints a new line, the action and the standing (as bj.s did) and a new line; status 0."""
     t = Terminal("bj", "--seed", "11")
     try:
+        t.expect("Black Jack\nnew game\nShuffle\n")
+        hits = 0
         for hand in range(4):
-            t.expect("new game\n")
-            t.expect(r"[AKQJT2-9][HSDC] up\n[AKQJT2-9][HSDC]\+[AKQJT2-9][HSDC]\n")
+            if hand:
+                t.expect("new game\n")
+            t.expect(rf"{CARD} up\n{CARD}\+{CARD}\n\n")
             while True:
                 m = t.expect(QUESTION + RESULT)
                 if not m.group(1):
                     break
-                t.type("y" if m.group(1) == "Hit? " and hand == 1 else "")
+                hit = m.group(1) == "Hit? " and hand == 1
+                t.type("y" if hit else "")
+                if hit:
+                    t.expect(rf"^y\n{CARD}\n\n|You bust")
+                    hits += 1
+        assert hits
         t.expect("new game\n")
+        m = t.expect(QUESTION + RESULT)
+        while not m.group(1):  # a natural: the next hand
+            m = t.expect(QUESTION + RESULT)
         t.ctrl("c")
-        t.expect(r"Action \$\d+\nStanding -?\$\d+\n")
+        t.expect(r"\nAction \$\d+\nYou (win \$\d+|lose \$\d+|break even)\n\n")
         assert t.wait() == 0
-        assert "Traceback" not in t.screen
+        assert "Traceback" not in t.screen and "Standing" not in t.screen
     finally:
         t.kill()
 
 
 def test_bj_strategy_transcript_is_a_persons_typing_the_same_answers() -> None:
-    """stand answers every question with return: a person pressing return on the same seed sees the same lines."""
+    """stand answers every question with return: a person pressing return on the same seed sees the same lines;
+    the end of input (Ctrl-D) ends the game with a new line, no action or standing."""
     done = subprocess.run([sys.executable, "-m", "twentyone", "bj", "--player", "stand", "--seed", "5", "--rounds",
                            "3"], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr
-    transcript = done.stdout.split("Action")[0]
+    transcript, end = done.stdout.split("Action")
+    assert re.fullmatch(r" \$6\nYou (win \$\d+|lose \$\d+|break even)\n", end)  # three hands of $2
     t = Terminal("bj", "--seed", "5")
     try:
         hands = 0
@@ -95,20 +112,35 @@ def test_bj_strategy_transcript_is_a_persons_typing_the_same_answers() -> None:
                 t.type("")
             else:
                 hands += 1
+        t.expect(QUESTION)
         t.ctrl("d")
         assert t.wait() == 0
     finally:
         t.kill()
     assert transcript.count("new game") == 3 and t.screen[: len(transcript)] == transcript
+    assert t.screen.endswith("? \n") and "Action" not in t.screen
+
+
+def test_bj_a_last_answer_without_its_newline_ends_the_game() -> None:
+    """Piped answers: y and yes are yes, Y and x no; a last line without its newline ends the game as the end of
+    input does (a new line), whatever it says."""
+    done = subprocess.run([sys.executable, "-m", "twentyone", "bj", "--seed", "5", "--json"], input=b"Y\nx\ny",
+                          capture_output=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.decode().splitlines()
+    result = json.loads(lines[-1])
+    assert [line for line in lines if line.startswith("Hit? ")] == ["Hit? You have 15", "Hit? You have 12", "Hit? "]
+    assert (result["hands"], result["reason"]) == (2, "end of input")  # Y and x stood; the last y never acted
 
 
 def test_bj_logs_replay_under_the_rules_checker(tmp_path: Path) -> None:
     """Every kind of answer (insure, split, double, illegal ones) over 3000 hands: the checker replays the log."""
+    kinds: set[str] = set()
     for seed, letters in ((1, "hhhhssssddppiu"), (2, "hsdpi"), (3, "hhhhhhhhs")):
         log = RoundLog(keep=True)
-        game = BjGame(StrategyAnswers(Anything(seed, letters), say=lambda s: None), RandomDeck(Generator(seed)),
+        game = BjGame(StrategyAnswers(Anything(seed, letters)), RandomDeck(Generator(seed)),
                       strategy=Anything(seed + 10, letters), say=lambda s: None, log=log)
-        game.answers = StrategyAnswers(game.seat.strategy, say=lambda s: None)
+        game.answers = StrategyAnswers(game.seat.strategy)
         game.play(1000, seed)
         records = log.records or []
         check_bj(records)
@@ -116,12 +148,34 @@ def test_bj_logs_replay_under_the_rules_checker(tmp_path: Path) -> None:
         end = records[-1]
         assert len(rounds) == 1000 or (end["reason"] == "broke" and 1000 + end["standing"] < 9)
         if "p" in letters:
-            assert any(r["players"][0].get("hands") for r in rounds) and any(r["players"][0]["insurance"] for r in rounds)
-            assert any(r["players"][0]["foul"] for r in rounds)
+            kinds.update(k for r in rounds for k in ("hands", "insurance", "foul") if r["players"][0].get(k))
+    assert kinds == {"hands", "insurance", "foul"}  # splits, insurance and fouls were all replayed
     log_file = tmp_path / "bj.jsonl"
     code = main(["bj", "--player", "basic", "--seed", "9", "--rounds", "200", "--log", str(log_file), "--json"])
     assert code == 0
     check_bj(read(log_file))
+
+
+def test_bj_logs_replay_in_the_review_in_bjs_order(tmp_path: Path) -> None:
+    """A bj log with splits (each hand dealt its second card in turn), doubles, insurance and hits at 21 replays
+    card by card in ``twentyone review`` (the dealer's cards dealt first), every round, none skipped."""
+    from twentyone.review.logs import LogError, read_log
+    from twentyone.review.pricing import review_match
+    from twentyone.review.rounds import rounds_of
+
+    log_file = tmp_path / "bj.jsonl"
+    assert main(["bj", "--player", str(ROOT / "tests/fixtures/py/bj_every_answer.py"), "--seed", "20", "--rounds",
+                 "300", "--trusted", "--log", str(log_file), "--json"]) == 0
+    records = read(log_file)
+    check_bj(records)
+    rounds = [r for r in records if r["type"] == "round"]
+    assert any(r["players"][0].get("hands") for r in rounds)
+    hands = [h for r in rounds for h in r["players"][0].get("hands") or [r["players"][0]]]
+    assert any(len(h["cards"]) > 2 and total(h["cards"]) == 21 and h["actions"].endswith("hs") for h in hands)
+    match = read_log(log_file)
+    played = [play for _, play in rounds_of(match)]
+    assert len(played) == 300 and not [p for p in played if isinstance(p, LogError)]
+    assert not review_match(match, 1).skipped
 
 
 def test_bj_c_player_answers_and_never_splits(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -138,11 +192,11 @@ def test_lianzhong_person_bets_plays_times_out_and_ends_on_end_of_input() -> Non
     """A person in Chinese: bets, plays, leaves a question unanswered (托管 plays it), Ctrl-D ends with the standings."""
     t = Terminal("lianzhong", "-p", "human", "-p", "basic", "-p", "hilo", "--seed", "2", "--timeout", "3")
     try:
-        t.expect(r"请下注（10 \.\. 1000）\[10\]：")
+        t.expect(r"第 1 局，庄家：座位 [23]（\w+）\n")  # who deals is said before the bets
+        t.expect(r"请下注（10 \.\. 1000）\[10\]，q 退出：")
         t.type("50")
         t.expect(r"(拿牌|停牌)[^\n]*：")
         t.type("s")
-        t.expect(r"第 1 局，庄家：座位 \d")
         t.expect(r"座位 1（你）：\w+ = \d+|庄家 座位 1（你）")
         t.expect(r"托管")  # nobody answers the next question: it is played automatically
         t.ctrl("d")
@@ -169,11 +223,12 @@ def test_lianzhong_person_deals_and_chooses_on_a_soft_total() -> None:
         pytest.fail("no seed below 200 gives seat 1 a soft 17 to 20 as the first dealer")
     t = Terminal("lianzhong", "-p", "human", "-p", "stand", "--seed", str(seed), "--lang", "en")
     try:
+        t.expect(r"round 1, dealer: seat 1 \(you\)\n")  # before the round: the person knows he deals
         t.expect(r"you deal: \w+ = \d+ \(soft\)\n  h hit, s stand: ")
         t.type("s")
-        t.expect(r"round 1, dealer: seat 1 \(you\)")
+        t.expect(r"round 2, dealer: seat 2 \(stand\)\n")
         # Ctrl-C once the next question waits, as a person presses it.
-        t.expect(r"your bet \(\d+ \.\. \d+\) \[\d+\]: ")
+        t.expect(r"your bet \(\d+ \.\. \d+\) \[\d+\], q to leave: ")
         t.ctrl("c")
         assert t.wait() == 130
         assert "Lianzhong, seed" in t.screen and "Traceback" not in t.screen
@@ -302,6 +357,59 @@ def test_montecarlo_runs_mean_agrees_with_the_exact_value() -> None:
     exact = report_value().score
     assert summary.games == 24_000 and summary.se > 0
     assert abs(summary.mean - exact) < 4 * summary.se, (summary.mean, exact, summary.se)
+
+
+def test_montecarlo_runs_show_progress_and_ctrl_c_gives_a_partial_result() -> None:
+    """--runs 10000000 on a terminal: a bar with the runs done and the time left; Ctrl-C prints the summary of the
+    whole runs done so far, marked partial, and exits 130 (issue 35)."""
+    t = Terminal("montecarlo", "--runs", "10000000", "--seed", "1", "--lang", "en")
+    try:
+        t.expect(r"[1-9]\d*/10000000")  # some runs are done
+        t.expect(r"eta")
+        t.ctrl("c")
+        m = t.expect(r"Monte Carlo, seed 1: (\d+) runs of 12 games \(mimic\) \(interrupted after (\d+) of 10000000 runs: "
+                     r"a partial result\)\nmean score per game [+-]\d\.\d{4}, 95% interval [^\n]* \((\d+) games\)\n")
+        assert m.group(1) == m.group(2) and int(m.group(3)) == 12 * int(m.group(1)) > 0
+        t.expect(r"exact value [^\n]*\ntwelve-game totals: mean ")
+        assert t.wait() == 130 and "Traceback" not in t.screen
+    finally:
+        t.kill()
+
+
+def test_montecarlo_runs_cut_by_ctrl_c_keep_the_whole_runs_done() -> None:
+    """Ctrl-C in the third run: the summary holds the two whole runs (24 games), marked interrupted; before the
+    first run ends, no game at all."""
+
+    class CutAt(Mimic):
+        def __init__(self, n: int) -> None:
+            super().__init__()
+            self.n = n
+
+        def bet(self, view: SeatView) -> int:
+            self.n -= 1
+            if self.n == 0:
+                raise KeyboardInterrupt
+            return super().bet(view)
+
+    s = play_runs(Seating("me", "mimic", CutAt(30)), 5, 100)
+    whole = play_runs(Seating("me", "mimic", Mimic()), 5, 2)
+    assert s.interrupted and (s.runs, s.games) == (2, 24) and not whole.interrupted
+    assert (s.mean, s.se, s.totals) == (whole.mean, whole.se, whole.totals)
+    s = play_runs(Seating("me", "mimic", CutAt(5)), 5, 100)
+    assert s.interrupted and (s.runs, s.games, s.mean) == (0, 0, 0.0)
+
+
+def test_montecarlo_runs_are_quiet_off_a_terminal_and_with_json() -> None:
+    """No progress when stderr is not a terminal, nor with --json on one: the result alone."""
+    done = subprocess.run([sys.executable, "-m", "twentyone", "montecarlo", "--runs", "300", "--seed", "1"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0 and done.stderr == "" and "蒙特卡洛模拟，种子 1：300 次" in done.stdout
+    t = Terminal("montecarlo", "--runs", "3000", "--seed", "1", "--json")
+    try:
+        assert t.wait() == 0
+        assert json.loads(t.screen.strip().splitlines()[-1])["runs"] == 3000 and "eta" not in t.screen
+    finally:
+        t.kill()
 
 
 def _report_exact(counts: tuple[int, ...]) -> Fraction:

@@ -72,4 +72,35 @@ def test_the_round_shows_every_seat_as_the_course_program_would() -> None:
     answers[:] = ["10", "停牌"]
     one_round("T8" "AK" "T7" + "9" * 40, [Human("zh", ask=lambda p: answers.pop(0), say=said.append),
                                           Scripted("s", bet=20)], 6, PRESETS["course"])
-    assert said[-1] == "  座位 2 p2：AK = 21，赌注 20，停牌，赢（黑杰克） +40，赌资 1040"
+    assert said[-1] == "  座位 2 p2：AK = 21，赌注 20，-，赢（黑杰克） +40，赌资 1040"  # a Black Jack decides nothing
+
+
+def test_a_black_jack_is_asked_nothing_but_insurance() -> None:
+    """A person's Black Jack is shown as one and asked nothing (a d shown as a double that is not one, then paid as
+    Black Jack, was the bug); against an A only insurance or stand; the result shows no action."""
+    prompts, said = _play("AK" "7T", ["10"], "zh", "course")
+    assert prompts == ["座位 1，赌资 1000：请下注（10 .. 1000）[10]，q 退出："] and "  庄家明牌 7 | 你的牌 AK：黑杰克" in said
+    assert said[-1] == "  座位 1 p1：AK = 21，赌注 10，-，赢（黑杰克） +20，赌资 1020"
+    prompts, said = _play("KA" "A7", ["10", "i"], "en", "course")
+    assert prompts[1:] == ["  i insure, s stand: "] and "  dealer shows A | you hold KA: Black Jack" in said
+    assert said[-1].startswith("  seat 1 p1: KA = 21, bet 10, insure, win (Black Jack)")
+    prompts, said = _play("AK" "7T", ["10"], "fr", "french")  # the French game: no insurance, nothing asked
+    assert len(prompts) == 1 and said[-1].endswith("-, gagne (Blackjack) +15, budget 1015")
+
+
+def test_a_changer_that_makes_21_is_a_plain_win_not_a_black_jack() -> None:
+    """French rules: A-A changed into A-K is 21 on two cards, paid as a win and printed as one, not Blackjack."""
+    prompts, said = _play("AA" "7T" "K", ["10", "c"], "fr", "french")
+    assert "c changer" in prompts[1]
+    assert said[-1] == "  place 1 p1 : AK = 21, mise 20, changer, gagne +20, budget 1020"
+
+
+def test_q_leaves_at_any_question() -> None:
+    """q (quit, 退出, quitter) at a bet or a decision ends the game as Ctrl-C does; the bet prompt says so."""
+    import pytest
+
+    for answers, lang in ((["q"], "en"), (["10", "退出"], "zh"), (["10", "quitter"], "fr")):
+        with pytest.raises(KeyboardInterrupt):
+            _play("88" "7T", answers, lang, "course" if lang != "fr" else "french")
+    prompts, _ = _play("88" "7T", ["10", "s"], "fr", "french")
+    assert prompts[0] == "place 1, budget 1000 : votre mise (1 .. 1000) [1], q pour quitter : "

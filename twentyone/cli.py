@@ -83,7 +83,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_isolation_options(m)
 
     pl = sub.add_parser("play", help="play at the terminal against the dealer",
-                        description="Sit at seat 1 and play against the dealer; Ctrl-C ends with the standings.")
+                        description="Sit at seat 1 and play against the dealer; q or Ctrl-C ends with the standings.")
     pl.add_argument("--decks", "-n", type=_whole_decks, default=None, help="decks (the rules': 6)")
     pl.add_argument("--seed", "-s", type=int_range(0, MAX_SEED, "seed"), default=None,
                     help="match seed (random if not given)")

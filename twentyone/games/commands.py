@@ -34,16 +34,23 @@ LEVEL_NAMES: Final = ("amateur", "intermediate", "expert")
 TEXT: Final[dict[str, dict[str, str]]] = {
     "en": {"you": "you", "out": "round {round}: seat {seat} ({name}) is eliminated: {reason} (money {money})",
            "poorest": "the poorest", "broke": "no money left", "fault": "a fault",
-           "title": "elimination, seed {seed}: {rounds} rounds", "winner": "winner: {names}", "tie": "winners: {names}",
+           "title": "elimination, seed {seed}: {rounds}", "winner": "winner: {names}", "tie": "winners: {names}",
            "none": "interrupted: no winner", "cols": "rank,seat,name,player,money,eliminated",
-           "at": "round {round} ({reason})", "solo": "solo, seed {seed}: {rounds} rounds, money {start} -> {money}"},
+           "at": "round {round} ({reason})", "solo": "solo, seed {seed}: {rounds}, money {start} -> {money}",
+           "round0": "{n} rounds", "round1": "{n} round", "rounds": "{n} rounds"},
     "fr": {"you": "vous", "out": "manche {round} : la place {seat} ({name}) est éliminée : {reason} (budget {money})",
            "poorest": "la plus pauvre", "broke": "plus d'argent", "fault": "une faute",
-           "title": "élimination, graine {seed} : {rounds} manches", "winner": "gagnant : {names}",
+           "title": "élimination, graine {seed} : {rounds}", "winner": "gagnant : {names}",
            "tie": "gagnants : {names}", "none": "interrompu : pas de gagnant",
            "cols": "rang,place,nom,joueur,budget,éliminé", "at": "manche {round} ({reason})",
-           "solo": "solo, graine {seed} : {rounds} manches, budget {start} -> {money}"},
+           "solo": "solo, graine {seed} : {rounds}, budget {start} -> {money}",
+           "round0": "{n} manche", "round1": "{n} manche", "rounds": "{n} manches"},
 }
+
+
+def rounds_text(n: int, text: Mapping[str, str]) -> str:
+    """``1 round``, ``2 rounds``: the language's words for none, one and more (French: ``0 manche``)."""
+    return text["round0" if n == 0 else "round1" if n == 1 else "rounds"].format(n=n)
 
 
 def _rule_options(p: argparse.ArgumentParser) -> None:
@@ -137,7 +144,8 @@ def run_solo(args: argparse.Namespace) -> int:
         print(json.dumps({"seed": seed, "rules": rules.name, "rounds": result.rounds, "reason": result.reason,
                           "start": rules.start_money, "money": st.account, "fault": st.fault}))
     else:
-        print(text["solo"].format(seed=seed, rounds=result.rounds, start=rules.start_money, money=st.account))
+        print(text["solo"].format(seed=seed, rounds=rounds_text(result.rounds, text), start=rules.start_money,
+                                  money=st.account))
     return code
 
 
@@ -222,7 +230,7 @@ def _print_result(result: EliminationResult, seatings: list[Seating], text: dict
     from rich.table import Table as RichTable
 
     console = Console(file=out, highlight=False)
-    t = RichTable(title=text["title"].format(seed=result.seed, rounds=result.rounds))
+    t = RichTable(title=text["title"].format(seed=result.seed, rounds=rounds_text(result.rounds, text)))
     for col in text["cols"].split(","):
         t.add_column(col)
     for st in result.ranking:

@@ -34,7 +34,7 @@ class Schedule:
 
     def __post_init__(self) -> None:
         if not 1 <= self.every <= self.rounds <= 1000:
-            raise RulesError(f"bad elimination schedule: {self.rounds} rounds, every {self.every} (1 <= every <= "
+            raise RulesError(f"bad elimination schedule: --rounds {self.rounds} --every {self.every} (1 <= every <= "
                              "rounds <= 1000)")
 
     def is_check(self, round_no: int) -> bool:

@@ -266,12 +266,14 @@ class LianzhongInterrupted(KeyboardInterrupt):
 
 #: Told after every round: the table, who played (dealing order) and whether the dealer had Black Jack.
 OnRound = Callable[[LianzhongTable, list[Seat], bool], None]
+#: Told before every round, before any bet: the table, its ``dealer`` seat and ``round_no`` set.
+OnStart = Callable[[LianzhongTable], None]
 
 
 def play_lianzhong(seatings: Sequence[Seating], seed: int, rounds: int, rules: Rules = LIANZHONG,
                    log: RoundLog | None = None, generator: Generator | StackedGenerator | None = None,
                    on_round: OnRound | None = None, on_auto: Callable[[int, str], None] | None = None,
-                   first_dealer: int | None = None) -> LianzhongResult:
+                   first_dealer: int | None = None, on_start: OnStart | None = None) -> LianzhongResult:
     """Play ``rounds`` rounds (fewer if fewer than two players can still bet) and return the result.
 
     The first dealer is ``first_dealer``, else drawn from the generator before the first shuffle.  Ctrl-C
@@ -305,6 +307,8 @@ def play_lianzhong(seatings: Sequence[Seating], seed: int, rounds: int, rules: R
             active = [table.seats[s - 1] for s in dealing_order(in_game, dealer, n)]
             shoe_no, first_card = table.shoe_no, table.pos
             try:
+                if on_start is not None:  # who deals is said before anybody bets
+                    on_start(table)
                 dealer_bj = table.play_round(active)
             except KeyboardInterrupt:
                 table.void_round(active)

@@ -2,8 +2,8 @@
 
 ``--player SPEC`` two to five times (``human`` for a person at the terminal), ``--rounds``, ``--seed``,
 ``--timeout SECONDS`` (a person who does not answer in time is played automatically, 托管), ``--lang zh|en``,
-``--log FILE.jsonl`` and ``--json``.  Every round is printed (the dealer's seat, each hand, the money);
-the final standings rank the players by money, with each one's score (money won or lost).
+``--log FILE.jsonl`` and ``--json``.  Every round is printed: who deals, before any bet, then each hand and the
+money; the final standings rank the players by money, with each one's score (money won or lost).
 """
 
 from __future__ import annotations
@@ -128,9 +128,12 @@ def run_lianzhong(args: argparse.Namespace) -> int:
         if st.strategy.course_interface:
             say(text["no_dealer"].format(seat=i + 1, name=st.name))
 
-    def on_round(table: LianzhongTable, active: list[Seat], dealer_bj: bool) -> None:
+    def on_start(table: LianzhongTable) -> None:
         d = table.dealer
         say(text["round"].format(round=table.round_no, seat=d.seat, name=d.name))
+
+    def on_round(table: LianzhongTable, active: list[Seat], dealer_bj: bool) -> None:
+        d = table.dealer
         dealer_cards = "".join(table.dealer_shown)
         say(text["dealer"].format(seat=d.seat, name=d.name, cards=dealer_cards,
                                   total=text["bj"] if dealer_bj else _total_text(table.dealer_total(), text),
@@ -151,7 +154,8 @@ def run_lianzhong(args: argparse.Namespace) -> int:
     try:
         try:
             result = play_lianzhong(seatings, seed, rounds if rounds is not None else 10**9, rules,
-                                    RoundLog(stream) if stream else None, on_round=on_round, on_auto=on_auto)
+                                    RoundLog(stream) if stream else None, on_round=on_round, on_auto=on_auto,
+                                    on_start=on_start)
         except LianzhongInterrupted as e:
             print()
             result, code = e.result, 130

@@ -4,14 +4,19 @@ Without ``--runs`` it plays the report's twelve games for ``--player`` (``mimic`
 default; ``human`` for a person) and prints each game's cards and score and the total, as the report does.
 With ``--runs N`` it repeats the twelve games N times and prints the mean score per game with its 95%
 interval beside the exact value of the same game (``twentyone.analysis.montecarlo``), and with
-``--png FILE`` a histogram of the twelve-game totals.  ``--lang zh|en``; ``--log`` and ``--json``.
+``--png FILE`` a histogram of the twelve-game totals; on a terminal a bar shows the runs done and the time
+left (not with ``--json``), and Ctrl-C prints the result of the runs done so far, marked partial (exit
+130).  ``--lang zh|en``; ``--log`` and ``--json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections import Counter
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
@@ -31,7 +36,8 @@ TEXT: Final[dict[str, dict[str, str]]] = {
            "inside": "在区间内", "outside": "不在区间内",
            "other": "精确值是报告中玩家（mimic）的：每局 {score:+.4f}；这里的玩家是 {player}",
            "totals": "12 局总成绩：平均 {mean:+.2f}，最低 {lo:+d}，最高 {hi:+d}", "png": "直方图：{path}",
-           "interrupted": "（中断）", "hist_title": "{runs} 次模拟的 {games} 局总成绩", "hist_x": "总成绩",
+           "interrupted": "（中断）", "partial": "（已中断：完成 {done} / {asked} 次，结果不完整）",
+           "none": "第一次模拟结束前已中断：没有结果", "hist_title": "{runs} 次模拟的 {games} 局总成绩", "hist_x": "总成绩",
            "hist_y": "次数"},
     "en": {"game": "game {game}: me {me}, dealer {dealer}, score {score:+d}", "hidden": " (not shown)",
            "bust": " (bust)", "bj": " (Black Jack)", "foul": " (foul: {foul})", "total": "total: {total:+d}",
@@ -44,6 +50,8 @@ TEXT: Final[dict[str, dict[str, str]]] = {
                     "{player}",
            "totals": "twelve-game totals: mean {mean:+.2f}, lowest {lo:+d}, highest {hi:+d}",
            "png": "histogram: {path}", "interrupted": "(interrupted)",
+           "partial": "(interrupted after {done} of {asked} runs: a partial result)",
+           "none": "interrupted before the first run ended: no result",
            "hist_title": "{games}-game totals of {runs} runs", "hist_x": "total score", "hist_y": "runs"},
 }
 
@@ -58,7 +66,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     m.add_argument("--player", "-p", default="mimic", metavar="SPEC",
                    help="who plays: mimic (the report's player, default), human, or any player SPEC")
     m.add_argument("--runs", type=int, default=None, metavar="N",
-                   help="repeat the twelve games N times: mean score per game, 95%% interval, exact value")
+                   help="repeat the twelve games N times: mean score per game, 95%% interval, exact value "
+                        "(on a terminal a bar shows the time left; Ctrl-C gives the runs done so far)")
     m.add_argument("--png", type=Path, default=None, metavar="FILE.png",
                    help="with --runs: write a histogram of the twelve-game totals here")
     m.add_argument("--games", type=int, default=12, metavar="N", help="games in one report (12)")
@@ -158,41 +167,85 @@ def _total(cards: str) -> int:
     return calculate(cards)
 
 
-def _runs(args: argparse.Namespace, seating: Any, seed: int, rules: Any, text: dict[str, str]) -> int:
-    from twentyone.analysis.montecarlo import report_value
-    from twentyone.games.montecarlo import play_runs
+@contextmanager
+def _progress(show: bool, runs: int) -> Iterator[Callable[[int], None]]:
+    """Runs done, a bar and the time left on the terminal (stderr) when ``show``; nothing otherwise.  Yields
+    ``update(done)``, cheap enough to call after every run (the bar is redrawn a few times a second)."""
+    if not show:
+        yield lambda done: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
+        TimeRemainingColumn
 
-    summary = play_runs(seating, seed, args.runs, rules, args.games)
+    with Progress(BarColumn(), MofNCompleteColumn(), TextColumn("runs"), TimeElapsedColumn(), TextColumn("eta"),
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("runs", total=runs)
+        last = [0.0]
+
+        def update(done: int) -> None:
+            now = time.monotonic()
+            if now - last[0] >= 0.1 or done == runs:
+                last[0] = now
+                bar.update(task, completed=done)
+
+        yield update
+
+
+def _runs(args: argparse.Namespace, seating: Any, seed: int, rules: Any, text: dict[str, str]) -> int:
+    """``--runs N``: the summary, a histogram with ``--png``; progress on a terminal; Ctrl-C prints the summary of
+    the runs done so far, marked partial, and returns 130."""
+    from twentyone.analysis.montecarlo import report_value
+    from twentyone.games.montecarlo import Tally, play_runs
+
+    try:
+        with _progress(not args.json and sys.stderr.isatty(), args.runs) as update:
+            summary = play_runs(seating, seed, args.runs, rules, args.games, on_run=update)
+    except KeyboardInterrupt:  # before the first run began, or as the bar was drawn
+        summary = Tally().summary(interrupted=True)
+    code = 130 if summary.interrupted else 0
+    done = summary.runs
+    partial = text["partial"].format(done=done, asked=args.runs) if summary.interrupted else ""
+    if not done:
+        if args.json:
+            print(json.dumps({"seed": seed, "rules": rules.name, "player": args.player, "runs": 0,
+                              "runs_asked": args.runs, "interrupted": True}))
+        else:
+            print(text["none"])
+        return code
     exact = report_value(rules)
     inside = summary.low <= exact.score <= summary.high
     totals = summary.totals
     if args.png is not None:
-        write_histogram(args.png, totals, args.runs, args.games, text,
+        write_histogram(args.png, totals, done, args.games, text,
                         args.games * exact.score if args.player == "mimic" else None)
     if args.json:
-        print(json.dumps({"seed": seed, "rules": rules.name, "player": args.player, "runs": len(totals),
+        print(json.dumps({"seed": seed, "rules": rules.name, "player": args.player, "runs": done,
+                          "runs_asked": args.runs, "interrupted": summary.interrupted,
                           "games": summary.games, "mean": summary.mean, "se": summary.se, "low": summary.low,
                           "high": summary.high, "exact": exact.score if args.player == "mimic" else None,
                           "exact_mimic": exact.score, "inside": inside if args.player == "mimic" else None,
-                          "totals": dict(sorted(Counter(totals).items())),
-                          "png": str(args.png) if args.png is not None else None}))
-        return 0
-    print(text["title"].format(seed=seed, runs=len(totals), games=args.games, player=args.player))
+                          "totals": totals, "png": str(args.png) if args.png is not None else None}))
+        return code
+    print(text["title"].format(seed=seed, runs=done, games=args.games, player=args.player) +
+          (" " + partial if partial else ""))
     print(text["mean"].format(mean=summary.mean, low=summary.low, high=summary.high, n=summary.games))
     if args.player == "mimic":
         print(text["exact"].format(score=exact.score, pct=100 * exact.ev,
                                    where=text["inside"] if inside else text["outside"]))
     else:
         print(text["other"].format(score=exact.score, player=args.player))
-    print(text["totals"].format(mean=sum(totals) / len(totals), lo=min(totals), hi=max(totals)))
+    mean = sum(t * k for t, k in totals.items()) / done
+    print(text["totals"].format(mean=mean, lo=min(totals), hi=max(totals)))
     if args.png is not None:
         print(text["png"].format(path=args.png))
-    return 0
+    return code
 
 
-def write_histogram(path: Path, totals: tuple[int, ...], runs: int, games: int, text: dict[str, str],
+def write_histogram(path: Path, totals: Mapping[int, int], runs: int, games: int, text: dict[str, str],
                     expected: float | None = None) -> None:
-    """A PNG histogram of the twelve-game totals, one bar per total, with the exact expected total as a line."""
+    """A PNG histogram of the twelve-game totals (how many runs made each), one bar per total, with the exact
+    expected total as a line."""
     try:
         import matplotlib
 
@@ -202,7 +255,7 @@ def write_histogram(path: Path, totals: tuple[int, ...], runs: int, games: int, 
         raise TwentyOneError("--png needs matplotlib: pip install -e '.[reports]'") from None
     from matplotlib import font_manager
 
-    counts = Counter(totals)
+    counts = totals
     xs = sorted(counts)
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
     ax.bar(xs, [counts[x] for x in xs], width=0.9, color="#4C72B0")

@@ -18,7 +18,8 @@ included; equal totals tie, a 21 against a 21 whatever the cards.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -30,7 +31,7 @@ from twentyone.rules import PRESETS, Rules
 from twentyone.seat import Seat
 from twentyone.table import Table
 
-__all__ = ["MonteCarloTable", "GameScore", "RunsSummary", "play_report", "play_runs", "report_score", "summarise",
+__all__ = ["MonteCarloTable", "GameScore", "RunsSummary", "Tally", "play_report", "play_runs", "report_score", "summarise",
            "MONTECARLO", "GAMES", "Z95"]
 
 MONTECARLO: Final = PRESETS["montecarlo"]
@@ -193,12 +194,19 @@ def play_report(seating: Seating, seed: int, rules: Rules = MONTECARLO, games: i
 
 @dataclass(frozen=True)
 class RunsSummary:
-    """``--runs N``: each run's twelve-game total, and the mean score per game with its 95% interval."""
+    """``--runs N``: how many of each twelve-game total, and the mean score per game with its 95% interval;
+    ``interrupted`` when Ctrl-C stopped the runs (the whole runs played so far are summarised)."""
 
-    totals: tuple[int, ...]
+    totals: Mapping[int, int]
     games: int
     mean: float
     se: float
+    interrupted: bool = False
+
+    @property
+    def runs(self) -> int:
+        """Runs summarised."""
+        return sum(self.totals.values())
 
     @property
     def low(self) -> float:
@@ -211,25 +219,57 @@ class RunsSummary:
         return self.mean + Z95 * self.se
 
 
+class Tally:
+    """Whole runs counted as they end, in constant memory: games, the sum of scores and of their squares
+    (exact integers), and how many runs made each total."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.sum = 0
+        self.squares = 0
+        self.totals: Counter[int] = Counter()
+
+    def add(self, scores: Sequence[int]) -> None:
+        """One run's scores."""
+        self.games += len(scores)
+        self.sum += sum(scores)
+        self.squares += sum(x * x for x in scores)
+        self.totals[sum(scores)] += 1
+
+    def summary(self, interrupted: bool = False) -> RunsSummary:
+        """The mean score per game with its standard error; games are independent (a fresh shoe each), so the
+        standard error is the games' standard deviation / sqrt(n).  No game: a mean of 0."""
+        n = self.games
+        mean = self.sum / n if n else 0.0
+        var = (n * self.squares - self.sum * self.sum) / (n * (n - 1)) if n > 1 else 0.0  # exact until divided
+        return RunsSummary(dict(sorted(self.totals.items())), n, mean, math.sqrt(var / n) if n else 0.0, interrupted)
+
+
 def summarise(scores: Sequence[int], totals: Sequence[int]) -> RunsSummary:
-    """The mean score per game of ``scores`` (every game of every run) with its standard error; games are
-    independent (a fresh shoe each), so the standard error is the games' standard deviation / sqrt(n)."""
-    n = len(scores)
-    mean = sum(scores) / n
-    var = sum((x - mean) ** 2 for x in scores) / (n - 1) if n > 1 else 0.0
-    return RunsSummary(tuple(totals), n, mean, math.sqrt(var / n))
+    """The mean score per game of ``scores`` (every game of every run) with its standard error, and the count
+    of each run's total in ``totals``."""
+    tally = Tally()
+    tally.games, tally.sum, tally.squares = len(scores), sum(scores), sum(x * x for x in scores)
+    tally.totals.update(totals)
+    return tally.summary()
 
 
-def play_runs(seating: Seating, seed: int, runs: int, rules: Rules = MONTECARLO, games: int = GAMES) -> RunsSummary:
-    """Play the twelve games ``runs`` times from one seed (one stream of shoes) and summarise them."""
-    table = _table(seating, Generator(seed), rules, None)
-    scores: list[int] = []
-    totals: list[int] = []
-    for _ in range(runs):
-        played: list[GameScore] = []
-        _twelve(table, rules, games, None, None, played)
-        scores.extend(g.score for g in played)
-        totals.append(sum(g.score for g in played))
-        if table.seats[0].faulted:
-            break
-    return summarise(scores, totals)
+def play_runs(seating: Seating, seed: int, runs: int, rules: Rules = MONTECARLO, games: int = GAMES,
+              on_run: Callable[[int], None] | None = None) -> RunsSummary:
+    """Play the twelve games ``runs`` times from one seed (one stream of shoes) and summarise them;
+    ``on_run`` is told how many runs are done after each.  Ctrl-C ends the runs: the run cut short is left
+    out, and the summary of the others is marked ``interrupted``."""
+    tally = Tally()
+    try:
+        table = _table(seating, Generator(seed), rules, None)
+        for done in range(1, runs + 1):
+            played: list[GameScore] = []
+            _twelve(table, rules, games, None, None, played)
+            tally.add([g.score for g in played])
+            if on_run is not None:
+                on_run(done)
+            if table.seats[0].faulted:
+                break
+    except KeyboardInterrupt:
+        return tally.summary(interrupted=True)
+    return tally.summary()

@@ -48,7 +48,8 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
         "bj", help="the 1972 Unix game bj(6): $2 a hand, y or return to its questions (seed 002)",
         description="bj(6), as its 1972 program played: one deck, $2 every hand, a natural pays $3, insurance, "
                     "one split, double down on 10 or 11. Answer each question with y and return for yes, or "
-                    "return alone for no. Ctrl-C (or the end of input) prints the action and the standing.")
+                    "return alone for no. Ctrl-C prints the action and the standing and ends the game; so does "
+                    "the end of input, silently.")
     b.add_argument("--player", "-p", default="human", metavar="SPEC",
                    help="who answers: human (default) or any player SPEC (a built-in, chart:FILE, a .py or .c file)")
     b.add_argument("--rounds", type=int, default=None, metavar="N",
@@ -63,7 +64,7 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
 def run_bj(args: argparse.Namespace) -> int:
     """``twentyone bj``: 0 when the session ends, as bj's only way out was the interrupt."""
     from twentyone.core import Generator
-    from twentyone.games.bj import BjGame, PersonAnswers, RandomDeck, StrategyAnswers, money_text
+    from twentyone.games.bj import BjGame, PersonAnswers, RandomDeck, StrategyAnswers
     from twentyone.players.spec import make_strategy
     from twentyone.roundlog import RoundLog, open_log
 
@@ -85,9 +86,8 @@ def run_bj(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"seed": seed, "hands": result.hands, "action": result.action, "standing": result.standing,
                           "reason": result.reason, "fault": result.fault or None}))
-    elif result.reason != "interrupted":
-        print(f"Action {money_text(result.action)}")
-        print(f"Standing {money_text(result.standing)}")
+    elif result.reason in ("rounds", "broke", "fault"):
+        game.practice()  # the session's end, as bj.s printed the action and the standing at a shuffle
     if result.reason == "fault":
         raise TwentyOneError(f"player {args.player!r} failed: {result.fault}")
     return 0

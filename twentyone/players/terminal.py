@@ -1,6 +1,9 @@
 """A person at the terminal: the ``human`` player, with prompts in Chinese, English or French.
 
 Bad input is asked again with the reason; the cards and totals are printed before every decision.
+``q`` (or ``quit``, ``退出``, ``quitter``) at any question leaves the game as Ctrl-C does, with the standings;
+the bet prompt says so.  A Black Jack is asked nothing (only insurance, when the dealer shows an A and the
+rules offer it): it stands, and the round's result shows no action for it.
 A prompt lists the actions the table's rules offer at that point (the course's: ``i h s d u`` first,
 ``h s`` later); a pair adds ``p`` (split) and the French game's ``c`` (Changer) where the rules have
 them.  In French the keys are the French words' letters (``t`` tirer, ``r`` rester, ``d`` doubler,
@@ -16,13 +19,14 @@ from twentyone.cards import calculate
 from twentyone.records import SeatView
 from twentyone.strategy import Strategy
 
-__all__ = ["Human", "MESSAGES", "WORDS", "KEYS", "ACTION_NAMES", "RESULTS", "parse_action"]
+__all__ = ["Human", "MESSAGES", "WORDS", "KEYS", "ACTION_NAMES", "RESULTS", "QUIT", "parse_action", "natural"]
 
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {
-        "bet": "seat {seat}, money {money}: your bet ({lo} .. {hi}) [{lo}]: ",
+        "bet": "seat {seat}, money {money}: your bet ({lo} .. {hi}) [{lo}], q to leave: ",
         "bet_bad": "  a bet is a whole number from {lo} to {hi}",
         "hand": "  dealer shows {up} | you hold {cards} = {total}{soft}",
+        "natural": "  dealer shows {up} | you hold {cards}: Black Jack",
         "split_hand": "  dealer shows {up} | hand {n} of {m}: {cards} = {total}{soft}",
         "soft": " (soft)",
         "sep": ", ",
@@ -37,9 +41,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "out": "  seat {seat} {name}: not in this round, money {money}",
     },
     "zh": {
-        "bet": "座位 {seat}，赌资 {money}：请下注（{lo} .. {hi}）[{lo}]：",
+        "bet": "座位 {seat}，赌资 {money}：请下注（{lo} .. {hi}）[{lo}]，q 退出：",
         "bet_bad": "  赌注必须是 {lo} 到 {hi} 之间的整数",
         "hand": "  庄家明牌 {up} | 你的牌 {cards} = {total}{soft}",
+        "natural": "  庄家明牌 {up} | 你的牌 {cards}：黑杰克",
         "split_hand": "  庄家明牌 {up} | 第 {n} 手（共 {m} 手）{cards} = {total}{soft}",
         "soft": "（软）",
         "sep": "，",
@@ -54,9 +59,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "out": "  座位 {seat} {name}：本局未参加，赌资 {money}",
     },
     "fr": {
-        "bet": "place {seat}, budget {money} : votre mise ({lo} .. {hi}) [{lo}] : ",
+        "bet": "place {seat}, budget {money} : votre mise ({lo} .. {hi}) [{lo}], q pour quitter : ",
         "bet_bad": "  une mise est un nombre entier de {lo} à {hi}",
         "hand": "  le croupier montre {up} | vous avez {cards} = {total}{soft}",
+        "natural": "  le croupier montre {up} | vous avez {cards} : Blackjack",
         "split_hand": "  le croupier montre {up} | main {n} sur {m} : {cards} = {total}{soft}",
         "soft": " (souple)",
         "sep": ", ",
@@ -103,6 +109,15 @@ WORDS: dict[str, str] = {
 }
 
 
+#: What a person types to leave the game (as Ctrl-C: the standings are shown).
+QUIT: frozenset[str] = frozenset({"q", "quit", "exit", "退出", "quitter"})
+
+
+def natural(view: SeatView) -> bool:
+    """The dealt hand is a Black Jack (two cards, 21, no split)."""
+    return len(view.hands) == 1 and len(view.my_cards) == 2 and view.total == 21
+
+
 def parse_action(text: str, lang: str = "en") -> str:
     """The action letter a person means by ``text`` (a key, an engine letter or a whole word), or ''."""
     t = text.strip().lower()
@@ -132,11 +147,14 @@ class Human(Strategy):
         self.say = say
 
     def ask(self, prompt: str) -> str:
-        """Read one answer; the end of input ends the match like Ctrl-C (with the standings)."""
+        """Read one answer; ``q`` and the end of input end the match like Ctrl-C (with the standings)."""
         try:
-            return self._ask(prompt)
+            text = self._ask(prompt)
         except EOFError:
             raise KeyboardInterrupt from None
+        if text.strip().lower() in QUIT:
+            raise KeyboardInterrupt
+        return text
 
     def bet(self, view: SeatView) -> int:
         money = view.account
@@ -173,10 +191,13 @@ class Human(Strategy):
     def _key(self, a: str) -> str:
         return self.keys.get(a, a)
 
-    def _decide(self, view: SeatView, allowed: str) -> str:
+    def _decide(self, view: SeatView, allowed: str, shown: bool = False) -> str:
+        """Ask for one of ``allowed``, the hand printed first (unless ``shown`` already)."""
         soft = self.m["soft"] if view.soft else ""
         hands = view.hands
-        if len(hands) > 1:
+        if shown:
+            pass
+        elif len(hands) > 1:
             self.say(self.m["split_hand"].format(up=view.up_card, n=view.hand + 1, m=len(hands), cards=view.my_cards,
                                                  total=view.total, soft=soft))
         else:
@@ -199,6 +220,9 @@ class Human(Strategy):
                 return a
 
     def first_action(self, view: SeatView) -> str:
+        if natural(view):  # a Black Jack decides nothing: it stands, after insurance if offered
+            self.say(self.m["natural"].format(up=view.up_card, cards=view.my_cards))
+            return self._decide(view, "is", shown=True) if view.can_insure else "s"
         return self._decide(view, self._offered(view, True))
 
     def continue_action(self, view: SeatView) -> str:
@@ -229,10 +253,11 @@ class Human(Strategy):
                 continue
             delta = p.account - before
             result = words["win" if delta > 0 else "push" if delta == 0 else "lose"]
-            why = "bust" if p.points > 21 and "|" not in total else \
-                "bj" if p.count == 2 and p.points == 21 and "|" not in total else "u" if p.state == "u" else ""
+            # two cards of 21 after a Changer ("c") are a plain 21, not a Black Jack
+            bj = p.count == 2 and p.points == 21 and "|" not in total and p.state != "c"
+            why = "bust" if p.points > 21 and "|" not in total else "bj" if bj else "u" if p.state == "u" else ""
             if why:
                 result = words["tag"].format(result=result, why=words[why])
+            action = words["none"] if bj and p.state != "i" else self.names.get(p.state, words["none"])
             self.say(self.m["seat"].format(seat=seat, name=p.name, cards=cards, total=total, bet=p.mybets,
-                                           action=self.names.get(p.state, words["none"]), result=result,
-                                           delta=f"{delta:+d}", money=p.account))
+                                           action=action, result=result, delta=f"{delta:+d}", money=p.account))

@@ -212,7 +212,9 @@ class _Replay:
 
     def _deal(self) -> None:
         order = [(s, 0) for s in self.seats] + [(None, 0)] + [(s, 1) for s in self.seats] + [(None, 1)]
-        if self.m.game != "montecarlo":  # the others deal each player two, then the dealer
+        if self.m.game == "bj":  # bj(6) deals the dealer's two first (RULES.md, bj_deal)
+            order = [(None, 0), (None, 1)] + [(s, k) for s in self.seats for k in (0, 1)]
+        elif self.m.game != "montecarlo":  # the others deal each player two, then the dealer
             order = [(s, k) for s in self.seats for k in (0, 1)] + [(None, 0), (None, 1)]
         for who, k in order:
             if who is None and k == 1 and not self.rules.hole_card:
@@ -415,7 +417,7 @@ class _Replay:
             c = self._card(s, h, index)
             text = f"{who} hits: {c}, total {h.total()}" + (" (bust)" if h.total() > 21 else "")
             h.state = "h"
-            if h.total() >= 21:
+            if h.total() > 21 or (h.total() == 21 and self.m.game != "bj"):  # bj(6) asks Hit? at 21 too
                 h.done = True
         elif a == "s":
             h.state, h.done = "s", True
@@ -474,10 +476,11 @@ class _Replay:
         self.events.append(("split", s.seat, at, h.bet, s.account))
         one_card = s.hand.cards[0] == "A" and self.rules.split_aces_one_card
         for k, hand in ((at, left), (at + 1, right)):
-            self._card(s, hand, k)
             hand.state = "a" if one_card else "p"
-            if hand.total() == 21:
-                hand.done = True
+            if self.m.game != "bj":  # bj(6) deals a split hand's second card when its turn comes
+                self._card(s, hand, k)
+                if hand.total() == 21:
+                    hand.done = True
         return (f"{s.name} splits: hand {at + 1} {''.join(left.cards)}, hand {at + 2} {''.join(right.cards)}")
 
     def _play_split(self, s: _Seat) -> None:
@@ -490,6 +493,8 @@ class _Replay:
                 raise LogError(f"round {self.n}: seat {s.seat} split into more hands than its record lists")
             if not h.tape:
                 h.tape = str(recs[i].get("actions", ""))
+            if len(h.cards) == 1:  # bj(6): the hand's second card, dealt as its turn comes
+                self._card(s, h, i)
             while not h.done:
                 if h.state == "a" and "p" not in self._options(s, h, True):
                     h.done = True
