@@ -83,3 +83,63 @@ def require_seccomp() -> None:
 def seccomp() -> None:
     """The test needs the system-call filter (see ``require_seccomp``)."""
     require_seccomp()
+
+
+class OrdinaryUser:
+    """Runs the command line as an ordinary user (uid and gid 65534, no groups), the way a grader who is not
+    root runs it: its own cache and home in ``home`` (a folder that user may write)."""
+
+    uid = 65534
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+
+    def env(self, **extra: str) -> dict[str, str]:
+        keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "CI", "TERM")}
+        return {**keep, "HOME": str(self.home), "TWENTYONE_CACHE": str(self.home / "cache"), "NO_COLOR": "1",
+                "COLUMNS": "200", **extra}
+
+    def run(self, args: list[str], cwd: Path, timeout: float = 300, **extra: str) -> Any:
+        """``python -m twentyone ARGS`` as that user; the finished process (text output)."""
+        import subprocess
+        import sys
+
+        argv = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--",
+                sys.executable, "-P", "-m", "twentyone", *args]
+        return subprocess.run(argv, cwd=cwd, env=self.env(**extra), capture_output=True, text=True,
+                              timeout=timeout, preexec_fn=default_sigint)
+
+    def folder(self, name: str) -> Path:
+        """A folder that user may read and write, for its hand-ins and outputs."""
+        path = self.home / name
+        path.mkdir(parents=True, exist_ok=True)
+        os.chmod(path, 0o777)
+        return path
+
+
+@pytest.fixture(scope="session")
+def ordinary_user(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OrdinaryUser]:
+    """An ordinary user to run the command line as (the tests run as root: under CI, as a fresh machine does).
+
+    Python lives under root's home on such machines (pyenv): the folders on its way are made passable to others
+    (``o+x``, not readable) for the session and put back after; the package and its virtual environment are
+    readable already."""
+    import shutil
+    import sys
+    import tempfile
+
+    require(os.geteuid() == 0 and shutil.which("setpriv") is not None, "root and setpriv (to become an ordinary user)")
+    changed: list[tuple[Path, int]] = []
+    for path in [*Path(os.path.realpath(sys.executable)).parents, *Path(sys.prefix).resolve().parents]:
+        mode = path.stat().st_mode & 0o7777
+        if not mode & 0o001 and path not in [p for p, _ in changed]:
+            changed.append((path, mode))
+            os.chmod(path, mode | 0o001)
+    home = Path(tempfile.mkdtemp(prefix="twentyone-test-user-"))
+    os.chmod(home, 0o777)
+    try:
+        yield OrdinaryUser(home)
+    finally:
+        for path, mode in reversed(changed):
+            os.chmod(path, mode)
+        shutil.rmtree(home, ignore_errors=True)
