@@ -222,7 +222,8 @@ def draw_charts(s: StudentScore, folder: Path) -> dict[str, str] | None:
         return None
     charts: dict[str, str] = {}
     for c in s.criteria:
-        if c.rate is not None and c.matches and c.name != "tournament":
+        # A line decided at its first look has one point: no curve to draw (its rubric line says what and why).
+        if c.rate is not None and c.matches and c.name != "tournament" and len(c.running) >= 2:
             rel = chart_path(s.name, f"winrate-{c.name}")
             win_rate_chart(c, folder / rel)
             charts[rel] = f"{c.title}: running win rate and its interval over {c.matches} matches"

@@ -58,7 +58,7 @@ from urllib.parse import quote
 from twentyone.errors import TwentyOneError
 from twentyone.grading.charts import (CHART_SIZE, CLASS_CHART_SIZE, SHORT, NO_CHARTS, NO_CJK_FONT, bankroll_chart,
                                       draw_charts, draw_class_charts, no_cjk_font, win_rate_chart)
-from twentyone.grading.incidents import INCIDENT_CSS, render_incident
+from twentyone.grading.incidents import INCIDENT_CSS, match_label, render_incident
 from twentyone.grading.review.pages import ev_lost_cell, replay_link, review_section, write_student_replays
 from twentyone.grading.results import ClassReport, Criterion, ReplayPage, StandingRow, StudentScore
 
@@ -307,6 +307,11 @@ def _short_spec(spec: str) -> str:
     return "/".join(parts[-2:])
 
 
+def not_played(r: StandingRow) -> bool:
+    """True for an entry that could not be used and sat in no match: it has no place and no win rate."""
+    return r.error is not None and r.matches == 0
+
+
 def _standings_table(standings: Sequence[StandingRow], table_id: str, linked: frozenset[str] = frozenset()) -> str:
     """Standings; the names in ``linked`` link to their student page."""
     head = [_th("rank", "Rank", True), _th("name", "Name"), _th("spec", "Spec"), _th("matches", "Matches played", True),
@@ -320,12 +325,17 @@ def _standings_table(standings: Sequence[StandingRow], table_id: str, linked: fr
         name += f'<br><span class="error">{escape(r.error)}</span>' if r.error else ""
         name += "".join(f'<br><span class="note">{escape(n)}</span>' for n in r.notes)
         spec = f'<span class="spec" title="{escape(r.spec)}">{escape(_short_spec(r.spec))}</span>'
-        cells = [_td(str(r.rank), str(r.rank), True), _td(name, r.name.lower(), raw=True), _td(spec, r.spec, raw=True),
-                 _td(str(r.matches), str(r.matches), True), _td(str(r.wins), str(r.wins), True),
-                 _td(str(r.ties), str(r.ties), True), _td(str(r.losses), str(r.losses), True),
-                 _td(format_rate(r.rate, r.low, r.high), _num(r.rate), True),
-                 _td(f"{r.mean_account:,.1f}", _num(r.mean_account), True),
-                 _td(str(r.fouls), str(r.fouls), True), _td(faults, str(r.faults), True)]
+        if not_played(r):  # no place and no rate: nothing was played (the terminal says so too)
+            dash = _td("\u2014", "", True)
+            cells = [dash, _td(name, r.name.lower(), raw=True), _td(spec, r.spec, raw=True), _td("0", "0", True),
+                     dash, dash, dash, _td("not played", "", True), dash, dash, dash]
+        else:
+            cells = [_td(str(r.rank), str(r.rank), True), _td(name, r.name.lower(), raw=True),
+                     _td(spec, r.spec, raw=True), _td(str(r.matches), str(r.matches), True),
+                     _td(str(r.wins), str(r.wins), True), _td(str(r.ties), str(r.ties), True),
+                     _td(str(r.losses), str(r.losses), True), _td(format_rate(r.rate, r.low, r.high), _num(r.rate), True),
+                     _td(f"{r.mean_account:,.1f}", _num(r.mean_account), True),
+                     _td(str(r.fouls), str(r.fouls), True), _td(faults, str(r.faults), True)]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<table id="{escape(table_id)}">\n<thead><tr>{"".join(head)}</tr></thead>\n<tbody>\n'
             + "\n".join(rows) + "\n</tbody>\n</table>")
@@ -397,9 +407,46 @@ _STANDINGS_NOTE = ('<p class="note"><b>Matches played</b>: the matches each entr
                    "file\u2019s folder and name (hover for the whole path).</p>")
 
 
+def _rate_cell(c: Criterion) -> str:
+    """A rubric line's win-rate cell (HTML): the rate and its interval, then what it counts (the tournament's
+    counts are pairwise: a match at a table of k seats gives k-1 results)."""
+    rate = escape(format_rate(c.rate, c.low, c.high, c.confidence))
+    if not rate or not c.matches:
+        return rate
+    if c.name == "tournament":  # pairwise results: one per other player at the table and match
+        return rate + (f'<br><span class="note">{_pts(c.wins)} wins, {c.ties} ties, {c.losses} losses against the '
+                       f"others at its tables, in the {c.matches} matches it sat in</span>")
+    threshold = f"; threshold {c.threshold:.0%}" if c.threshold is not None else ""
+    return rate + (f'<br><span class="note">{_pts(c.wins)} wins, {c.ties} ties, {c.losses} losses in '
+                   f"{c.matches} matches{threshold}</span>")
+
+
+def _why(c: Criterion) -> str:
+    """Why a rubric line's status is what it is, with the statistics ('' when the line gives none)."""
+    return str(getattr(c, "why", "") or "")
+
+
+def _incidents_section(s: StudentScore, report: ClassReport) -> list[str]:
+    parts = [f"<h2>Incidents ({s.incident_count})</h2>"]
+    if not s.incidents:
+        return parts + ['<p class="note">None.</p>']
+    if s.incident_count > len(s.incidents):
+        parts.append(f'<p class="note">The first {len(s.incidents)} of {s.incident_count} are shown.</p>')
+    for i in s.incidents:
+        link = replay_link(report, s.name, i.match_key, i.round)  # issue 26: its round in the replay
+        notes = f'<p class="replay">{link}</p>' if link else ""
+        notes += f'<p class="course">Course program: {escape(i.course)}.</p>' if i.course else ""
+        if not i.counted:
+            notes += ('<p class="note">Not counted: the configuration does not count this kind of incident '
+                      'against the legal-play points.</p>')
+        parts.append(render_incident(i, _pretty_excerpt(i.excerpt), notes))
+    return parts
+
+
 def render_student(student: StudentScore, report: ClassReport, charts: dict[str, str] | None = None) -> str:
-    """A student's page as HTML.  ``charts``: alt text by image path relative to ``students/``
-    (``None``: matplotlib was missing)."""
+    """A student's page as HTML: what went wrong first (the error, the notes, the compiler's messages, the
+    rubric, the incidents), then the charts, the decision review and the replays.  ``charts``: alt text by
+    image path relative to ``students/`` (``None``: matplotlib was missing)."""
     s = student
     parts = ['<p><a href="../index.html">\u2190 class page</a></p>', f"<h1>{escape(s.name)}</h1>",
              f'<p class="meta">{escape(report.title)} \u00b7 {escape(s.kind or "not usable")} \u00b7 '
@@ -418,17 +465,19 @@ def render_student(student: StudentScore, report: ClassReport, charts: dict[str,
     if s.messages:
         parts.append(f"<h2>Compiler messages</h2>\n<pre>{escape(s.messages)}</pre>")
     rows = []
+    whys = []
     for c in s.criteria:
-        rate = escape(format_rate(c.rate, c.low, c.high, c.confidence))
-        if rate and c.matches:
-            threshold = f"; threshold {c.threshold:.0%}" if c.threshold is not None else ""
-            rate += (f'<br><span class="note">{_pts(c.wins)} wins, {c.ties} ties, {c.losses} losses in '
-                     f"{c.matches} matches{threshold}</span>")
+        detail = escape(c.detail)
+        if _why(c):
+            detail += f' <a class="why" href="#why-{escape(quote(c.name))}">why</a>'
+            whys.append(f'<div class="why" id="why-{escape(quote(c.name))}"><h3>{escape(c.title)}: why '
+                        f"{escape(str(c.status))}</h3><p>{escape(_why(c))}</p></div>")
         rows.append(f"<tr><td>{escape(c.title)}</td><td class=\"num\">{_pts(c.points)} / {_pts(c.max_points)}</td>"
-                    f"<td>{_badge(c.status)}</td><td>{escape(c.detail)}</td><td>{rate}</td></tr>")
+                    f"<td>{_badge(c.status)}</td><td>{detail}</td><td>{_rate_cell(c)}</td></tr>")
     parts.append("<h2>Rubric</h2>\n<table id=\"rubric\"><thead><tr><th>Criterion</th><th class=\"num\">Points</th>"
                  "<th>Status</th><th>Detail</th><th>Win rate</th></tr></thead>\n<tbody>\n" + "\n".join(rows)
                  + "\n</tbody></table>")
+    parts += _incidents_section(s, report)  # what went wrong, before the charts and the replays
     wanted = [c for c in s.criteria if c.rate is not None and c.matches]
     if charts is None and (wanted or s.samples):
         parts.append(f'<p class="note">{escape(NO_CHARTS)}</p>')
@@ -442,20 +491,8 @@ def render_student(student: StudentScore, report: ClassReport, charts: dict[str,
                                for p, alt in imgs)
                 parts.append(f'<h2>{heading}</h2>\n<div class="charts">{tags}</div>')
     parts.append(review_section(report, s))  # issue 26: the decision review and the replays (grading.replay)
-    parts.append(f"<h2>Incidents ({s.incident_count})</h2>")
-    if s.incidents:
-        if s.incident_count > len(s.incidents):
-            parts.append(f'<p class="note">The first {len(s.incidents)} of {s.incident_count} are shown.</p>')
-        for i in s.incidents:
-            link = replay_link(report, s.name, i.match_key, i.round)  # issue 26: its round in the replay
-            notes = f'<p class="replay">{link}</p>' if link else ""
-            notes += f'<p class="course">Course program: {escape(i.course)}.</p>' if i.course else ""
-            if not i.counted:
-                notes += ('<p class="note">Not counted: the configuration does not count this kind of incident '
-                          'against the legal-play points.</p>')
-            parts.append(render_incident(i, _pretty_excerpt(i.excerpt), notes))
-    else:
-        parts.append('<p class="note">None.</p>')
+    if whys:
+        parts.append("<h2>Why</h2>\n" + "\n".join(whys))
     return _page(f"{s.name} \u2014 {report.title}", "\n".join(parts))
 
 
@@ -470,11 +507,13 @@ STANDING_COLUMNS = ["rank", "name", "spec", "matches", "wins", "ties", "losses",
 
 def csv_table(report: ClassReport) -> tuple[list[str], list[list[str]]]:
     """The header and rows of ``scores.csv``: one row per student (grade) or per standing (tournament)."""
-    if report.kind == "tournament":
-        return STANDING_COLUMNS, [[str(r.rank), r.name, r.spec, str(r.matches), str(r.wins), str(r.ties),
-                                   str(r.losses), _num(r.rate), _num(r.low), _num(r.high), _num(r.mean_account),
-                                   str(r.fouls), str(r.faults), ";".join(r.fault_causes), r.error or ""]
-                                  for r in report.standings]
+    if report.kind == "tournament":  # an entry not played has no rank, rate or money
+        return STANDING_COLUMNS, [
+            ["", r.name, r.spec, "0", "", "", "", "", "", "", "", "", "", "", r.error or ""]
+            if not_played(r) else
+            [str(r.rank), r.name, r.spec, str(r.matches), str(r.wins), str(r.ties), str(r.losses), _num(r.rate), _num(r.low),
+             _num(r.high), _num(r.mean_account), str(r.fouls), str(r.faults), ";".join(r.fault_causes), r.error or ""]
+            for r in report.standings]
     names = _criterion_names(report.students)
     header = GRADE_COLUMNS + [f"{n}_{col}" for n in names for col in CRITERION_COLUMNS]
     rows = []
@@ -508,7 +547,8 @@ def _summary(s: StudentScore) -> str:
     lines = [head] + ([f"error: {s.error}"] if s.error else []) + [f"note: {n}" for n in s.notes]
     lines += [f"- {c.title}: {_pts(c.points)}/{_pts(c.max_points)} {c.status}" for c in s.criteria]
     lines.append(f"incidents: {s.incident_count}")
-    lines += [f"  {i.cause} in round {i.round} of {i.match_key}" + (f" (course program: {i.course})" if i.course else "")
+    lines += [f"  {i.cause} in round {i.round} of {match_label(i.match_key)}"
+              + (f" (course program: {i.course})" if i.course else "")
               + ("" if i.counted else " [not counted]") for i in s.incidents]
     return "\n".join(lines)
 
