@@ -7,7 +7,8 @@ page beside it, and returns what does not fit, one line each:
 - ``cell``: a table cell whose content is wider than the cell (it spills over the next column, or is hidden);
 - ``word``: a word of a cell broken over two lines (a column squeezed below its longest word: "Spec" three
   letters a line), measured with the cell's own font; a path's parts between ``/`` count as words;
-- ``chart``: a chart wider than the space it has, or two labels of a chart drawn over each other;
+- ``chart``: a chart wider than the space it has, a label cut off at its edge, or two labels of a chart drawn
+  over each other;
 - ``hidden``: a table wider than the page, shown in a frame that scrolls sideways (acceptable only in a narrow
   window: at 1,400 pixels every column must be in view).
 """
@@ -67,6 +68,11 @@ MEASURE = r"""
     }
     var labels = Array.prototype.map.call(s.querySelectorAll("text.label"), function (t) {
       return [t.textContent, t.getBoundingClientRect()];
+    });
+    labels.forEach(function (l) {
+      if (l[1].left < box.left - 1 || l[1].right > box.right + 1) {
+        out.push(["chart", "label '" + l[0] + "' is cut off at the chart's edge"]);
+      }
     });
     for (var i = 0; i < labels.length; i++) {
       for (var j = i + 1; j < labels.length; j++) {

@@ -4,7 +4,8 @@ sample matches, and the class page's histogram of totals and scatter of win rate
 Each function returns an ``<svg>`` element that the page holds itself: nothing is written to disk, no library
 draws anything, and the browser draws every text, Chinese names included, in the page's fonts.  A criterion
 decided at its first look (one point: no curve) gets no chart; its rubric line says what was decided and why.
-The scatter places each student's label where it overlaps no other label and no point (``_place``).
+The scatter places each student's label where it overlaps no other label, no point and the legend, beside its
+point or, in a crowd, at the nearest free place with a line to its point (``_place``).
 """
 
 from __future__ import annotations
@@ -111,31 +112,44 @@ def rates_scatter(students: Sequence[StudentScore], stand_line: float, basic_lin
     for (xr, yr, reference), _ in labels.items():
         p.point(xr, yr, _GREY if reference else _BLUE, diamond=reference)
     points = [(p.x(xr), p.y(yr)) for xr, yr, _ in labels]
-    texts = [", ".join(names) for names in labels.values()]
-    for (px, py, anchor), text, (_, _, reference) in zip(_place(p, points, texts), texts, labels):
-        p.label(px, py, text, _GREY if reference else _BLUE, anchor)
+    texts = [", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more"
+             for names in labels.values()]
+    legend = "upper left"  # no submission beats basic while losing to stand: free space
+    for (px, py, anchor, leader), text, (qx, qy), (_, _, reference) in zip(
+            _place(p, points, texts, [p.legend_box(legend)]), texts, points, labels):
+        colour = _GREY if reference else _BLUE
+        if leader:  # from the point to the middle of the label's nearer side
+            width = text_width(text, 10)
+            p.items.append(f'<line x1="{qx:.1f}" y1="{qy:.1f}" x2="{px if px >= qx else px + width:.1f}" '
+                           f'y2="{py - 3:.1f}" stroke="{colour}" stroke-width="0.6" stroke-opacity="0.6"/>')
+        p.label(px, py, text, colour, anchor)
     return p.svg("Each student's win rate against stand by its win rate against basic, with both rubric lines",
-                 legend="upper left")  # no submission beats basic while losing to stand: free space
+                 legend=legend)
 
 
+#: A label's or a point's box: left, top, right, bottom, in pixels.
+Box = tuple[float, float, float, float]
 #: Where a label may go around its point, in pixels (dx, dy of the text's start, and its anchor), nearest first.
 _SPOTS = [(6, -5, "start"), (6, 12, "start"), (-6, -5, "end"), (-6, 12, "end"), (0, -9, "middle"), (0, 17, "middle")]
 
 
-def _place(p: Plot, points: Sequence[tuple[float, float]], texts: Sequence[str],
-           size: float = 10) -> list[tuple[float, float, str]]:
-    """A place for each label (its text's x, baseline y and anchor) where it overlaps no label placed before,
-    no point and the plot's edge, trying the spots around its point, then the same ones further out (up to four
-    times as far); a label with no free place goes at its nearest spot all the same.  Labels are placed from
-    the most crowded point out."""
-    boxes: list[tuple[float, float, float, float]] = []
+def _place(p: Plot, points: Sequence[tuple[float, float]], texts: Sequence[str], avoid: Sequence[Box] = (),
+           size: float = 10) -> list[tuple[float, float, str, bool]]:
+    """A place for each label: its text's x, baseline y, anchor, and whether it needs a leader line to its point.
+
+    A label goes where it overlaps no label placed before, no point, nothing of ``avoid`` (the legend) and not
+    the plot's edge: at a spot around its point (``_SPOTS``), else at the free place of the plot nearest to its
+    point, joined to it by a thin line; labels are placed from the most crowded point out.  Only a plot too
+    full for its labels puts one over another (at its first spot)."""
+    boxes: list[Box] = list(avoid)
     dots = [(x - 4, y - 4, x + 4, y + 4) for x, y in points]
+    high, low = size * 0.8, size * 0.25
 
-    def box(x: float, y: float, anchor: str, width: float) -> tuple[float, float, float, float]:
+    def box(x: float, y: float, anchor: str, width: float) -> Box:
         x0 = x if anchor == "start" else x - width if anchor == "end" else x - width / 2
-        return (x0 - 1, y - size * 0.8, x0 + width + 1, y + size * 0.25)
+        return (x0 - 2, y - high - 1, x0 + width + 2, y + low + 1)
 
-    def free(b: tuple[float, float, float, float]) -> bool:
+    def free(b: Box) -> bool:
         inside = p.left <= b[0] and b[2] <= p.right and p.top <= b[1] and b[3] <= p.bottom
         return inside and not any(b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3] for o in boxes + dots)
 
@@ -143,25 +157,31 @@ def _place(p: Plot, points: Sequence[tuple[float, float]], texts: Sequence[str],
         x, y = points[i]
         return -sum(1 for a, b in points if abs(a - x) < 60 and abs(b - y) < 30)
 
-    out: dict[int, tuple[float, float, str]] = {}
+    out: dict[int, tuple[float, float, str, bool]] = {}
     for i in sorted(range(len(points)), key=crowd):
         x, y = points[i]
         width = text_width(texts[i], size)
-        choice = None
-        for scale in (1, 2, 3, 4):
-            for dx, dy, anchor in _SPOTS:
-                px, py = x + dx * scale, y + dy * (1 + (scale - 1) * 0.8)
-                if free(box(px, py, anchor, width)):
-                    choice = (px, py, anchor)
-                    break
-            if choice:
-                break
-        if choice is None:
-            dx, dy, anchor = _SPOTS[0] if x + 6 + width <= p.right else _SPOTS[2]
-            choice = (x + dx, y + dy, anchor)
-        boxes.append(box(*choice, width))
+        choice = next(((x + dx, y + dy, anchor, False) for dx, dy, anchor in _SPOTS
+                       if free(box(x + dx, y + dy, anchor, width))), None)
+        if choice is None:  # the nearest free place of the plot, by the label's nearer end
+            spots = [(px, py) for px in _steps(p.left + 2, p.right - width - 2, 8)
+                     for py in _steps(p.top + high + 2, p.bottom - low - 2, high + low + 2)]
+            spots.sort(key=lambda s: (min(abs(s[0] - x), abs(s[0] + width - x)) ** 2 + (s[1] - y) ** 2))
+            choice = next(((px, py, "start", True) for px, py in spots if free(box(px, py, "start", width))), None)
+        if choice is None:  # kept inside the plot all the same
+            choice = (min(max(x + 6, p.left + 2), p.right - width - 2), y - 5, "start", False)
+        boxes.append(box(*choice[:3], width))
         out[i] = choice
     return [out[i] for i in range(len(points))]
+
+
+def _steps(start: float, stop: float, step: float) -> list[float]:
+    out = []
+    v = start
+    while v <= stop:
+        out.append(v)
+        v += step
+    return out
 
 
 def class_charts(students: Sequence[StudentScore], top: float, stand_line: float, basic_line: float) -> list[str]:

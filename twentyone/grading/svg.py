@@ -156,16 +156,22 @@ class Plot:
         self.items.append(self._text(px, py, text, size, anchor, colour, ' class="label"'))
 
     # -- the picture ----------------------------------------------------------------------------------------
+    def legend_box(self, corner: str) -> tuple[float, float, float, float]:
+        """Where the legend is drawn in ``corner`` ("upper left" ...): (left, top, right, bottom) in pixels."""
+        w = max((text_width(label, 10.5) for _, _, label in self.legend_entries), default=0) + 34
+        h = 16 * len(self.legend_entries) + 6
+        x0 = self.left + 6 if corner.endswith("left") else self.right - 6 - w
+        y0 = self.top + 6 if corner.startswith("upper") else self.bottom - 6 - h
+        return x0, y0, x0 + w, y0 + h
+
     def _legend(self, corner: str | None) -> str:
         if not self.legend_entries:
             return ""
         size = 10.5
-        w = max(text_width(label, size) for _, _, label in self.legend_entries) + 34
-        h = 16 * len(self.legend_entries) + 6
         if corner is None:  # the corner whose box covers the fewest marks' points
-            corner = min(("upper right", "upper left", "lower right", "lower left"), key=self._crowding(w, h))
-        x0 = self.left + 6 if corner.endswith("left") else self.right - 6 - w
-        y0 = self.top + 6 if corner.startswith("upper") else self.bottom - 6 - h
+            corner = min(("upper right", "upper left", "lower right", "lower left"), key=self._crowding)
+        x0, y0, x1, y1 = self.legend_box(corner)
+        w, h = x1 - x0, y1 - y0
         out = [f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{w:.1f}" height="{h:.1f}" fill="#ffffff" fill-opacity="0.85" '
                f'stroke="#d9dde3"/>']
         for k, (kind, colour, label) in enumerate(self.legend_entries):
@@ -180,17 +186,15 @@ class Plot:
             out.append(self._text(x0 + 30, cy + 4, label, size, "start", "#1d2430"))
         return "".join(out)
 
-    def _crowding(self, w: float, h: float) -> Callable[[str], int]:
+    def _crowding(self, corner: str) -> int:
+        """How many of the marks' points the legend would cover in ``corner``."""
         import re
 
-        coords = [(float(a), float(b)) for a, b in re.findall(r"(-?[\d.]+),(-?[\d.]+)", " ".join(self.items))]
-        coords += [(float(a), float(b)) for a, b in re.findall(r'c[x]="([\d.]+)" c[y]="([\d.]+)"', " ".join(self.items))]
-
-        def count(corner: str) -> int:
-            x0 = self.left + 6 if corner.endswith("left") else self.right - 6 - w
-            y0 = self.top + 6 if corner.startswith("upper") else self.bottom - 6 - h
-            return sum(1 for a, b in coords if x0 <= a <= x0 + w and y0 <= b <= y0 + h)
-        return count
+        marks = " ".join(self.items)
+        coords = [(float(a), float(b)) for a, b in re.findall(r"(-?[\d.]+),(-?[\d.]+)", marks)]
+        coords += [(float(a), float(b)) for a, b in re.findall(r'cx="([\d.]+)" cy="([\d.]+)"', marks)]
+        x0, y0, x1, y1 = self.legend_box(corner)
+        return sum(1 for a, b in coords if x0 <= a <= x1 and y0 <= b <= y1)
 
     def svg(self, alt: str, legend: str | None = None, css_class: str = "chart") -> str:
         """The chart as an inline ``<svg>`` element, described by ``alt`` (its ``<title>``, read out by screen

@@ -218,13 +218,13 @@ _SHORT = {Ending.WON: "won", Ending.BROKE: "lost", Ending.CARDS: "no cards", End
 def _cell(r: TestResult) -> tuple[str, str]:
     """A test's table cell (HTML) and its sort value."""
     cls = "pass" if r.won else "fail"
-    text = f'<span class="badge {cls}">{escape(_SHORT[r.ending])}</span> {r.money:,}'
+    text = f'<span class="badge {cls}">{escape(_SHORT[r.ending])}</span><br>{r.money:,}'
     return text, str(r.money)
 
 
 def write_pages(found: list[Judgement], store: Store, out: Path) -> list[Path]:
     """``index.html`` (with each solution's money chart in it), ``results.csv`` and ``results.json``."""
-    from twentyone.grading.report import SORT_JS, _page, _td, _th
+    from twentyone.grading.report import SORT_JS, _page, _td, _th, breakable
 
     title = str(store.meta("title") or "Judge problem (seed 004)")
     config = store.meta("config") or {}
@@ -246,7 +246,7 @@ def write_pages(found: list[Judgement], store: Store, out: Path) -> list[Path]:
                     cells.append(_td(text, sort, True, raw=True))
                 else:
                     cells.append(_td("", ""))
-        cells.append(_td(j.reason(), j.reason(), wide=True))
+        cells.append(_td(breakable(j.reason()), j.reason(), raw=True, wide=True))
         rows.append("<tr>" + "".join(cells) + "</tr>")
     seeds = f"{config.get('seed')} .. {int(config.get('seed', 0)) + n - 1}" if n else "none"
     parts = [f"<h1>{escape(title)}</h1>",
