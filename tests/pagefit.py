@@ -5,8 +5,10 @@ page beside it, and returns what does not fit, one line each:
 
 - ``page``: the page itself scrolls sideways (something sticks out of it, or is cut off at its edge);
 - ``cell``: a table cell whose content is wider than the cell (it spills over the next column, or is hidden);
-- ``word``: a word of a cell broken over two lines (a column squeezed below its longest word: "Spec" three
-  letters a line), measured with the cell's own font; a path's parts between ``/`` count as words;
+- ``word``: a word of a cell broken over two lines or more (a column squeezed below its longest word: "Spec"
+  three letters a line), as the browser laid it out (the word's boxes on two lines); a word may break after a
+  ``/`` (a path) or a hyphen (``basic-strategy``), and Chinese between any two characters, where people break
+  them too;
 - ``chart``: a chart wider than the space it has, a label cut off at its edge, or two labels of a chart drawn
   over each other;
 - ``hidden``: a table wider than the page, shown in a frame that scrolls sideways (acceptable only in a narrow
@@ -30,7 +32,6 @@ MEASURE = r"""
   if (root.scrollWidth > window.innerWidth + 1) {
     out.push(["page", "the page is " + root.scrollWidth + " px wide in a " + window.innerWidth + " px window"]);
   }
-  var ctx = document.createElement("canvas").getContext("2d");
   function name(el) {
     var t = el.closest("table");
     return (t && t.id ? "#" + t.id + " " : "") + el.tagName.toLowerCase() + " '" +
@@ -46,19 +47,25 @@ MEASURE = r"""
     if (c.scrollWidth > c.clientWidth + 1) {
       out.push(["cell", name(c) + ": content " + c.scrollWidth + " px in a " + c.clientWidth + " px cell"]);
     }
-    var style = getComputedStyle(c);
-    var room = c.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
     var walker = document.createTreeWalker(c, NodeFilter.SHOW_TEXT);
     for (var n = walker.nextNode(); n; n = walker.nextNode()) {
       var el = n.parentElement;
       if (!el || el.offsetParent === null || el.closest("svg")) { continue; }
-      ctx.font = getComputedStyle(el).font;
-      n.textContent.split(/\s+|(?<=\/)/).forEach(function (w) {  // a path may break after a "/" (<wbr>)
-        if (w && ctx.measureText(w).width > room + 1) {
-          out.push(["word", name(c) + ": '" + w.slice(0, 30) + "' (" + Math.round(ctx.measureText(w).width) +
-                    " px) broken in " + Math.round(room) + " px"]);
+      // A word; it may break after a "/" (a path) or a hyphen (basic-strategy), and Chinese between characters.
+      var re = /[\u2e80-\u9fff\uf900-\ufaff]|[^\s\/\u2e80-\u9fff\uf900-\ufaff-]+[\/-]?/g, m;
+      while ((m = re.exec(n.textContent)) !== null) {
+        var range = document.createRange();
+        range.setStart(n, m.index);
+        range.setEnd(n, m.index + m[0].length);
+        var tops = {};
+        Array.prototype.forEach.call(range.getClientRects(), function (r) {
+          if (r.width > 0) { tops[Math.round(r.top)] = true; }
+        });
+        if (Object.keys(tops).length > 1) {
+          out.push(["word", name(c) + ": '" + m[0].slice(0, 30) + "' is broken over " + Object.keys(tops).length +
+                    " lines"]);
         }
-      });
+      }
     }
   });
   document.querySelectorAll("svg").forEach(function (s) {

@@ -151,7 +151,7 @@ h2{font-size:19px;margin:28px 0 10px;border-bottom:1px solid #d9dde3;padding-bot
 .meta{color:#5a6472;margin:0 0 14px}.meta b{color:#1d2430}
 table{border-collapse:collapse;background:#fff;box-shadow:0 1px 2px #0001;margin:6px 0;display:block;
   width:fit-content;max-width:100%;overflow-x:auto}
-th,td{padding:6px 10px;border-bottom:1px solid #e6e9ee;text-align:left;vertical-align:top}
+th,td{padding:6px 8px;border-bottom:1px solid #e6e9ee;text-align:left;vertical-align:top}
 th{background:#eef1f5;font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.num{white-space:nowrap}
 th button{all:unset;cursor:pointer}th button:hover,th button:focus{text-decoration:underline}
@@ -167,7 +167,7 @@ pre{background:#fff;border:1px solid #d9dde3;padding:8px 10px;overflow:auto;max-
 .config code{color:#5a6472}
 .charts{display:flex;flex-wrap:wrap;gap:12px}
 .charts svg{background:#fff;border:1px solid #d9dde3;max-width:100%;height:auto}
-td .spec{white-space:nowrap}td.why-cell{min-width:12em}
+td .spec,.nowrap{white-space:nowrap}td.why-cell{min-width:11em}
 .total{font-size:20px;font-weight:700}.note{color:#5a6472;font-size:13px}a{color:#1f5fbf}
 """ + INCIDENT_CSS
 
@@ -236,7 +236,7 @@ def _th(key: str, label: str, num: bool = False) -> str:
 
 def _td(text: str, sort: str, num: bool = False, raw: bool = False, wide: bool = False) -> str:
     """A cell: ``text`` escaped unless ``raw``, with its sort value; ``wide``: a column of sentences (an error,
-    a reason), never squeezed below 12 characters."""
+    a reason), never squeezed below 11 characters."""
     cls = ' class="num"' if num else ' class="why-cell"' if wide else ""
     return f'<td data-sort-value="{escape(sort)}"{cls}>{text if raw else escape(text)}</td>'
 
@@ -417,6 +417,7 @@ def _rate_cell(c: Criterion) -> str:
     rate = escape(format_rate(c.rate, c.low, c.high, c.confidence))
     if not rate or not c.matches:
         return rate
+    rate = f'<span class="nowrap">{rate}</span>'  # an interval is never broken at its dash
     if c.name == "tournament":  # pairwise results: one per other player at the table and match
         return rate + (f'<br><span class="note">{_pts(c.wins)} wins, {c.ties} ties, {c.losses} losses against the '
                        f"others at its tables, in the {c.matches} matches it sat in</span>")

@@ -108,10 +108,13 @@ def review_section(report: ClassReport, student: StudentScore) -> str:
                      "the cards the strategy could have seen since the shuffle (RULES.md, Decision review).</p>")
         if r.costliest:
             rows = []
+            # Each match as its replay is titled ("vs stand, match 6, seat 1"), not the replay's file name.
+            titles = {p.path: p.title.split(f"{student.name} \u2014 ", 1)[-1] for p in r.replays}
             for k, c in enumerate(r.costliest, 1):
                 link = (f'<a href="{escape(_href(c.replay, c.anchor))}">round {c.round}</a>' if c.replay
                         else f"round {c.round}")
-                rows.append(f"<tr><td class=\"num\">{k}</td><td>{escape(PurePosixPath(c.replay).stem)}</td>"
+                match = titles.get(c.replay, PurePosixPath(c.replay).stem)
+                rows.append(f"<tr><td class=\"num\">{k}</td><td>{escape(match)}</td>"
                             f"<td>{link}</td><td>{escape(c.cards)} vs {escape(c.up)}"
                             f"</td><td>{escape(c.situation)}</td><td>{escape(c.answer)}</td><td>{escape(c.best)}</td>"
                             f"<td class=\"num\">{c.loss:.3f}</td></tr>")
