@@ -609,3 +609,43 @@ def test_every_page_fits_1400_and_800_pixels(grade_report: ClassReport, tmp_path
     tournament = (tmp_path / "tournament" / "index.html").read_text(encoding="utf-8")
     broken = tournament[tournament.index("2023009_broken"):].split("</tr>")[0]
     assert "not played" in broken and "0.0%" not in broken and ">5<" not in broken  # no rank, no rate
+
+
+def test_what_went_wrong_comes_first(grade_report: ClassReport) -> None:
+    """A student page puts the error, the rubric and the incidents before the charts and the replays, and lists
+    ten replays, the others behind one "more" line."""
+    from dataclasses import replace
+
+    from twentyone.grading.report import render_student
+    from twentyone.grading.results import ReplayPage, StudentReview
+
+    dan = next(s for s in grade_report.students if s.name == HOSTILE)
+    pages = [ReplayPage(f"{HOSTILE}/replays/beat_stand-{k}.html", f"beat_stand|dan|{k}|1",
+                        f"{HOSTILE} \u2014 vs stand, match {k}, seat 1", 1, "incidents") for k in range(50)]
+    report = replace(grade_report, reviews={HOSTILE: StudentReview(50, 5000, 9000, 1.0, 0.02, [], [], "", pages)})
+    page = render_student(dan, report)
+    order = [page.index(h) for h in ("<h2>Rubric", "<h2>Incidents", "<h2>Win rates", "<h2>Bankroll",
+                                     "<h3>Replays")]
+    assert order == sorted(order)
+    listed, hidden = page.split("<h3>Replays")[1].split("<details><summary>40 more replays</summary>")
+    assert listed.count("<li>") == 10 and hidden.count("<li>") == 40
+
+
+def test_a_line_decided_at_its_first_look_draws_no_chart_and_its_why_is_a_link(grade_report: ClassReport) -> None:
+    """A win-rate line decided at its first look (one point) gets no chart; a line whose statistics are given
+    apart (its ``why``) says its short sentence and links to them."""
+    from dataclasses import replace
+
+    from twentyone.grading.report import render_student
+
+    alice = next(s for s in grade_report.students if s.name == "alice")
+    early = replace(alice.criteria[1], status="fail", detail="fails: it lost its first 20 matches",
+                    running=alice.criteria[1].running[:1])
+    setattr(early, "why", "won 0 of 20; a submission that wins 90% loses 20 in a row at most 1 in 10^20 of the time")
+    student = replace(alice, criteria=[alice.criteria[0], early, *alice.criteria[2:]])
+    page = render_student(student, grade_report)
+    assert page.count("<svg") == 1 + len(student.samples)  # beat_basic's chart and the bankroll, not beat_stand's
+    assert "Beats stand: win rate over matches" not in page
+    assert '<td>fails: it lost its first 20 matches <a class="why" href="#why-beat_stand">why</a></td>' in page
+    why = page[page.index('<div class="why" id="why-beat_stand">'):]
+    assert "a submission that wins 90% loses 20 in a row" in why.split("</div>")[0]
