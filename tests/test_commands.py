@@ -262,3 +262,23 @@ def test_every_command_says_the_same_of_one_file(tmp_path: Path, capsys: pytest.
     assert said(err.splitlines()) == sorted(wanted), err
     assert said(entry_notes(tournament_entries([str(src), "basic"], tmp_path / "t"))) == sorted(wanted)
     assert said(entry_notes(prepare_entries([src], tmp_path / "g", GradingConfig()))) == sorted(wanted)
+
+
+def test_tournament_refuses_a_person_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """tournament basic human: one line that says a person cannot sit through a tournament and what to use
+    instead, exit 2, nothing written; the tournament's --help does not offer human."""
+    code, out, err = run(["tournament", "basic", "human", "--out", str(tmp_path / "t")], capsys)
+    assert code == 2 and err.count("\n") == 1 and err.startswith("twentyone: error: human cannot play in a tournament")
+    assert "twentyone play --with SPEC" in err and "no such file" not in err and not (tmp_path / "t").exists()
+    with pytest.raises(SystemExit):
+        main(["tournament", "--help"])
+    assert "human" not in capsys.readouterr().out
+
+
+def test_similar_refuses_a_single_submission(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """similar with one submission: one line (it has nothing to compare it with), exit 2, nothing compiled or
+    written, never an empty table with exit 0."""
+    code, out, err = run(["similar", str(BASIC_C), "--out", str(tmp_path / "s")], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("twentyone: error: similar compares submissions with each other: give two or more (1 given)")
+    assert not (tmp_path / "s").exists()
