@@ -528,6 +528,9 @@ def test_an_incident_reads_as_a_round(grade_report: ClassReport, tmp_path: Path)
     page = render_student(st, grade_report)
     assert "round 7 of match 17 against basic, seed 2034, seat 2</h3>" in page
     assert "beat_basic|" not in page.split("<details>")[0]
+    from twentyone.grading.report import gradescope_results
+
+    assert "illegal_action in round 7 of match 17 against basic, seed 2034, seat 2" in gradescope_results(st)["output"]
     for said in ("<dt>Held</dt><dd>T 2 (12)</dd>", "<dt>Dealer showed</dt><dd>9 ", "<dt>Asked</dt><dd>first_action",
                  "<dt>Answered</dt><dd>&#x27;x&#x27;</dd>", "&#x27;x&#x27; is not a decision the rules allow here"):
         assert said in page, said
