@@ -652,3 +652,21 @@ def test_a_line_decided_at_its_first_look_draws_no_chart_and_its_why_is_a_link(g
     assert '<td>fails: it lost its first 20 matches <a class="why" href="#why-beat_stand">why</a></td>' in page
     why = page[page.index('<div class="why" id="why-beat_stand">'):]
     assert "a submission that wins 90% loses 20 in a row" in why.split("</div>")[0]
+
+
+def test_a_chart_of_more_curves_than_colours_draws_no_legend() -> None:
+    """A judge run's money chart of 20 tests draws every curve but no legend (20 entries would cover the chart);
+    one of 5 names each."""
+    import xml.etree.ElementTree as ET
+
+    from twentyone.grading.charts import bankroll_chart
+
+    def chart(n: int) -> Any:
+        sample = BankrollSample("judge/li", "li: money after each hand", [f"test {k}" for k in range(1, n + 1)],
+                                [[1000 + k * r for r in range(50)] for k in range(n)])
+        return ET.fromstring(bankroll_chart(sample))
+
+    many, few = chart(20), chart(5)
+    assert len(many.findall(f".//{SVG}polyline")) == 20 and len(few.findall(f".//{SVG}polyline")) == 5
+    texts = [t.text for t in many.iter(f"{SVG}text")]
+    assert "test 1" not in texts and [t.text for t in few.iter(f"{SVG}text")].count("test 5") == 1

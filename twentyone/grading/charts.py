@@ -59,9 +59,11 @@ def bankroll_chart(sample: BankrollSample, highlight: str | None = None, alt: st
     money = [m for c in sample.curves for m in c] or [0]
     pad = max(1.0, 0.05 * (max(money) - min(money)))
     p = Plot(*CHART_SIZE, (1, max(longest, 2)), (min(money) - pad, max(money) + pad), sample.title, "round", "money")
+    named = len(sample.names) <= len(PALETTE)  # more curves than colours (a judge run of 20 tests): no legend
     for k, (name, curve) in enumerate(zip(sample.names, sample.curves)):
         bold = name == highlight
-        p.line([(r + 1, m) for r, m in enumerate(curve)], PALETTE[k % len(PALETTE)], 2.6 if bold else 1.2, label=name)
+        p.line([(r + 1, m) for r, m in enumerate(curve)], PALETTE[k % len(PALETTE)], 2.6 if bold else 1.2,
+               label=name if named else "")
     return p.svg(alt or f"Bankroll curves: {sample.title}")
 
 
