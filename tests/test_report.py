@@ -652,6 +652,10 @@ def test_a_line_decided_at_its_first_look_draws_no_chart_and_its_why_is_a_link(g
     assert '<td>fails: it lost its first 20 matches <a class="why" href="#why-beat_stand">why</a></td>' in page
     why = page[page.index('<div class="why" id="why-beat_stand">'):]
     assert "a submission that wins 90% loses 20 in a row" in why.split("</div>")[0]
+    from twentyone.grading.report import gradescope_results
+
+    (test,) = [t for t in gradescope_results(student)["tests"] if t["tags"][0] == "beat_stand"]
+    assert test["output"].splitlines()[-1].startswith("why: won 0 of 20; a submission that wins 90%")
 
 
 def test_a_chart_of_more_curves_than_colours_draws_no_legend() -> None:

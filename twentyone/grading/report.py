@@ -529,11 +529,13 @@ def csv_table(report: ClassReport) -> tuple[list[str], list[list[str]]]:
 
 
 def _criterion_text(c: Criterion) -> str:
-    """A rubric line as plain text for the platforms."""
+    """A rubric line as plain text for the platforms: the short line, the win rate, then why (when given)."""
     lines = [f"{c.status}: {c.detail}"]
     if c.rate is not None:
         lines.append("win rate " + format_rate(c.rate, c.low, c.high, c.confidence)
                      + (f", threshold {c.threshold:.0%}" if c.threshold is not None else ""))
+    if _why(c):
+        lines.append(f"why: {_why(c)}")
     return "\n".join(lines)
 
 
