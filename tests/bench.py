@@ -658,5 +658,39 @@ _EXTRA: list[Callable[[int, float], None]] = [bench_analysis, bench_variants, be
                                               bench_similarity, bench_judge, bench_judge_strong, bench_review]
 
 
+def bench_report(runs: int, seconds: float) -> None:
+    """Issue 33: the CPU time of ``twentyone report DIR`` (every page of a graded class made again from its store:
+    the class page, the student pages with their charts, the replay pages), children included, for a class of 8
+    generated C submissions graded with the default budget.  The charts are inline SVG: before, matplotlib's
+    savefig was three quarters of this figure."""
+    import os
+    import resource
+    import tempfile
+
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import GradingConfig
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        os.environ["TWENTYONE_CACHE"] = str(root / "cache")
+        subs = make_class(root / "class", 8)
+        out = root / "out"
+        grade(subs, GradingConfig(seed=2026), out, False, Execution(progress=False, warn=lambda m: None))
+
+        def once() -> float:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([sys.executable, "-m", "twentyone", "report", str(out), "-q"], check=True,
+                           capture_output=True, cwd=ROOT)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+        pages = len(list(out.rglob("*.html")))
+        print(f"'twentyone report' of a graded class of 8 C submissions ({pages} pages): "
+              f"{median_of(runs, once):.2f} s of CPU, children included")
+
+
+_EXTRA.append(bench_report)
+
+
 if __name__ == "__main__":
     sys.exit(main())

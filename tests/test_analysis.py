@@ -29,7 +29,7 @@ from twentyone.analysis.commands import FRENCH_EXPERT
 from twentyone.analysis.options import OPTION_NAMES
 from twentyone.cli import main
 from twentyone.errors import BadCardsError, RulesError, TwentyOneError
-from twentyone.rules import COURSE
+from twentyone.rules import COURSE, PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
 TOL = 0.0001  # percentage points; the references carry four decimals
@@ -523,12 +523,23 @@ def test_bad_chart_csv_is_refused(text: str, message: str) -> None:
 
 
 def test_chart_text_uses_the_french_layout(tmp_path: Path) -> None:
-    """The text chart groups rows as the French document does; the PNG is written."""
-    text = derived_basic_chart(COURSE, 6).to_text()
-    labels = [line.split()[0] for line in text.splitlines()[2:] if line[:1].strip()]
-    assert labels[:12] == ["17+", "16", "15", "14", "13", "12", "11", "10", "9", "5", "A-8", "A-7"]
-    assert "A-A" in labels and "10-10" in labels and "after" in labels
-    derived_basic_chart(COURSE, 6).write_png(tmp_path / "chart.png")
+    """The text chart keeps the French document's order with the PNG's row labels in plain words ("hard 5-8",
+    never "5 > 8"), the pairs from A-A down to 2-2, and a legend of the letters it shows; the PNG is written."""
+    from twentyone.analysis.charts import plain_label
+
+    chart = derived_basic_chart(COURSE, 6)
+    text = chart.to_text()
+    labels = [line[:26].rstrip() for line in text.splitlines()[2:-1] if not line.startswith("after")]
+    assert labels == [plain_label(rows) for _, rows in chart._display()]
+    assert labels[:12] == ["hard 17+", "hard 16", "hard 15", "hard 14", "hard 13", "hard 12", "hard 11", "hard 10",
+                           "hard 9", "hard 5-8", "soft 19-21 (A-8 to A-10)", "soft 18 (A-7)"]
+    pairs = [label for label in labels if label.startswith("pair")]
+    assert pairs == ["pair A-A"] + [f"pair {r}-{r}" for r in (10, 9, 8, 7, 6, 5, 4, 3, 2)]
+    assert "5 > 8" not in text and "A-8 > A-10" not in text
+    assert text.splitlines()[-1] == "H hit, S stand, D double (Ds: else stand), U surrender"  # the course: no split
+    split = derived_basic_chart(PRESETS["s17-3to2-6d"], 6).to_text()
+    assert split.splitlines()[-1].endswith(", P split")
+    chart.write_png(tmp_path / "chart.png")
     assert (tmp_path / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -556,7 +567,7 @@ def test_cli_chart_prints_and_writes(tmp_path: Path, capsys: pytest.CaptureFixtu
     """``twentyone chart`` prints the French-layout chart and writes a CSV that reads back."""
     csv_path, png = tmp_path / "c.csv", tmp_path / "c.png"
     code, out, _ = cli(["chart", "--rules", "course", "--decks", "6", "--csv", str(csv_path), "--png", str(png)], capsys)
-    assert code == 0 and "A-A" in out and "16 (3+)" in out
+    assert code == 0 and "pair A-A" in out and "hard 16, 3+ cards" in out
     assert Chart.read(csv_path) == derived_basic_chart(COURSE, 6) and png.exists()
     code, out, _ = cli(["chart", "--compare", "french-expert", "--rule", "split=true", "--rule", "surrender=no",
                         "--rule", "blackjack_pays=3/2"], capsys)
@@ -599,8 +610,9 @@ def test_cli_png_is_written_as_png_whatever_its_name(tmp_path: Path, capsys: pyt
 
 
 def test_chart_png_has_a_legend_plain_labels_and_no_empty_band(tmp_path: Path) -> None:
-    """chart --png: row labels need no French document, the cell letters have a legend (its P swatch shows
-    in a chart without a split), and no band of empty space runs across the picture (the top one was ~1 inch)."""
+    """chart --png: row labels need no French document, the cell letters it shows have a legend (no P swatch
+    under the course's rules, which never split; one where the rules split), and no band of empty space runs
+    across the picture (the top one was ~1 inch)."""
     import numpy as np
     from matplotlib import image
 
@@ -618,7 +630,18 @@ def test_chart_png_has_a_legend_plain_labels_and_no_empty_band(tmp_path: Path) -
     blank = (pixels >= 250).all(axis=(1, 2))
     longest = max(len(run) for run in "".join("1" if b else "0" for b in blank).split("0"))
     assert longest < 0.3 * 130, f"{longest} empty pixel rows (0.3 inch at 130 dpi)"
-    assert (np.abs(pixels - [0x6f, 0xa8, 0xdc]).sum(axis=2) < 6).any(), "no P swatch: no legend"
+    assert (np.abs(pixels - [0x93, 0xc4, 0x7d]).sum(axis=2) < 6).any(), "no D swatch: no legend"
+    assert not (np.abs(pixels - [0x6f, 0xa8, 0xdc]).sum(axis=2) < 6).any(), "a P swatch without a split"
+    derived_basic_chart(PRESETS["s17-3to2-6d"], 6).write_png(path)
+    pixels = (image.imread(str(path))[:, :, :3] * 255).round().astype(int)
+    assert (np.abs(pixels - [0x6f, 0xa8, 0xdc]).sum(axis=2) < 6).any(), "no P swatch where the rules split"
+
+
+def test_chart_that_cannot_be_written_prints_nothing_else(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """chart --png or --csv into a folder that does not exist: one error line and no chart on the terminal."""
+    for option in ("--png", "--csv"):
+        code, out, err = cli(["chart", option, str(tmp_path / "nowhere" / "x.png")], capsys)
+        assert code == 2 and out == "" and err.startswith("twentyone: error: cannot write chart ") and err.count("\n") == 1
 
 
 def test_the_judge_rules_are_analysed_off_their_own_5000_decks(capsys: pytest.CaptureFixture[str]) -> None:

@@ -321,16 +321,41 @@ def test_match_runs_files_in_the_sandbox_by_default(tmp_path: Path, capsys: pyte
 
 def test_shared_statics_are_named_once_with_the_way_they_are_played(tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    """Two sets of a file whose sets share a count at one table: one note, saying that the sandbox gives each its
-    own copy and --trusted one copy, as the course program; none for a file at one seat."""
+    """Two sets of a file whose sets share a count at one table: a note that sets 3-5 do not play, and in the sandbox
+    one that each seat has its own copy (--trusted: one copy, as the course program); each names every variable."""
     seats = ["-p", f"{REAL}:1", "-p", f"{REAL}:2", "--seed", "4", "--output-dir", str(tmp_path)]
-    for extra, says in (([], "in the sandbox each seat plays in a process of its own"),
-                        (["--trusted"], "with --trusted they share one copy, as in the course program")):
+    every = ("running_count", "cards_seen", "last_pos", "hot", "up_card")
+    for extra, count in (([], 2), (["--trusted"], 1)):
         code, _, err = in_process(["match", *seats, *extra], capsys)
-        notes = [line for line in err.splitlines() if line.startswith("twentyone: note:")]
-        assert code == 0 and len(notes) == 1 and says in notes[0] and "running_count" in notes[0], err
-    code, _, err = in_process(["match", "-p", f"{REAL}:1", "-p", "basic", "--output-dir", str(tmp_path)], capsys)
-    assert code == 0 and "twentyone: note:" not in err
+        notes = [line for line in err.splitlines() if "sets 1 and 2" in line]
+        assert code == 0 and len(notes) == count, err
+        assert "sets 3, 4 and 5 do not play" in notes[0] and all(v in notes[0] for v in every), err
+        assert count == 1 or "in the sandbox each seat plays in a process of its own" in notes[1], err
+
+
+def test_a_set_is_told_about_variables_only_other_sets_change(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """match with one set of a file: a note when another set of the file changes a variable it uses (as grade
+    says); none when the other sets never touch it, and none for a constant or for ``using namespace std``."""
+    sets = "".join(f"int bet{k}(int N) {{ return 10; }}\nchar first_action{k}(char* t, int n) {{ return 's'; }}\n"
+                   f"char continue_action{k}(Player(*p)[]) {{ return 's'; }}\n" for k in (2, 3))
+    quiet = tmp_path / "quiet" / "mycodes.cpp"
+    quiet.parent.mkdir()
+    quiet.write_text('#include "mycodes.h"\nusing namespace std;\nconst int LIMIT = 3;\n'
+                     "static int low = 0, high = 0;\n"
+                     "int bet1(int N) { low++; return 10 + high; }\nchar first_action1(char* t, int n) "
+                     "{ high = low > LIMIT; return 's'; }\nchar continue_action1(Player(*p)[]) { return 's'; }\n"
+                     "void show1(Banker* b, Player(*p)[], int n, int N, int pos) { }\n" + sets)
+    code, _, err = in_process(["match", "-p", str(quiet), "-p", "basic", "--output-dir", str(tmp_path)], capsys)
+    assert code == 0 and "twentyone: warning" not in err, err
+    loud = tmp_path / "loud" / "mycodes.cpp"
+    loud.parent.mkdir()
+    loud.write_text(quiet.read_text().replace("char first_action3(char* t, int n) {",
+                                              "char first_action3(char* t, int n) { high = 1; low = 2;"))
+    code, _, err = in_process(["match", "-p", str(loud), "-p", "basic", "--output-dir", str(tmp_path)], capsys)
+    (note,) = [line for line in err.splitlines() if line.startswith("twentyone: warning:")]
+    assert code == 0 and f"{loud}: set 1 uses low and high, which set 3 also changes" in note, err
+    assert "std" not in note.split("changes")[0] and "LIMIT" not in note
 
 
 def test_a_zipped_hand_in_is_named_as_grade_names_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

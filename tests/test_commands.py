@@ -230,12 +230,55 @@ def test_every_warning_names_its_student(tmp_path: Path) -> None:
     subs = [handins / "own_main", tmp_path / "li_lei", tmp_path / "han_meimei"]
     entries = prepare_entries(subs, tmp_path / "files", GradingConfig())
     lines = entry_notes(entries)
-    assert any(ln.startswith("own_main: the student's own main.c calls advantage()") for ln in lines), lines
-    shared = [ln for ln in lines if "share its global and static variables" in ln]
-    assert sorted(ln.split(":", 1)[0] for ln in shared) == ["han_meimei", "li_lei", "own_main"], shared
+    own = f"{handins / 'own_main' / 'mycodes.c'}: "
+    assert any(ln.startswith(own + "the student's own main.c calls advantage()") for ln in lines), lines
+    shared = sorted(ln.split("/mycodes.c: ", 1)[0] for ln in lines if "also change" in ln)
+    assert shared == sorted(str(p) for p in subs), lines
     person = [ln for ln in lines if "PERSON" in ln]
     assert person and all(str(tmp_path / ln.split(":", 1)[0]) in ln for ln in person if not ln.startswith("own_main"))
     said: list[str] = []
     cfg = replace(GradingConfig(), similarity=Similarity(traces=0))
     similar(subs, cfg, tmp_path / "sim", Execution(progress=False, warn=said.append))
-    assert sorted(ln.split(":", 1)[0] for ln in said if "share its global" in ln) == ["han_meimei", "li_lei", "own_main"]
+    assert sorted(ln.split("/mycodes.c: ", 1)[0] for ln in said if "also change" in ln) == shared
+
+
+def test_every_command_says_the_same_of_one_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bare mycodes.c with the student's own main.c (calling advantage(), which resets the count) and mycodes.h
+    beside it: match, play, tournament, grade and similar say the same three things of it, from one function."""
+    from twentyone.grading.commands import entry_notes, tournament_entries
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.grader import prepare_entries
+
+    src = FIX / "handins" / "own_main" / "mycodes.c"
+    wanted = ("calls advantage(), which is not part of the course interface", "its own "
+              f"{src.parent / 'mycodes.h'} differs from the course's mycodes.h", "set 1 uses running, which sets 2")
+
+    def said(lines: list[str]) -> list[str]:
+        return sorted(w for w in wanted for ln in lines if w in ln)
+
+    code, _, err = run(["match", "-p", str(src), "-p", "basic", "--output-dir", str(tmp_path / "out")], capsys)
+    assert code == 0 and said(err.splitlines()) == sorted(wanted), err
+    code, _, err = run(["play", "--with", str(src), "--output-dir", str(tmp_path / "out")], capsys)  # stdin: EOF
+    assert said(err.splitlines()) == sorted(wanted), err
+    assert said(entry_notes(tournament_entries([str(src), "basic"], tmp_path / "t"))) == sorted(wanted)
+    assert said(entry_notes(prepare_entries([src], tmp_path / "g", GradingConfig()))) == sorted(wanted)
+
+
+def test_tournament_refuses_a_person_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """tournament basic human: one line that says a person cannot sit through a tournament and what to use
+    instead, exit 2, nothing written; the tournament's --help does not offer human."""
+    code, out, err = run(["tournament", "basic", "human", "--out", str(tmp_path / "t")], capsys)
+    assert code == 2 and err.count("\n") == 1 and err.startswith("twentyone: error: human cannot play in a tournament")
+    assert "twentyone play --with SPEC" in err and "no such file" not in err and not (tmp_path / "t").exists()
+    with pytest.raises(SystemExit):
+        main(["tournament", "--help"])
+    assert "human" not in capsys.readouterr().out
+
+
+def test_similar_refuses_a_single_submission(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """similar with one submission: one line (it has nothing to compare it with), exit 2, nothing compiled or
+    written, never an empty table with exit 0."""
+    code, out, err = run(["similar", str(BASIC_C), "--out", str(tmp_path / "s")], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("twentyone: error: similar compares submissions with each other: give two or more (1 given)")
+    assert not (tmp_path / "s").exists()

@@ -187,7 +187,7 @@ def test_a_big_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
     _refused(lambda: take(tmp_path / "li"), "200.0 MiB", "more than the 1.0 MiB")
     _refused(lambda: prepare_source(big), "200.0 MiB")
     _refused(lambda: take(tmp_path / "small"), "main.c", "a symbolic link leading out")
-    for fn in (lambda: own_header_warnings([("twentyone.h", header)], "li"), lambda: source_notes(small, big, 1)):
+    for fn in (lambda: own_header_warnings([("twentyone.h", header)], "li"), lambda: source_notes(small, (1,), main=big)):
         cpu, what = in_child(fn, wall=20)
         assert cpu < 1 and what == "ok", what
     (warning,) = own_header_warnings([("twentyone.h", header)], "li")
@@ -268,7 +268,8 @@ def _interface(text: str, tmp: Path) -> None:
 def _notes(text: str, tmp: Path) -> None:
     from twentyone.grading.notes import source_notes
 
-    source_notes(_write(tmp, "mycodes.c", text), _write(tmp, "main.c", text), 1)
+    _write(tmp, "main.c", text)  # read as the student's own main.c beside it
+    source_notes(_write(tmp, "mycodes.c", text), (1, 2))
 
 
 def _fingerprint(language: str) -> Callable[[str, Path], None]:

@@ -129,3 +129,40 @@ def test_bad_commands_are_one_line(args: list[str], words: str, capsys: pytest.C
         code = int(e.code or 0)
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("twentyone: error: ") and words in err and len(err.splitlines()) == 1
+
+
+def test_the_class_page_fits_1400_and_800_pixels(tmp_path: Path) -> None:
+    """The judge's class page with five tests a solution and long reasons (an illegal call with the hand so far):
+    at 1,400 pixels every column, Reason included, is in view and no word is broken; at 800 pixels the page never
+    scrolls sideways (the table scrolls in its own frame).  Measured in Chromium."""
+    from tests.browser import Browser
+    from tests.pagefit import fit
+    from tests.test_report import chromium
+    from twentyone.grading.outcome import EntryKind
+    from twentyone.grading.store import EntryRow, Store
+    from twentyone.judge.classrun import write_pages
+    from twentyone.judge.game import TARGET, Ending, Illegal, TestResult
+    from twentyone.judge.verdict import Judgement
+
+    seeds = [20, 21, 22, 23, 24]
+    illegal = Illegal("hit()", "the hand is already over: stand() ended it", 37, 4, 412, 1_250_300,
+                      ("init_game(100000) -> {1, 9, 5}", "hit() -> 7", "stand()"))
+    won = [TestResult(s, Ending.WON, TARGET + 1, 800, 4200, [1_000_000 + 400 * k for k in range(800)]) for s in seeds]
+    found = [Judgement("strong-bold", "strong-bold", "builtin", seeds, won),
+             Judgement("2023001_zhang", "/home/instructor/judge/2023001_zhang/solution.cpp", "cpp", seeds,
+                       won[:2] + [TestResult(22, Ending.ILLEGAL, 1_250_300, 37, 412, [1_000_000] * 37, illegal)]
+                       + won[3:]),
+             Judgement("2023002_li", "/home/instructor/judge/2023002_li/solution.cpp", "cpp", seeds, [],
+                       "/home/instructor/judge/2023002_li/solution.cpp does not compile", "solution.cpp:3:1: error")]
+    out = tmp_path / "class"
+    with Store.open(out, create=True) as store:
+        store.set_meta("title", "Judge problem (seed 004): 3 solutions")
+        store.set_meta("config", {"seed": 20, "tests": 5, "cpu_seconds": 10, "wall_seconds": 40})
+        store.set_entries([EntryRow(j.name, i, j.spec, j.spec, EntryKind.CPP, j.error, j.messages)
+                           for i, j in enumerate(found)])
+        write_pages(found, store, out)
+    with Browser(chromium()) as b:
+        assert fit(b, out / "index.html", 1400) == []
+        assert [p for p in fit(b, out / "index.html", 800) if p[0] != "hidden"] == []
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert page.count("<svg") == 2 and "illegal call: hit()" in page  # one money chart a solution that played

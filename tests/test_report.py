@@ -18,7 +18,8 @@ import pytest
 from tests.conftest import IN_CI
 
 from twentyone.grading.config import GradingConfig
-from twentyone.grading.report import CHART_SIZE, ReportError, csv_table, format_rate, write_reports
+from twentyone.grading.charts import CHART_SIZE, CLASS_CHART_SIZE
+from twentyone.grading.report import ReportError, csv_table, format_rate, write_reports
 from twentyone.grading.results import BankrollSample, ClassReport, Criterion, Incident, StandingRow, StudentScore
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -131,9 +132,7 @@ def test_every_file_is_written(grade_out: tuple[Path, list[Path]], grade_report:
                     f"prairielearn/{s.name}/results.json"):
             assert out / rel in written
     assert not (out / "gradescope" / "results.json").exists()
-    assert out / "students" / "alice" / "winrate-beat_stand.png" in written
-    assert out / "students" / "alice" / "bankroll-1.png" in written
-    assert not (out / "students" / "carol").exists()
+    assert not list(out.rglob("*.png")) and not (out / "students" / "carol").exists()  # charts are in the pages
 
 
 def test_single_student_gets_top_level_gradescope_file(grade_report: ClassReport, tmp_path: Path) -> None:
@@ -143,16 +142,35 @@ def test_single_student_gets_top_level_gradescope_file(grade_report: ClassReport
     assert read_json(tmp_path / "gradescope" / "results.json") == read_json(tmp_path / "gradescope/alice/results.json")
 
 
-def test_charts_are_valid_pngs(grade_out: tuple[Path, list[Path]]) -> None:
-    """Every chart is a PNG of the drawn size and not a blank image."""
-    out, written = grade_out
-    pngs = [p for p in written if p.suffix == ".png" and p.parent.name != "class"]
-    assert len(pngs) == 3 * 3  # alice, bob, dan: two win-rate charts and one bankroll chart each
-    for p in pngs:
-        assert png_size(p) == CHART_SIZE
-        assert p.stat().st_size > 10_000
-    assert {p for p in written if p.parent.name == "class"} == {out / "class" / "totals.png",
-                                                                out / "class" / "win-rates.png"}
+def svgs(page: Path) -> list[Any]:
+    """The charts of a page, each parsed as XML (so each is well-formed SVG)."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    text = page.read_text(encoding="utf-8")
+    return [ET.fromstring(m) for m in re.findall(r"<svg\b.*?</svg>", text, re.S)]
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def test_charts_are_inline_svg(grade_out: tuple[Path, list[Path]]) -> None:
+    """Each student page holds its charts as well-formed inline SVG of the chart size, each described by its
+    title: two win-rate charts and one bankroll chart for alice, bob and dan, none for carol; the class page
+    two of the class chart size."""
+    out, _ = grade_out
+    for name, count in (("alice", 3), ("bob", 3), (HOSTILE, 3), ("carol", 0)):
+        charts = svgs(out / "students" / f"{name}.html")
+        assert len(charts) == count, name
+        for svg in charts:
+            assert svg.get("viewBox") == f"0 0 {CHART_SIZE[0]} {CHART_SIZE[1]}" and svg.get("role") == "img"
+            assert svg.find(f"{SVG}title") is not None and len(svg.findall(f".//{SVG}polyline")) >= 1
+    titles = [svg.find(f"{SVG}title").text for svg in svgs(out / "students" / "alice.html")]
+    assert titles == ["Beats stand in at least 90% of matches: running win rate and its interval over 400 matches",
+                      "Beats basic in at least 60% of matches: running win rate and its interval over 400 matches",
+                      "Bankroll curves: alice vs basic, seed 2026"]
+    assert [svg.get("viewBox") for svg in svgs(out / "index.html")] == [
+        f"0 0 {CLASS_CHART_SIZE[0]} {CLASS_CHART_SIZE[1]}"] * 2
 
 
 def test_scores_json_is_the_report(grade_out: tuple[Path, list[Path]], grade_report: ClassReport) -> None:
@@ -282,7 +300,7 @@ def test_student_page_shows_the_rubric(grade_out: tuple[Path, list[Path]]) -> No
     page = (grade_out[0] / "students" / "bob.html").read_text(encoding="utf-8")
     assert page.count("<tr>") == 1 + 4 and "borderline" in page
     assert "59.0% (95% CI 57.0\u201361.0%)" in page
-    assert 'src="bob/winrate-beat_basic.png"' in page and 'src="bob/bankroll-1.png"' in page
+    assert "Beats basic in at least 60% of matches: running win rate" in page and "Bankroll curves: bob vs" in page
 
 
 def test_unsafe_names_and_kinds_are_refused(grade_report: ClassReport, tmp_path: Path) -> None:
@@ -294,42 +312,20 @@ def test_unsafe_names_and_kinds_are_refused(grade_report: ClassReport, tmp_path:
         write_reports(ClassReport("exam", "t", "d", {}), tmp_path)
 
 
-def _bankroll_png(name: str, out: Path) -> bytes:
-    """The bankroll chart write_reports draws for one student called ``name``."""
-    sample = BankrollSample("beat_basic|x|0|1|1", f"{name} vs basic (built-in), seed 1", [name, "basic"],
+def test_a_name_in_a_chart_is_text_the_browser_draws(tmp_path: Path) -> None:
+    """A Chinese or hostile name is written into its chart as escaped text (the browser draws it in the page's
+    fonts: no pinyin, no tofu, no markup)."""
+    name = "张三_<b>&"
+    sample = BankrollSample("beat_basic|x|0|1", f"{name} vs basic (built-in), match 0, seat 1", [name, "basic"],
                             [[1000 + 10 * r for r in range(30)], [1000 - 5 * r for r in range(30)]])
-    student = StudentScore(name=name, source=f"subs/{name}/mycodes.c", kind="c", error=None, messages="",
-                           score=0.0, max_score=100.0, bonus=0.0, criteria=[], incidents=[], incident_count=0,
-                           samples=[sample])
+    student = StudentScore(name=name, source="subs/z/mycodes.c", kind="c", error=None, messages="", score=0.0,
+                           max_score=100.0, bonus=0.0, criteria=[], incidents=[], incident_count=0, samples=[sample])
     write_reports(ClassReport(kind="grade", title="t", created="2026-01-01T00:00:00", config={},
-                              students=[student]), out)
-    (png,) = (out / "students").rglob("*.png")
-    return png.read_bytes()
-
-
-def test_chinese_names_without_a_cjk_font_are_drawn_in_pinyin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              capfd: pytest.CaptureFixture[str]) -> None:
-    """No CJK font installed: a Chinese name is drawn in pinyin (张张 and 三三 differ, 张 is ZHANG, not tofu), the
-    terminal says so once, and no library warning is printed."""
-    import warnings
-
-    from twentyone.grading import charts, report
-    from matplotlib import font_manager
-    from matplotlib.ft2font import FT2Font
-
-    dejavu = frozenset(FT2Font(font_manager.findfont("DejaVu Sans")).get_charmap())
-    monkeypatch.setattr(charts, "_chart_fonts", lambda: (("DejaVu Sans",), dejavu))
-    monkeypatch.setattr(report, "_said", set())
-    assert charts._drawable("张三_2023001 vs basic", dejavu) == "ZhangSan_2023001 vs basic"
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        zz = _bankroll_png("张张_2023001", tmp_path / "a")
-        ss = _bankroll_png("三三_2023001", tmp_path / "b")
-        pinyin = _bankroll_png("ZhangZhang_2023001", tmp_path / "c")
-    assert zz != ss and zz == pinyin
-    assert not seen, [str(w.message) for w in seen]
-    err = capfd.readouterr().err
-    assert err.count("pinyin") == 1 and "Warning" not in err and "Glyph" not in err, err
+                              students=[student]), tmp_path)
+    (chart,) = svgs(tmp_path / "students" / f"{name}.html")
+    texts = [t.text for t in chart.iter(f"{SVG}text")]
+    assert f"{name} vs basic (built-in), match 0, seat 1" in texts and name in texts  # the title and the legend
+    assert chart.find(f".//{SVG}b") is None
 
 
 def test_format_rate() -> None:
@@ -428,31 +424,60 @@ def test_class_page_in_headless_chromium(grade_out: tuple[Path, list[Path]], gra
 def test_class_page_shows_the_win_rates_and_the_class(grade_out: tuple[Path, list[Path]]) -> None:
     """index.html has each win rate with its interval in table#scores, as the terminal has them, and two
     pictures of the class: a histogram of totals and the scatter of the two win rates."""
-    from twentyone.grading.charts import CLASS_CHART_SIZE
-
     out, _ = grade_out
     rows = Rows()
     rows.feed((out / "index.html").read_text(encoding="utf-8"))
     alice = next(r for r in rows.rows[1:] if r and r[0] == "alice")
     assert "95.0% (93.0\u201397.0%)" in alice[3] and "70.0% (68.0\u201372.0%)" in alice[4]
-    page = (out / "index.html").read_text(encoding="utf-8")
-    for rel in ("class/totals.png", "class/win-rates.png"):
-        assert f'<img src="{rel}"' in page
-        assert png_size(out / rel) == CLASS_CHART_SIZE and (out / rel).stat().st_size > 10_000
+    totals, rates = svgs(out / "index.html")
+    assert totals.find(f"{SVG}title").text.startswith("Histogram of the students' totals")
+    assert rates.find(f"{SVG}title").text.startswith("Each student's win rate against stand by")
+    bars = [r for r in totals.iter(f"{SVG}rect") if r.get("fill") == "#2d6cdf"]
+    assert len(bars) == 4  # alice 110, bob 83, carol 0, dan 46: four bins of 5 points
 
 
 def test_the_scatter_draws_both_rubric_lines_and_labels_every_student(grade_report: ClassReport) -> None:
-    """The scatter: a vertical line at the stand threshold, a horizontal one at the basic threshold, and one
-    labelled point per student with both win rates (carol, who did not compile, has none)."""
-    from twentyone.grading import charts
+    """The scatter: a vertical dashed line at the stand threshold, a horizontal one at the basic threshold, and one
+    labelled point per student with both win rates (carol, who did not compile, has none), each label beside its
+    point."""
+    import xml.etree.ElementTree as ET
 
-    with charts._chart_context() as text:
-        _, ax = charts._rates_figure(grade_report.students, 0.9, 0.6, text)
-    lines = [(tuple(ln.get_xdata()), tuple(ln.get_ydata())) for ln in ax.lines if ln.get_linestyle() == "--"]
-    assert ((0.9, 0.9), (0, 1)) in lines and ((0, 1), (0.6, 0.6)) in lines
-    assert sorted(t.get_text() for t in ax.texts) == sorted(["alice", "bob", HOSTILE])
-    points = {t.get_text(): t.xy for t in ax.texts}
-    assert points["alice"] == (0.95, 0.7)
+    from twentyone.grading.charts import rates_scatter
+    from twentyone.grading.svg import Plot
+
+    svg = ET.fromstring(rates_scatter(grade_report.students, 0.9, 0.6))
+    plot = Plot(*CLASS_CHART_SIZE, (0, 1.02), (0, 1.02), "", "", "")  # the scatter's own mapping
+    dashed = [[tuple(map(float, xy.split(","))) for xy in ln.get("points").split()]
+              for ln in svg.iter(f"{SVG}polyline") if ln.get("stroke-dasharray")]
+    assert [(round(plot.x(0.9), 1), round(plot.y(0), 1)), (round(plot.x(0.9), 1), round(plot.y(1.02), 1))] in dashed
+    assert [(round(plot.x(0), 1), round(plot.y(0.6), 1)), (round(plot.x(1.02), 1), round(plot.y(0.6), 1))] in dashed
+    labels = {t.text: (float(t.get("x")), float(t.get("y"))) for t in svg.iter(f"{SVG}text") if t.get("class") == "label"}
+    assert sorted(labels) == sorted(["alice", "bob", HOSTILE])
+    x, y = labels["alice"]
+    assert abs(x - plot.x(0.95)) < 30 and abs(y - plot.y(0.7)) < 30
+
+
+def test_the_scatters_labels_never_pile_up(tmp_path: Path) -> None:
+    """Thirty students on a few crowded points and near each other: every label is drawn apart from every other,
+    as Chromium lays them out (measured, not estimated), at 1,400 and 800 pixels."""
+    from tests.browser import Browser
+    from tests.pagefit import fit
+
+    students = []
+    for k in range(30):
+        stand, basic = 0.86 + 0.003 * (k % 6), 0.40 + 0.004 * (k // 6)
+        if k % 5 == 0:
+            stand, basic = 0.0, 0.0  # several share a point: one label for them
+        students.append(StudentScore(f"student_{2023000 + k}", "s.c", "c", None, "", 60.0, 100.0, 0.0,
+                                     [win_criterion("beat_stand", 0.9, "fail", 0, stand, 200),
+                                      win_criterion("beat_basic", 0.6, "fail", 0, basic, 200)], [], 0, []))
+    write_reports(ClassReport("grade", "crowded", "2026-11-23", GradingConfig().to_dict(), students), tmp_path)
+    with Browser(chromium()) as b:
+        for width in (1400, 800):
+            assert [p for p in fit(b, tmp_path / "index.html", width) if p[0] == "chart"] == []
+            labels = b.eval("Array.prototype.map.call(document.querySelectorAll('svg text.label'), "
+                            "function (t) { return t.textContent; })")
+            assert len(labels) == 25 and "student_2023000, student_2023005 and 4 more" in labels  # 6 share (0, 0)
 
 
 def test_a_reference_line_is_set_apart(grade_report: ClassReport, tmp_path: Path) -> None:
@@ -501,9 +526,11 @@ def test_an_incident_reads_as_a_round(grade_report: ClassReport, tmp_path: Path)
                    "the course program fouled this hand too", True, 2, "first_action", "x")
     st = StudentScore("\u5f20\u4e09_2023001", "subs/z", "c", None, "", 40.0, 100.0, 0.0, [], [inc], 1, [])
     page = render_student(st, grade_report)
-    assert "match 18 against basic, seed 2034, at seat 2" in page
-    visible = page.replace('title="beat_basic|\u5f20\u4e09_2023001|17|2034|2"', "")
-    assert "beat_basic|" not in visible.split("<details>")[0]
+    assert "round 7 of match 17 against basic, seed 2034, seat 2</h3>" in page
+    assert "beat_basic|" not in page.split("<details>")[0]
+    from twentyone.grading.report import gradescope_results
+
+    assert "illegal_action in round 7 of match 17 against basic, seed 2034, seat 2" in gradescope_results(st)["output"]
     for said in ("<dt>Held</dt><dd>T 2 (12)</dd>", "<dt>Dealer showed</dt><dd>9 ", "<dt>Asked</dt><dd>first_action",
                  "<dt>Answered</dt><dd>&#x27;x&#x27;</dd>", "&#x27;x&#x27; is not a decision the rules allow here"):
         assert said in page, said
@@ -544,3 +571,106 @@ def test_the_tournament_page_fits_1400_pixels(tmp_path: Path) -> None:
     page = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert "240</b> matches played in all" in page and "Matches played" in page and "one per opponent" in page
     assert f'title="{deep}/student0/mycodes.c:1">student0/mycodes.c:1<' in page
+
+
+# ------------------------------------------------------------------------------------------ pages that fit
+
+LONG_ERROR = ("/home/instructor/courses/2026-spring/CS101-blackjack/hand-ins/section-03/2023001_zhang/mycodes.c "
+              "does not compile: mycodes.c:12:5: error: expected ';' before '}' token")
+
+
+def test_every_page_fits_1400_and_800_pixels(grade_report: ClassReport, tmp_path: Path) -> None:
+    """The class page (its Error column), each student page, and a tournament page (its Spec column, a hand-in
+    that did not compile): at 1,400 pixels nothing is cut off, no column is squeezed below its longest word and
+    every column is in view; at 800 pixels the page never scrolls sideways (a wide table scrolls in its own
+    frame) and no word is broken or spills out of its cell.  Measured in Chromium, screenshots kept."""
+    from dataclasses import replace
+
+    from tests.browser import Browser
+    from tests.pagefit import fit
+
+    students = [replace(s, error=LONG_ERROR) if s.name == "carol" else s for s in grade_report.students]
+    grade = replace(grade_report, students=students)
+    write_reports(grade, tmp_path / "grade")
+    deep = "/home/instructor/courses/2026-spring/CS101-blackjack/hand-ins/section-03"
+    rows = [StandingRow(i + 1, f"2023{i:03d}_student", f"{deep}/2023{i:03d}_student/mycodes.c:1", 120, 60, 10, 50,
+                        0.54, 0.48, 0.60, 1010.0, 3, 1, ["timeout"], None,
+                        [f"2023{i:03d}_student: its own mycodes.h differs from the course's mycodes.h"] if i == 1 else [])
+            for i in range(4)]
+    rows.append(StandingRow(5, "2023009_broken", f"{deep}/2023009_broken/mycodes.c:1", 0, 0, 0, 0, 0.0, 0.0, 1.0,
+                            0.0, 0, 0, [], LONG_ERROR))
+    write_reports(ClassReport("tournament", "Tournament of 5 players (pairs, 40 matches per pair)", "2026-11-23",
+                              {"matches": 40, "format": "pairs"}, standings=rows, matches=240, rounds=24000),
+                  tmp_path / "tournament")
+    pages = [tmp_path / "grade" / "index.html", *sorted((tmp_path / "grade" / "students").glob("*.html")),
+             tmp_path / "tournament" / "index.html"]
+    with Browser(chromium()) as b:
+        for page in pages:
+            assert fit(b, page, 1400) == [], page
+            assert [p for p in fit(b, page, 800) if p[0] != "hidden"] == [], page
+            assert page.with_name(f"{page.stem}-800.png").stat().st_size > 10_000
+    tournament = (tmp_path / "tournament" / "index.html").read_text(encoding="utf-8")
+    broken = tournament[tournament.index("2023009_broken"):].split("</tr>")[0]
+    assert "not played" in broken and "0.0%" not in broken and ">5<" not in broken  # no rank, no rate
+
+
+def test_what_went_wrong_comes_first(grade_report: ClassReport) -> None:
+    """A student page puts the error, the rubric and the incidents before the charts and the replays, and lists
+    ten replays, the others behind one "more" line."""
+    from dataclasses import replace
+
+    from twentyone.grading.report import render_student
+    from twentyone.grading.results import ReplayPage, StudentReview
+
+    dan = next(s for s in grade_report.students if s.name == HOSTILE)
+    pages = [ReplayPage(f"{HOSTILE}/replays/beat_stand-{k}.html", f"beat_stand|dan|{k}|1",
+                        f"{HOSTILE} \u2014 vs stand, match {k}, seat 1", 1, "incidents") for k in range(50)]
+    report = replace(grade_report, reviews={HOSTILE: StudentReview(50, 5000, 9000, 1.0, 0.02, [], [], "", pages)})
+    page = render_student(dan, report)
+    order = [page.index(h) for h in ("<h2>Rubric", "<h2>Incidents", "<h2>Win rates", "<h2>Bankroll",
+                                     "<h3>Replays")]
+    assert order == sorted(order)
+    listed, hidden = page.split("<h3>Replays")[1].split("<details><summary>40 more replays</summary>")
+    assert listed.count("<li>") == 10 and hidden.count("<li>") == 40
+
+
+def test_a_line_decided_at_its_first_look_draws_no_chart_and_its_why_is_a_link(grade_report: ClassReport) -> None:
+    """A win-rate line decided at its first look (one point) gets no chart; a line whose statistics are given
+    apart (its ``why``) says its short sentence and links to them."""
+    from dataclasses import replace
+
+    from twentyone.grading.report import render_student
+
+    alice = next(s for s in grade_report.students if s.name == "alice")
+    early = replace(alice.criteria[1], status="fail", detail="fails: it lost its first 20 matches",
+                    running=alice.criteria[1].running[:1])
+    setattr(early, "why", "won 0 of 20; a submission that wins 90% loses 20 in a row at most 1 in 10^20 of the time")
+    student = replace(alice, criteria=[alice.criteria[0], early, *alice.criteria[2:]])
+    page = render_student(student, grade_report)
+    assert page.count("<svg") == 1 + len(student.samples)  # beat_basic's chart and the bankroll, not beat_stand's
+    assert "Beats stand: win rate over matches" not in page
+    assert '<td>fails: it lost its first 20 matches <a class="why" href="#why-beat_stand">why</a></td>' in page
+    why = page[page.index('<div class="why" id="why-beat_stand">'):]
+    assert "a submission that wins 90% loses 20 in a row" in why.split("</div>")[0]
+    from twentyone.grading.report import gradescope_results
+
+    (test,) = [t for t in gradescope_results(student)["tests"] if t["tags"][0] == "beat_stand"]
+    assert test["output"].splitlines()[-1].startswith("why: won 0 of 20; a submission that wins 90%")
+
+
+def test_a_chart_of_more_curves_than_colours_draws_no_legend() -> None:
+    """A judge run's money chart of 20 tests draws every curve but no legend (20 entries would cover the chart);
+    one of 5 names each."""
+    import xml.etree.ElementTree as ET
+
+    from twentyone.grading.charts import bankroll_chart
+
+    def chart(n: int) -> Any:
+        sample = BankrollSample("judge/li", "li: money after each hand", [f"test {k}" for k in range(1, n + 1)],
+                                [[1000 + k * r for r in range(50)] for k in range(n)])
+        return ET.fromstring(bankroll_chart(sample))
+
+    many, few = chart(20), chart(5)
+    assert len(many.findall(f".//{SVG}polyline")) == 20 and len(few.findall(f".//{SVG}polyline")) == 5
+    texts = [t.text for t in many.iter(f"{SVG}text")]
+    assert "test 1" not in texts and [t.text for t in few.iter(f"{SVG}text")].count("test 5") == 1

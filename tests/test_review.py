@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from twentyone.cli import main
-from twentyone.review.costs import SITUATIONS, UPS, costliest
+from twentyone.review.costs import SITUATIONS, UPS, Priced, costliest
 from twentyone.review.pricing import _values, review_match
 from twentyone.review.logs import LogError, parse_log, read_log
 from twentyone.review.rounds import rounds_of
@@ -172,3 +172,42 @@ def test_names_reach_the_terminal_as_plain_text(tmp_path: Path, capsys: pytest.C
     head = capsys.readouterr().out.splitlines()[0]
     assert "\x1b" not in head and "\x07" not in head and "\\x1b[2J\\x1b]0;pwned\\x07li si" in head
     assert len(read_log(log).seats[0].name) == 200
+
+
+def test_the_costliest_decisions_come_costliest_first() -> None:
+    """costliest() lists the decisions that lost EV from the costliest down (ties by round), at most n, none that
+    lost nothing or was not priced."""
+    def p(rnd: int, loss: float | None) -> Priced:
+        return Priced(rnd, 1, 0, 0, "play", 0, "T6", "T", "hard 16", (("s", -0.5), ("h", -0.4)), "s", "", "h", loss,
+                      4, 10)
+
+    decisions = [p(1, 0.1), p(2, 0.5), p(3, None), p(4, 0.0), p(5, 0.3), p(6, 0.5)]
+    assert [(x.round, x.loss) for x in costliest(decisions)] == [(2, 0.5), (6, 0.5), (5, 0.3), (1, 0.1)]
+    assert [x.round for x in costliest(decisions, 2)] == [2, 6]
+    review = review_match(read_log(GOLDEN / "demo5.jsonl"), 2)
+    worst = costliest(review.priced)
+    assert worst[0].loss == max(x.loss or 0.0 for x in review.priced)
+    assert [x.loss for x in worst] == sorted((x.loss for x in worst), reverse=True)
+
+
+def test_a_fault_at_settlement_says_what_it_was() -> None:
+    """A fault whose record gives no detail is told by its cause ("faults in show: crash"), never by an empty
+    reason."""
+    lines = (GOLDEN / "builtins3.jsonl").read_text(encoding="utf-8").splitlines()
+    k = next(i for i, line in enumerate(lines) if '"round":2,' in line)
+    rec = json.loads(lines[k])
+    rec["faults"] = [{"seat": 1, "cause": "crash", "detail": ""}]
+    lines[k] = json.dumps(rec)
+    match = parse_log(lines, "fault.jsonl")
+    ((_, play),) = [(rnd, play) for rnd, play in rounds_of(match) if rnd.number == 2]
+    assert not isinstance(play, LogError)
+    text = " ".join(step.text for step in play.steps)
+    assert "faults in show: crash" in text and "faults in show: ." not in text and "show: ;" not in text
+
+
+def test_a_binary_file_is_not_a_log(capsys: pytest.CaptureFixture[str]) -> None:
+    """review of a file that is not text says so in one line, not with Python's codec message."""
+    assert main(["review", "/bin/sh"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("twentyone: error: '/bin/sh' is not a round log: it is not text") and err.count("\n") == 1
+    assert "codec" not in err and "decode" not in err

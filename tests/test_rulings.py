@@ -1418,7 +1418,7 @@ def test_ruling_grade_timeouts() -> None:
 
 
 def test_ruling_grade_what_was_graded(tmp_path: "Path") -> None:
-    """A main.c hook outside the interface and statics shared by the sets are named; a clean file gets nothing."""
+    """A main.c hook outside the interface and a variable another set changes are named; a clean file gets nothing."""
     from twentyone.grading.notes import source_notes
 
     c = tmp_path / "mycodes.c"
@@ -1427,11 +1427,13 @@ def test_ruling_grade_what_was_graded(tmp_path: "Path") -> None:
                  "void show2(Banker* b, Player(*p)[], int n, int N, int pos) { count++; }\n")
     main = tmp_path / "main.c"
     main.write_text('#include "mycodes.h"\nint main(void) { reset(); /* bet1(6) */ return bet1(6); }\n')
-    notes = source_notes(c, main, 1)
-    assert len(notes) == 2 and "reset()" in notes[0] and "count" in notes[1] and "alone" in notes[1]
-    clean = tmp_path / "clean.c"
+    notes = source_notes(c, (1,))
+    assert len(notes) == 2 and "reset()" in notes[0] and "count" in notes[1] and "set 2 also changes" in notes[1]
+    assert source_notes(c, (2,), main=main) == notes[:1]  # set 2 plays with its own changes of count: no note
+    clean = tmp_path / "clean" / "clean.c"
+    clean.parent.mkdir()
     clean.write_text("int bet1(int N) { int x = 10; return x; }\nint bet2(int N) { return 10; }\n")
-    assert source_notes(clean, None, 1) == []
+    assert source_notes(clean, (1,)) == []
 
 
 def test_ruling_grade_function_set(tmp_path: "Path") -> None:

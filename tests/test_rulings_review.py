@@ -168,6 +168,10 @@ def test_ruling_review_options() -> None:
     ev = evs("56", "6", "")
     assert ev.double is not None and p.value("d") == pytest.approx(ev.double * 15 / 20, abs=1e-12)
     assert "double for less: 5 of 10" in p.note
+    # The note is said where the double's price matters: not on a 16 against a T that stood (the double not best).
+    m = played("TT67", [Scripted("s")], rules=replace(COURSE, start_money=15))
+    (p,) = priced(m)
+    assert p.taken == "s" and p.best != "d" and p.value("d") is not None and "double for less" not in p.note
 
 
 # ------------------------------------------------------------------------------------------- split

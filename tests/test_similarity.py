@@ -394,8 +394,9 @@ def test_similar_command_line_sandboxed_json(tmp_path: Path) -> None:
     assert top["behaviour"]["agreement"] == 1.0 and top["behaviour"]["compared"] > 300
     assert data["verdict"].startswith("A score is evidence")
     assert (tmp_path / "out" / PAGE).is_file()
-    bad = subprocess.run([sys.executable, "-m", "twentyone", "similar", str(tmp_path / "nothing.c"), "--out",
-                          str(tmp_path / "o2")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    bad = subprocess.run([sys.executable, "-m", "twentyone", "similar", str(tmp_path / "nothing.c"),
+                          str(tmp_path / "nothing2.c"), "--out", str(tmp_path / "o2")], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
 
 

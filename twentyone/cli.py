@@ -118,7 +118,7 @@ def _build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("tournament", help="play a tournament between players; standings and reports in --out",
                        description="Play a tournament between 2 or more players and rank them by win rate.")
     t.add_argument("players", nargs="*", metavar="SPEC",
-                   help=PLAYER_HELP.replace("; repeat for each seat, 1 to 5 seats", "")
+                   help=PLAYER_HELP.replace("; repeat for each seat, 1 to 5 seats", "").replace(" human,", "")
                    + "; none with --resume (the stored run has them)")
     t.add_argument("--matches", "-m", type=int_range(1, 100000, "matches"), default=20,
                    help="matches per pair (pairs) or deals of the field (table5) (20)")
@@ -280,6 +280,9 @@ def _run_tournament(args: argparse.Namespace) -> int:
     from twentyone.grading.commands import seed_line, summary_table, tournament
     from twentyone.grading.config import Isolation
 
+    if "human" in args.players:  # a person cannot sit through a tournament's hundreds of matches
+        raise TwentyOneError("human cannot play in a tournament (it plays hundreds of matches unattended): to play "
+                             "against players yourself, use 'twentyone play --with SPEC'")
     rules = rules_of(args)
     decks = args.decks if args.decks is not None else rules.decks
     rules.check_table(decks, 1)  # tables are sized to the rule set's seats (one seat: the duplicate format)

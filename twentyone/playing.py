@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -29,10 +29,10 @@ def _rules_of(args: argparse.Namespace) -> Rules:
 
 
 def _seatings(specs: Sequence[str], names: Sequence[str], lang: str, sandbox: Limits | None = None,
-              capture_dir: Path | None = None) -> list[Seating]:
+              capture_dir: Path | None = None, warn: Callable[[str], None] | None = None) -> list[Seating]:
     from twentyone.match import Seating
     from twentyone.players.files.intake import readable
-    from twentyone.players.spec import make_strategy
+    from twentyone.players.spec import make_strategy, stderr_warn
 
     if not specs:
         raise TwentyOneError("no players: give --player SPEC for each seat (1 to 5)")
@@ -44,7 +44,7 @@ def _seatings(specs: Sequence[str], names: Sequence[str], lang: str, sandbox: Li
     for i, spec in enumerate(specs):
         name = names[i] if i < len(names) else f"player{i + 1}"
         try:
-            strategy = make_strategy(spec, lang=lang, sandbox=sandbox, capture_dir=capture_dir)
+            strategy = make_strategy(spec, warn or stderr_warn, lang=lang, sandbox=sandbox, capture_dir=capture_dir)
             # The SPEC goes into the table and the round log: a path that is not UTF-8 as readable text.
             out.append(Seating(name, readable(spec), strategy))
         except BaseException:
@@ -173,43 +173,43 @@ def _printed_files(folder: Path | None) -> list[Path]:
     return kept
 
 
-def _shared_statics_notes(specs: Sequence[str], sandboxed: bool) -> list[str]:
-    """One line for each C or C++ file seated more than once whose function sets share file-scope variables:
-    the course program gives them one copy; say which way this run plays them (RULES.md, **shared_statics**)."""
-    from twentyone.grading.notes import shared_globals
-    from twentyone.players.files.intake import KINDS, is_container, readable, take
+class _Warnings:
+    """Each warning of one command printed once (a file seated at several seats warns once, not once per seat)."""
+
+    def __init__(self) -> None:
+        self.said: set[str] = set()
+
+    def __call__(self, message: str) -> None:
+        if message not in self.said:
+            self.said.add(message)
+            print(f"twentyone: warning: {visible(message)}", file=sys.stderr)
+
+
+def _file_notes(specs: Sequence[str], sandboxed: bool) -> list[str]:
+    """What is said of each file seated, as every command says it (``grading.notes.source_notes``, after the
+    intake's own warnings): the sets of one C or C++ file at this table are played together, in one copy of
+    its variables unless ``sandboxed`` (RULES.md, **shared_statics**)."""
+    import os
+
+    from twentyone.grading.notes import source_notes
+    from twentyone.players.files.intake import SourceKind, take
     from twentyone.players.spec import builtin_name, parse_spec
 
-    seats: dict[str, list[int]] = {}
+    seats: dict[str, tuple[str, list[int]]] = {}
     for spec in specs:
-        if builtin_name(spec) is None and spec != "human":
+        if builtin_name(spec) is None and spec not in ("human",) and not spec.startswith("chart:"):
             target, k = parse_spec(spec)
-            seats.setdefault(target, []).append(k or 1)
-    notes = []
-    for target, ks in seats.items():
-        if len(ks) < 2:
-            continue
-        path = Path(target).expanduser()
+            seats.setdefault(os.path.realpath(Path(target).expanduser()), (target, []))[1].append(k or 1)
+    notes: list[str] = []
+    for target, ks in seats.values():
         try:
-            if is_container(path):
-                path = take(path).path
-            if KINDS.get(path.suffix.lower()) is None or path.suffix.lower() == ".py":
-                continue
-            names = shared_globals(path.read_bytes().decode("utf-8", "replace"))
-        except (OSError, TwentyOneError):
-            continue
-        if not names:
-            continue
-        listed = ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
-        sets = ", ".join(map(str, ks))
-        head = (f"the function sets {sets} of {readable(target)} at this table share its global and static "
-                f"variables ({listed})")
-        if sandboxed:
-            notes.append(f"{head}: in the sandbox each seat plays in a process of its own, with its own copy of "
-                         "them, not one copy as in the course program; --trusted plays them in this process "
-                         "with one copy, as the course program does")
-        else:
-            notes.append(f"{head}: with --trusted they share one copy, as in the course program")
+            found = take(Path(target).expanduser())
+        except TwentyOneError:
+            continue  # seating it says why, in one line
+        notes += found.warnings
+        if found.kind in (SourceKind.C, SourceKind.CPP):
+            notes += source_notes(found.path, sorted(set(ks)), separate=sandboxed, shown=found.where,
+                                  main=found.main)
     return notes
 
 
@@ -223,13 +223,14 @@ def run_match(args: argparse.Namespace) -> int:
     rules.check_table(decks, max(1, min(len(args.player), 5)))  # before any player is built (over 5: _seatings says)
     limits = limits_of(args, person="human" in args.player)
     folder = _run_folder(_output_dir(args), args.seed, args.player)
+    warn = _Warnings()
+    for note in _file_notes(args.player, limits is not None):
+        warn(note)
     try:
-        seatings = _seatings(args.player, args.name, args.lang, limits, folder)
+        seatings = _seatings(args.player, args.name, args.lang, limits, folder, warn)
     except BaseException:
         _printed_files(folder)
         raise
-    for note in _shared_statics_notes(args.player, limits is not None):
-        print(f"twentyone: note: {note}", file=sys.stderr)
     stream = open_log(args.log)
     if limits is not None:  # said once the command can no longer refuse its input
         from twentyone.players.sandbox.client import host_layers_line
@@ -275,13 +276,14 @@ def run_play(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(MAX_SEED)
     limits = limits_of(args, person=True)
     folder = _run_folder(_output_dir(args), seed, args.others)
+    warn = _Warnings()
+    for note in _file_notes(args.others, limits is not None):
+        warn(note)
     try:
-        others = _seatings(args.others, [], args.lang, limits, folder) if args.others else []
+        others = _seatings(args.others, [], args.lang, limits, folder, warn) if args.others else []
     except BaseException:
         _printed_files(folder)
         raise
-    for note in _shared_statics_notes(args.others, limits is not None):
-        print(f"twentyone: note: {note}", file=sys.stderr)
     me = Seating({"en": "you", "zh": "你", "fr": "vous"}[args.lang], "human", Human(lang=args.lang))
     seatings = [me] + [Seating(f"player{i + 2}", s.spec, s.strategy) for i, s in enumerate(others)]
     stream = open_log(args.log)

@@ -9,9 +9,10 @@ lists where two charts differ.
 
 Charts are written as CSV (``hand,2,3,...,T,A`` then one row per line, labels such as ``hard 12``,
 ``soft 18``, ``pair 88``, ``hard 16 3+``, ranges ``hard 5-8`` and lists ``pair AA / pair 88``; lines
-starting with ``#`` are comments, ``# title:`` names the chart), as text in the layout of the French
-course document (rows ``17+``, ``16``..``12``, ``11``, ``10``, ``9``, ``5 > 8``, ``A-8 > A-10``,
-``A-7``..``A-2`` and the pairs; groups are split where their rows differ), and as a coloured PNG.
+starting with ``#`` are comments, ``# title:`` names the chart), and as text and a coloured PNG in the order
+of the French course document (``hard 17+``, ``hard 16``..``hard 9``, ``hard 5-8``, ``soft 19-21 (A-8 to
+A-10)``, ``soft 18 (A-7)``..``soft 13 (A-2)`` and the pairs; groups are split where their rows differ), the
+text's row labels the PNG's, each with a legend of the letters it shows.
 """
 
 from __future__ import annotations
@@ -194,37 +195,50 @@ class Chart:
     # -- text ----------------------------------------------------------------------------------------
 
     def _display(self) -> list[tuple[str, list[Row]]]:
-        """The lines the text and the PNG show, in the French document's order: (its label, the rows the line
-        stands for).  A group is one line when its rows agree, else one line a row; then the 3+ card rows."""
+        """The lines the text and the PNG show, in the French document's order, each with its label in plain words
+        (``plain_label``) and the rows it stands for.  A group is one line when its rows agree, else one line a
+        row; the pairs one a line, A-A then 10-10 down to 2-2; then the 3+ card rows."""
         out: list[tuple[str, list[Row]]] = []
-        for label, rows in _french_groups():
+        for _, rows in _french_groups():
             present = [r for r in rows if r in self._index]
             if not present:
                 continue
             if len(present) > 1 and len({tuple(map(_show, self._index[r])) for r in present}) == 1:
-                out.append((label, present))
+                out.append((plain_label(present), present))
             else:
-                out.extend((r.short, [r]) for r in present)
+                out.extend((plain_label([r]), [r]) for r in present)
+        # The pairs one a line from A-A down to 2-2 (the document's "A-A / 8-8" line would put 8-8 before 10-10).
+        pairs = sorted((r for r in self._index if r.kind is Kind.PAIR), key=lambda r: (r.value != 0, -r.value))
+        out = [line for line in out if line[1][0].kind is not Kind.PAIR] + [(plain_label([r]), [r]) for r in pairs]
         extra = [r for r in self._index if r.more and ((r.kind is Kind.HARD and 12 <= r.value <= 16)
                                                        or (r.kind is Kind.SOFT and r.value == 18))]
-        out.extend((r.short, [r]) for r in sorted(extra))
+        out.extend((plain_label([r]), [r]) for r in sorted(extra))
+        return out
+
+    def legend(self) -> list[tuple[str, str]]:
+        """The cell letters this chart shows, each with what it means (no ``P split`` under rules that never
+        split): (letter, text) pairs, in the order H, S, D, U, P."""
+        shown = {_show(c) for _, rows in self._display() for c in self._index[rows[0]]}
+        out = []
+        for letter, word in (("H", "hit"), ("S", "stand"), ("D", "double"), ("U", "surrender"), ("P", "split")):
+            if any(c[0] == letter for c in shown):
+                out.append((letter, f"{letter} {word}" + (f" ({letter}s: else stand)" if f"{letter}s" in shown else "")))
         return out
 
     def to_text(self) -> str:
-        """The chart in the French document's layout, then the 3+ card rows and a legend."""
-        lines = [self.title, f"{'hand':<12}" + "".join(f"{'10' if u == 'T' else u:>4}" for u in UPS)]
+        """The chart in the French document's order, with the PNG's row labels, then the 3+ card rows and a legend
+        of the letters it shows."""
+        lines = self._display()
+        width = max([len("hand"), *(len(label) for label, _ in lines)]) + 2
+        text = [self.title, f"{'hand':<{width}}" + "".join(f"{'10' if u == 'T' else u:>4}" for u in UPS)]
         more = False
-        for label, rows in self._display():
+        for label, rows in lines:
             if rows[0].more and not more:
-                lines.append("after hitting (3 cards or more):")
+                text.append("after hitting (3 cards or more):")
                 more = True
-            lines.append(self._line(label, self._index[rows[0]]))
-        lines.append(LEGEND)
-        return "\n".join(lines) + "\n"
-
-    @staticmethod
-    def _line(label: str, cells: Sequence[str]) -> str:
-        return f"{label:<12}" + "".join(f"{_show(c):>4}" for c in cells)
+            text.append(f"{label:<{width}}" + "".join(f"{_show(c):>4}" for c in self._index[rows[0]]))
+        text.append(", ".join(t for _, t in self.legend()))
+        return "\n".join(text) + "\n"
 
     # -- CSV -----------------------------------------------------------------------------------------
 
@@ -320,7 +334,7 @@ class Chart:
         table.set_fontsize(8)
         fig.text(0.5, 1.0 - 0.04 / height, title, ha="center", va="top", fontsize=8)
         fig.text(0.62, (bottom + table_h + 0.03) / height, "dealer's up card", ha="center", va="bottom", fontsize=8)
-        handles = [Patch(facecolor=_COLOURS[k], edgecolor="black", label=text) for k, text in _LEGEND_CELLS]
+        handles = [Patch(facecolor=_COLOURS[k], edgecolor="black", label=text) for k, text in self.legend()]
         fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=7, frameon=False,
                    bbox_to_anchor=(0.55, 0.0), handlelength=1.2, columnspacing=1.0)
         try:
@@ -331,10 +345,8 @@ class Chart:
             plt.close(fig)
 
 
-#: What the cell letters mean (the text's last line; the PNG's legend, with each letter's colour).
+#: What every cell letter means (a chart's own legend names only the letters it shows: ``Chart.legend``).
 LEGEND: Final = "H hit, S stand, D double (Ds: else stand), U surrender (Us: else stand), P split"
-_LEGEND_CELLS: Final = (("H", "H hit"), ("S", "S stand"), ("D", "D double (Ds: else stand)"),
-                        ("U", "U surrender (Us: else stand)"), ("P", "P split"))
 _COLOURS: Final = {"H": "#f7f7f7", "S": "#ffd966", "D": "#93c47d", "U": "#b7b7b7", "P": "#6fa8dc"}
 
 
@@ -405,13 +417,11 @@ def _show(cell: str) -> str:
 
 
 def _french_groups() -> list[tuple[str, list[Row]]]:
-    """The French chart's rows, in its order, with its grouped labels."""
-    h, s, p = Kind.HARD, Kind.SOFT, Kind.PAIR
+    """The French chart's hard and soft rows, in its order, with its grouped labels."""
+    h, s = Kind.HARD, Kind.SOFT
     groups: list[tuple[str, list[Row]]] = [("17+", [Row(h, t) for t in range(17, 22)])]
     groups += [(str(t), [Row(h, t)]) for t in range(16, 8, -1)]
     groups.append(("5 > 8", [Row(h, t) for t in range(5, 9)]))
     groups.append(("A-8 > A-10", [Row(s, t) for t in range(19, 22)]))
     groups += [(f"A-{t - 11}", [Row(s, t)]) for t in range(18, 12, -1)]
-    groups.append(("A-A / 8-8", [Row(p, 0), Row(p, 7)]))
-    groups += [(Row(p, r).short, [Row(p, r)]) for r in (9, 8, 6, 5, 4, 3, 2, 1)]
-    return groups
+    return groups  # the pairs follow, from A-A down (``Chart._display``)

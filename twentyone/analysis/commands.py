@@ -135,12 +135,14 @@ def run_chart(args: argparse.Namespace) -> int:
         other = Chart.read(FRENCH_EXPERT if args.compare == "french-expert" else Path(args.compare))
     a = analyse(opts, shoe)
     chart = a.basic_chart if args.kind == "basic" else a.best_chart
-    print(chart.to_text(), end="")
-    if args.csv:
+    if args.csv:  # the files first: one that cannot be written is the command's one line, before any chart
         chart.write_csv(args.csv)
-        print(f"CSV: {args.csv}")
     if args.png:
         chart.write_png(args.png)
+    print(chart.to_text(), end="")
+    if args.csv:
+        print(f"CSV: {args.csv}")
+    if args.png:
         print(f"PNG: {args.png}")
     if other is not None:
         diffs = compare_charts(other, chart)

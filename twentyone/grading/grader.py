@@ -68,8 +68,6 @@ def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
             if error is not None and sub.kind == "py":
                 error, spec = strategy_class(sub.found.path, error, spec, limits_of(config.isolation), "grade")
             notes += said
-            if error is None and sub.kind in ("c", "cpp"):
-                notes += source_notes(sub.found.path, sub.found.main, config.function_set)
         return EntryRow(sub.name, pos, sub.source, spec, EntryKind(sub.kind), error, messages, tuple(notes), shown)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
@@ -107,6 +105,8 @@ def check_player(path: Path, kind: str, k: int, shown: str | None = None,
         return show(str(e)), show(e.messages), said
     except TwentyOneError as e:
         return show(str(e)), "", said
+    if source_kind in (SourceKind.C, SourceKind.CPP):  # what every command says of the file (notes.source_notes)
+        said += source_notes(path, (k,), shown=shown)
     return None, "", said
 
 

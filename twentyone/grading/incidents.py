@@ -1,7 +1,7 @@
 """An incident as a person reads it: the round it happened in, not the JSON of its record.
 
 ``render_incident`` shows, for one foul or fault of a student's page: the match in words (``match_label``:
-"match 18 against basic, seed 2034, at seat 2", not ``beat_basic|张三_2023001|17|2034|2``), what the
+"match 17 against basic, seat 2", not ``beat_basic|张三_2023001|17|2``), what the
 student held, what the dealer showed, what was asked, what it answered and why that was a foul, and every
 seat of the round with the student's own highlighted.  The round record stays one click away, as JSON.
 Student text (names, answers, fault details) is escaped everywhere.
@@ -42,20 +42,30 @@ WHY = {
 
 
 def match_label(key: str) -> str:
-    """A stored match's key in words (the key itself when it is not one grading makes)."""
+    """A match's key in words, numbered as the store and the replay pages number it (from 0): the shown key
+    ``beat_basic|loopy|3|2`` is "match 3 against basic, seat 2"; the key itself when grading does not make it."""
     parts = key.split("|")
+
+    def number(text: str) -> int | None:
+        return int(text) if text.isdigit() else None
+
+    purpose = parts[0]
+    if purpose in ("beat_stand", "beat_basic", "legal") and len(parts) >= 4:
+        seed = None
+        if len(parts) == 5 and all(number(p) is not None for p in parts[2:]):  # a stored key, with its seed
+            idx, seed, seat = number(parts[2]), number(parts[3]), number(parts[4])
+        else:  # as pages show it (scoring.shown_key): purpose|subject|index|seat, the subject may hold a "|"
+            idx, seat = number(parts[-2]), number(parts[-1])
+        if idx is not None and (seat is not None or parts[-1] == "-"):
+            what = (f"legal-play match {idx} beside built-in players" if purpose == "legal"
+                    else f"match {idx} against {purpose[len('beat_'):]}")
+            return what + (f", seed {seed}" if seed is not None else "") + (f", seat {seat}" if seat else "")
     try:
-        if parts[0] in ("beat_stand", "beat_basic") and len(parts) == 5:
-            return (f"match {int(parts[2]) + 1} against {parts[0][len('beat_'):]}, seed {int(parts[3])}, at seat "
-                    f"{int(parts[4])}")
-        if parts[0] == "legal" and len(parts) == 5:
-            return (f"legal-play match {int(parts[2]) + 1} beside built-in players, seed {int(parts[3])}, at seat "
-                    f"{int(parts[4])}")
-        if parts[0] == "tournament" and len(parts) == 4 and parts[1].startswith("deal"):
+        if purpose == "tournament" and len(parts) == 4 and parts[1].startswith("deal"):
             deal, table = int(parts[1][4:]) + 1, int(parts[2][5:]) + 1
             turn = "each alone on the deal's seed" if parts[3] == "duplicate" else f"rotation {int(parts[3][3:]) + 1}"
             return f"class tournament, deal {deal}, table {table}, {turn}"
-        if parts[0] == "tournament" and len(parts) == 4:
+        if purpose == "tournament" and len(parts) == 4:
             return f"tournament match {int(parts[3]) + 1} of {parts[1]} and {parts[2]}"
     except ValueError:
         pass
@@ -104,8 +114,7 @@ def render_incident(i: Incident, pretty: str, notes: str = "") -> str:
     excerpt, pretty-printed) one click away; ``notes`` (HTML) come after the heading.  An excerpt that is not a
     round record (a fault's text) is shown as it is."""
     kind = i.cause.split(" ", 1)[0]
-    head = (f"<h3>{escape(i.cause)} \u00b7 round {i.round} \u00b7 "
-            f'<span title="{escape(i.match_key)}">{escape(match_label(i.match_key))}</span></h3>' + notes)
+    head = f"<h3>{escape(i.cause)} \u00b7 round {i.round} of {escape(match_label(i.match_key))}</h3>" + notes
     try:
         record = json.loads(i.excerpt)
     except ValueError:

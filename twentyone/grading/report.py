@@ -1,24 +1,22 @@
-"""Reports of a graded class or a tournament: HTML pages, PNG charts, CSV, JSON and course-platform results.
+"""Reports of a graded class or a tournament: HTML pages with their charts, CSV, JSON and course-platform results.
 
 ``write_reports(report, out)`` writes, from a ``ClassReport`` alone (``grading.results``):
 
 - ``index.html``: the class page.  A graded class gets the score table (one row per student: every rubric
   criterion's points and status with its win rate and interval, bonus, total, incidents, the error line),
   the reference lines apart (their win rates, no score), a histogram of totals and a scatter of each
-  student's win rate against ``stand`` by its win rate against ``basic`` with both rubric lines
-  (``class/totals.png``, ``class/win-rates.png``); a tournament gets its standings
+  student's win rate against ``stand`` by its win rate against ``basic`` with both rubric lines; a tournament
+  gets its standings
   (win rate with its Wilson interval, mean final money, fouls, faults).  The table is ``table#scores``,
   complete in the static HTML; a small inline script (no external file: reports are read offline) sorts it
   when a header is clicked, by each cell's ``data-sort-value``.  ``index.html?sort=total&dir=desc`` opens it
   sorted.  The page also shows the configuration, the date, and the match and round counts.
-- ``students/<name>.html`` and the charts under ``students/<name>/``: the rubric lines, the compiler's
-  messages, the incidents with their round-log excerpts, a win-rate chart per win-rate criterion (the
-  running rate, its interval narrowing as matches are played, and the threshold) and the bankroll curves
-  of the sample matches.  Charts need matplotlib (``pip install 'twentyone[reports]'``); without it the
-  pages say so and everything else is still written.  Text in charts is drawn in DejaVu Sans with the
-  first installed font of ``CJK_FONTS`` behind it for Chinese names; with none installed, what DejaVu
-  cannot draw is drawn in pinyin (or as ``U+XXXX``), and ``write_reports`` says so once.  No warning or
-  log line of matplotlib ever reaches the terminal (``_chart_context``).
+- ``students/<name>.html``: what went wrong first (the error, the notes, the compiler's messages, the rubric
+  lines, each with a "why" link where the line gives its statistics, the incidents with their rounds), then
+  a win-rate chart per win-rate criterion looked at twice or more (the running rate, its interval narrowing
+  as matches are played, and the threshold), the bankroll curves of the sample matches, the decision review
+  and the replays.  Every chart is inline SVG (``grading.charts``): drawn by the browser in the page's fonts,
+  Chinese names included, with nothing to install and no file to load.
 - ``scores.csv`` (one row per student, or per standing for a tournament) and ``scores.json``
   (``ClassReport.to_dict()``).
 - ``gradescope/<name>/results.json`` per student, and ``gradescope/results.json`` too when the report holds
@@ -48,7 +46,6 @@ import csv
 import hashlib
 import json
 import math
-import sys
 from collections.abc import Iterable, Sequence
 from html import escape
 from pathlib import Path
@@ -56,11 +53,10 @@ from typing import Any
 from urllib.parse import quote
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.charts import (CHART_SIZE, CLASS_CHART_SIZE, SHORT, NO_CHARTS, NO_CJK_FONT, bankroll_chart,
-                                      draw_charts, draw_class_charts, no_cjk_font, win_rate_chart)
-from twentyone.grading.incidents import INCIDENT_CSS, render_incident
+from twentyone.grading.charts import SHORT, bankroll_chart, class_charts, student_charts, win_rate_chart
+from twentyone.grading.incidents import INCIDENT_CSS, match_label, render_incident
 from twentyone.grading.review.pages import ev_lost_cell, replay_link, review_section, write_student_replays
-from twentyone.grading.results import ClassReport, Criterion, ReplayPage, StandingRow, StudentScore
+from twentyone.grading.results import ClassReport, Criterion, StandingRow, StudentScore
 
 __all__ = ["ReportError", "write_reports", "render_index", "render_student", "csv_table", "gradescope_results",
            "prairielearn_results", "win_rate_chart", "bankroll_chart", "format_rate"]
@@ -125,6 +121,11 @@ def _flatten(d: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
     return rows
 
 
+def breakable(text: str) -> str:
+    """``text`` as HTML whose paths may break after a ``/`` (a long path in a narrow column), nowhere else."""
+    return escape(text).replace("/", "/<wbr>")
+
+
 def _pretty_excerpt(text: str) -> str:
     """A round-log excerpt pretty-printed when it is JSON, as is otherwise."""
     try:
@@ -144,14 +145,15 @@ def _badge(status: str) -> str:
 CSS = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2430;
   background:#f6f7f9}
-main{max-width:1200px;margin:0 auto;padding:24px 28px 48px}
+main{max-width:1360px;margin:0 auto;padding:24px 28px 48px}
 h1{font-size:26px;margin:0 0 4px}
 h2{font-size:19px;margin:28px 0 10px;border-bottom:1px solid #d9dde3;padding-bottom:4px}
 .meta{color:#5a6472;margin:0 0 14px}.meta b{color:#1d2430}
-table{border-collapse:collapse;background:#fff;box-shadow:0 1px 2px #0001;margin:6px 0}
-th,td{padding:6px 10px;border-bottom:1px solid #e6e9ee;text-align:left;vertical-align:top}
-th{background:#eef1f5;font-weight:600;white-space:nowrap}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+table{border-collapse:collapse;background:#fff;box-shadow:0 1px 2px #0001;margin:6px 0;display:block;
+  width:fit-content;max-width:100%;overflow-x:auto}
+th,td{padding:6px 8px;border-bottom:1px solid #e6e9ee;text-align:left;vertical-align:top}
+th{background:#eef1f5;font-weight:600}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.num{white-space:nowrap}
 th button{all:unset;cursor:pointer}th button:hover,th button:focus{text-decoration:underline}
 th[aria-sort=ascending] button::after{content:" \\25B2"}
 th[aria-sort=descending] button::after{content:" \\25BC"}
@@ -164,8 +166,8 @@ pre{background:#fff;border:1px solid #d9dde3;padding:8px 10px;overflow:auto;max-
 .config{display:grid;grid-template-columns:repeat(auto-fill,minmax(290px,1fr));gap:2px 18px;font-size:13px}
 .config code{color:#5a6472}
 .charts{display:flex;flex-wrap:wrap;gap:12px}
-.charts img{background:#fff;border:1px solid #d9dde3;max-width:100%;height:auto}
-td .spec{display:inline-block;max-width:16em;overflow-wrap:anywhere}
+.charts svg{background:#fff;border:1px solid #d9dde3;max-width:100%;height:auto}
+td .spec,.nowrap{white-space:nowrap}td.why-cell{min-width:11em}
 .total{font-size:20px;font-weight:700}.note{color:#5a6472;font-size:13px}a{color:#1f5fbf}
 """ + INCIDENT_CSS
 
@@ -232,9 +234,10 @@ def _th(key: str, label: str, num: bool = False) -> str:
     return f'<th data-key="{escape(key)}"{cls} scope="col"><button type="button">{escape(label)}</button></th>'
 
 
-def _td(text: str, sort: str, num: bool = False, raw: bool = False) -> str:
-    """A cell: ``text`` escaped unless ``raw``, with its sort value."""
-    cls = ' class="num"' if num else ""
+def _td(text: str, sort: str, num: bool = False, raw: bool = False, wide: bool = False) -> str:
+    """A cell: ``text`` escaped unless ``raw``, with its sort value; ``wide``: a column of sentences (an error,
+    a reason), never squeezed below 11 characters."""
+    cls = ' class="num"' if num else ' class="why-cell"' if wide else ""
     return f'<td data-sort-value="{escape(sort)}"{cls}>{text if raw else escape(text)}</td>'
 
 
@@ -275,7 +278,8 @@ def _grade_table(report: ClassReport) -> str:
                   _td(f"{_pts(s.total)}/{_pts(s.max_score)}", _num(s.total), True),
                   _td(str(s.incident_count), str(s.incident_count), True),
                   _td(*ev_lost_cell(report, s.name), num=True),  # issue 26 (grading.replay)
-                  _td(f'<span class="error">{escape(s.error)}</span>' if s.error else "", s.error or "", raw=True)]
+                  _td(f'<span class="error">{breakable(s.error)}</span>' if s.error else "", s.error or "", raw=True,
+                      wide=True)]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<table id="scores">\n<thead><tr>{"".join(head)}</tr></thead>\n<tbody>\n'
             + "\n".join(rows) + "\n</tbody>\n</table>")
@@ -307,6 +311,11 @@ def _short_spec(spec: str) -> str:
     return "/".join(parts[-2:])
 
 
+def not_played(r: StandingRow) -> bool:
+    """True for an entry that could not be used and sat in no match: it has no place and no win rate."""
+    return r.error is not None and r.matches == 0
+
+
 def _standings_table(standings: Sequence[StandingRow], table_id: str, linked: frozenset[str] = frozenset()) -> str:
     """Standings; the names in ``linked`` link to their student page."""
     head = [_th("rank", "Rank", True), _th("name", "Name"), _th("spec", "Spec"), _th("matches", "Matches played", True),
@@ -317,33 +326,38 @@ def _standings_table(standings: Sequence[StandingRow], table_id: str, linked: fr
     for r in standings:
         faults = str(r.faults) + (f" ({', '.join(r.fault_causes)})" if r.fault_causes else "")
         name = f'<a href="{escape(_student_href(r.name))}">{escape(r.name)}</a>' if r.name in linked else escape(r.name)
-        name += f'<br><span class="error">{escape(r.error)}</span>' if r.error else ""
+        name += f'<br><span class="error">{breakable(r.error)}</span>' if r.error else ""
         name += "".join(f'<br><span class="note">{escape(n)}</span>' for n in r.notes)
         spec = f'<span class="spec" title="{escape(r.spec)}">{escape(_short_spec(r.spec))}</span>'
-        cells = [_td(str(r.rank), str(r.rank), True), _td(name, r.name.lower(), raw=True), _td(spec, r.spec, raw=True),
-                 _td(str(r.matches), str(r.matches), True), _td(str(r.wins), str(r.wins), True),
-                 _td(str(r.ties), str(r.ties), True), _td(str(r.losses), str(r.losses), True),
-                 _td(format_rate(r.rate, r.low, r.high), _num(r.rate), True),
-                 _td(f"{r.mean_account:,.1f}", _num(r.mean_account), True),
-                 _td(str(r.fouls), str(r.fouls), True), _td(faults, str(r.faults), True)]
+        if not_played(r):  # no place and no rate: nothing was played (the terminal says so too)
+            dash = _td("\u2014", "", True)
+            cells = [dash, _td(name, r.name.lower(), raw=True), _td(spec, r.spec, raw=True), _td("0", "0", True),
+                     dash, dash, dash, _td("not played", "", True), dash, dash, dash]
+        else:
+            cells = [_td(str(r.rank), str(r.rank), True), _td(name, r.name.lower(), raw=True),
+                     _td(spec, r.spec, raw=True), _td(str(r.matches), str(r.matches), True),
+                     _td(str(r.wins), str(r.wins), True), _td(str(r.ties), str(r.ties), True),
+                     _td(str(r.losses), str(r.losses), True), _td(format_rate(r.rate, r.low, r.high), _num(r.rate), True),
+                     _td(f"{r.mean_account:,.1f}", _num(r.mean_account), True),
+                     _td(str(r.fouls), str(r.fouls), True), _td(faults, str(r.faults), True)]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<table id="{escape(table_id)}">\n<thead><tr>{"".join(head)}</tr></thead>\n<tbody>\n'
             + "\n".join(rows) + "\n</tbody>\n</table>")
 
 
-def _class_charts(charts: dict[str, str] | None) -> str:
-    """The class page's pictures (``charts``: alt text by path; None: matplotlib is missing)."""
-    if charts is None:
-        return f'<p class="note">{escape(NO_CHARTS)}</p>'
-    w, h = CLASS_CHART_SIZE
-    return '<div class="charts">' + "".join(f'<img src="{escape(quote(p))}" alt="{escape(alt)}" width="{w}" '
-                                            f'height="{h}">' for p, alt in charts.items()) + "</div>"
+def _class_charts(report: ClassReport) -> str:
+    """The class page's pictures: the histogram of totals and the scatter of win rates (inline SVG)."""
+    cfg = report.config
+    top = max((s.max_score + max((c.max_points for c in s.criteria if c.name == "tournament"), default=0.0)
+               for s in report.students), default=100.0)
+    svgs = class_charts(report.students, top, float(cfg.get("beat_stand", {}).get("threshold", 0.9)),
+                        float(cfg.get("beat_basic", {}).get("threshold", 0.6)))
+    return '<div class="charts">' + "".join(svgs) + "</div>"
 
 
-def render_index(report: ClassReport, charts: dict[str, str] | None = None) -> str:
+def render_index(report: ClassReport) -> str:
     """The class page as HTML: the sortable ``table#scores`` (each win rate with its interval), the reference
-    lines apart, the class's pictures (``charts``: alt text by path, from ``charts.draw_class_charts``; None:
-    matplotlib is missing), the configuration and the run's counts, each saying what it counts."""
+    lines apart, the class's pictures, the configuration and the run's counts, each saying what it counts."""
     what = "Graded class" if report.kind == "grade" else "Tournament"
     parts = [f"<h1>{escape(report.title)}</h1>",
              f'<p class="meta">{what} \u00b7 created <b>{escape(report.created)}</b> \u00b7 '
@@ -368,7 +382,7 @@ def render_index(report: ClassReport, charts: dict[str, str] | None = None) -> s
             parts.append(_reference_table(report))
         if report.students:
             parts.append("<h2>The class at a glance</h2>")
-            parts.append(_class_charts(charts))
+            parts.append(_class_charts(report))
         if report.similarity:
             parts.append(f'<h2>Similarity</h2>\n<p><a href="similarity.html">Similar submissions, by code and by '
                          f'play</a>: {escape(report.similarity)}.</p>')
@@ -397,9 +411,46 @@ _STANDINGS_NOTE = ('<p class="note"><b>Matches played</b>: the matches each entr
                    "file\u2019s folder and name (hover for the whole path).</p>")
 
 
-def render_student(student: StudentScore, report: ClassReport, charts: dict[str, str] | None = None) -> str:
-    """A student's page as HTML.  ``charts``: alt text by image path relative to ``students/``
-    (``None``: matplotlib was missing)."""
+def _rate_cell(c: Criterion) -> str:
+    """A rubric line's win-rate cell (HTML): the rate and its interval, then what it counts (the tournament's
+    counts are pairwise: a match at a table of k seats gives k-1 results)."""
+    rate = escape(format_rate(c.rate, c.low, c.high, c.confidence))
+    if not rate or not c.matches:
+        return rate
+    rate = f'<span class="nowrap">{rate}</span>'  # an interval is never broken at its dash
+    if c.name == "tournament":  # pairwise results: one per other player at the table and match
+        return rate + (f'<br><span class="note">{_pts(c.wins)} wins, {c.ties} ties, {c.losses} losses against the '
+                       f"others at its tables, in the {c.matches} matches it sat in</span>")
+    threshold = f"; threshold {c.threshold:.0%}" if c.threshold is not None else ""
+    return rate + (f'<br><span class="note">{_pts(c.wins)} wins, {c.ties} ties, {c.losses} losses in '
+                   f"{c.matches} matches{threshold}</span>")
+
+
+def _why(c: Criterion) -> str:
+    """Why a rubric line's status is what it is, with the statistics ('' when the line gives none)."""
+    return str(getattr(c, "why", "") or "")
+
+
+def _incidents_section(s: StudentScore, report: ClassReport) -> list[str]:
+    parts = [f"<h2>Incidents ({s.incident_count})</h2>"]
+    if not s.incidents:
+        return parts + ['<p class="note">None.</p>']
+    if s.incident_count > len(s.incidents):
+        parts.append(f'<p class="note">The first {len(s.incidents)} of {s.incident_count} are shown.</p>')
+    for i in s.incidents:
+        link = replay_link(report, s.name, i.match_key, i.round)  # issue 26: its round in the replay
+        notes = f'<p class="replay">{link}</p>' if link else ""
+        notes += f'<p class="course">Course program: {escape(i.course)}.</p>' if i.course else ""
+        if not i.counted:
+            notes += ('<p class="note">Not counted: the configuration does not count this kind of incident '
+                      'against the legal-play points.</p>')
+        parts.append(render_incident(i, _pretty_excerpt(i.excerpt), notes))
+    return parts
+
+
+def render_student(student: StudentScore, report: ClassReport) -> str:
+    """A student's page as HTML: what went wrong first (the error, the notes, the compiler's messages, the
+    rubric, the incidents), then the charts, the decision review and the replays."""
     s = student
     parts = ['<p><a href="../index.html">\u2190 class page</a></p>', f"<h1>{escape(s.name)}</h1>",
              f'<p class="meta">{escape(report.title)} \u00b7 {escape(s.kind or "not usable")} \u00b7 '
@@ -418,44 +469,26 @@ def render_student(student: StudentScore, report: ClassReport, charts: dict[str,
     if s.messages:
         parts.append(f"<h2>Compiler messages</h2>\n<pre>{escape(s.messages)}</pre>")
     rows = []
+    whys = []
     for c in s.criteria:
-        rate = escape(format_rate(c.rate, c.low, c.high, c.confidence))
-        if rate and c.matches:
-            threshold = f"; threshold {c.threshold:.0%}" if c.threshold is not None else ""
-            rate += (f'<br><span class="note">{_pts(c.wins)} wins, {c.ties} ties, {c.losses} losses in '
-                     f"{c.matches} matches{threshold}</span>")
+        detail = escape(c.detail)
+        if _why(c):
+            detail += f' <a class="why" href="#why-{escape(quote(c.name))}">why</a>'
+            whys.append(f'<div class="why" id="why-{escape(quote(c.name))}"><h3>{escape(c.title)}: why '
+                        f"{escape(str(c.status))}</h3><p>{escape(_why(c))}</p></div>")
         rows.append(f"<tr><td>{escape(c.title)}</td><td class=\"num\">{_pts(c.points)} / {_pts(c.max_points)}</td>"
-                    f"<td>{_badge(c.status)}</td><td>{escape(c.detail)}</td><td>{rate}</td></tr>")
+                    f"<td>{_badge(c.status)}</td><td>{detail}</td><td>{_rate_cell(c)}</td></tr>")
     parts.append("<h2>Rubric</h2>\n<table id=\"rubric\"><thead><tr><th>Criterion</th><th class=\"num\">Points</th>"
                  "<th>Status</th><th>Detail</th><th>Win rate</th></tr></thead>\n<tbody>\n" + "\n".join(rows)
                  + "\n</tbody></table>")
-    wanted = [c for c in s.criteria if c.rate is not None and c.matches]
-    if charts is None and (wanted or s.samples):
-        parts.append(f'<p class="note">{escape(NO_CHARTS)}</p>')
-    elif charts:
-        win = [(p, alt) for p, alt in charts.items() if "/winrate-" in p]
-        bank = [(p, alt) for p, alt in charts.items() if "/bankroll-" in p]
-        for heading, imgs in (("Win rates", win), ("Bankroll of sample matches", bank)):
-            if imgs:
-                w, h = CHART_SIZE
-                tags = "".join(f'<img src="{escape(quote(p))}" alt="{escape(alt)}" width="{w}" height="{h}">'
-                               for p, alt in imgs)
-                parts.append(f'<h2>{heading}</h2>\n<div class="charts">{tags}</div>')
+    parts += _incidents_section(s, report)  # what went wrong, before the charts and the replays
+    win, bank = student_charts(s)
+    for heading, svgs in (("Win rates", win), ("Bankroll of sample matches", bank)):
+        if svgs:
+            parts.append(f'<h2>{heading}</h2>\n<div class="charts">{"".join(svgs)}</div>')
     parts.append(review_section(report, s))  # issue 26: the decision review and the replays (grading.replay)
-    parts.append(f"<h2>Incidents ({s.incident_count})</h2>")
-    if s.incidents:
-        if s.incident_count > len(s.incidents):
-            parts.append(f'<p class="note">The first {len(s.incidents)} of {s.incident_count} are shown.</p>')
-        for i in s.incidents:
-            link = replay_link(report, s.name, i.match_key, i.round)  # issue 26: its round in the replay
-            notes = f'<p class="replay">{link}</p>' if link else ""
-            notes += f'<p class="course">Course program: {escape(i.course)}.</p>' if i.course else ""
-            if not i.counted:
-                notes += ('<p class="note">Not counted: the configuration does not count this kind of incident '
-                          'against the legal-play points.</p>')
-            parts.append(render_incident(i, _pretty_excerpt(i.excerpt), notes))
-    else:
-        parts.append('<p class="note">None.</p>')
+    if whys:
+        parts.append("<h2>Why</h2>\n" + "\n".join(whys))
     return _page(f"{s.name} \u2014 {report.title}", "\n".join(parts))
 
 
@@ -470,11 +503,13 @@ STANDING_COLUMNS = ["rank", "name", "spec", "matches", "wins", "ties", "losses",
 
 def csv_table(report: ClassReport) -> tuple[list[str], list[list[str]]]:
     """The header and rows of ``scores.csv``: one row per student (grade) or per standing (tournament)."""
-    if report.kind == "tournament":
-        return STANDING_COLUMNS, [[str(r.rank), r.name, r.spec, str(r.matches), str(r.wins), str(r.ties),
-                                   str(r.losses), _num(r.rate), _num(r.low), _num(r.high), _num(r.mean_account),
-                                   str(r.fouls), str(r.faults), ";".join(r.fault_causes), r.error or ""]
-                                  for r in report.standings]
+    if report.kind == "tournament":  # an entry not played has no rank, rate or money
+        return STANDING_COLUMNS, [
+            ["", r.name, r.spec, "0", "", "", "", "", "", "", "", "", "", "", r.error or ""]
+            if not_played(r) else
+            [str(r.rank), r.name, r.spec, str(r.matches), str(r.wins), str(r.ties), str(r.losses), _num(r.rate), _num(r.low),
+             _num(r.high), _num(r.mean_account), str(r.fouls), str(r.faults), ";".join(r.fault_causes), r.error or ""]
+            for r in report.standings]
     names = _criterion_names(report.students)
     header = GRADE_COLUMNS + [f"{n}_{col}" for n in names for col in CRITERION_COLUMNS]
     rows = []
@@ -494,11 +529,13 @@ def csv_table(report: ClassReport) -> tuple[list[str], list[list[str]]]:
 
 
 def _criterion_text(c: Criterion) -> str:
-    """A rubric line as plain text for the platforms."""
+    """A rubric line as plain text for the platforms: the short line, the win rate, then why (when given)."""
     lines = [f"{c.status}: {c.detail}"]
     if c.rate is not None:
         lines.append("win rate " + format_rate(c.rate, c.low, c.high, c.confidence)
                      + (f", threshold {c.threshold:.0%}" if c.threshold is not None else ""))
+    if _why(c):
+        lines.append(f"why: {_why(c)}")
     return "\n".join(lines)
 
 
@@ -508,7 +545,8 @@ def _summary(s: StudentScore) -> str:
     lines = [head] + ([f"error: {s.error}"] if s.error else []) + [f"note: {n}" for n in s.notes]
     lines += [f"- {c.title}: {_pts(c.points)}/{_pts(c.max_points)} {c.status}" for c in s.criteria]
     lines.append(f"incidents: {s.incident_count}")
-    lines += [f"  {i.cause} in round {i.round} of {i.match_key}" + (f" (course program: {i.course})" if i.course else "")
+    lines += [f"  {i.cause} in round {i.round} of {match_label(i.match_key)}"
+              + (f" (course program: {i.course})" if i.course else "")
               + ("" if i.counted else " [not counted]") for i in s.incidents]
     return "\n".join(lines)
 
@@ -566,35 +604,25 @@ def _dump(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-_said: set[str] = set()
+#: The chart files that reports before inline charts wrote: removed when a run's pages are made again.
+_OLD_CHARTS = ("class/totals.png", "class/win-rates.png", "students/*/winrate-*.png", "students/*/bankroll-*.png")
 
 
-def _say_once(note: str) -> None:
-    """A note about the reports on stderr, once per process."""
-    if note not in _said:
-        _said.add(note)
-        print(f"twentyone: note: {note}", file=sys.stderr)
-
-
-def _student_files(s: StudentScore, pages: Sequence[ReplayPage], out: Path) -> tuple[dict[str, str] | None, list[Path]]:
-    """Draw one student's charts and write its replay pages: (the charts' alt texts, the replay pages written)."""
-    return draw_charts(s, out / "students"), write_student_replays(s.name, pages, out)
-
-
-def _all_student_files(report: ClassReport, out: Path) -> list[tuple[dict[str, str] | None, list[Path]]]:
-    """Every student's charts and replay pages, in parallel processes for a class (one per CPU the process may
-    use), in the order of ``report.students`` (a review is always a student's: ``class_reviews``)."""
+def _all_replays(report: ClassReport, out: Path) -> list[list[Path]]:
+    """Every student's replay pages, in parallel processes for a class (one per CPU the process may use), in
+    the order of ``report.students`` (a review is always a student's: ``class_reviews``)."""
     import os
 
     students = report.students
     pages = [report.reviews[s.name].replays if s.name in report.reviews else [] for s in students]
-    workers = min(len(os.sched_getaffinity(0)), len(students))
-    if workers <= 1 or len(students) < 4:
-        return [_student_files(s, p, out) for s, p in zip(students, pages)]
+    todo = [(s.name, p) for s, p in zip(students, pages)]
+    workers = min(len(os.sched_getaffinity(0)), sum(1 for _, p in todo if p))
+    if workers <= 1 or sum(len(p) for p in pages) < 8:
+        return [write_student_replays(name, p, out) for name, p in todo]
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(_student_files, students, pages, [out] * len(students)))
+        return list(pool.map(write_student_replays, [n for n, _ in todo], [p for _, p in todo], [out] * len(todo)))
 
 
 def write_reports(report: ClassReport, out: Path) -> list[Path]:
@@ -609,21 +637,15 @@ def write_reports(report: ClassReport, out: Path) -> list[Path]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    if no_cjk_font(report.students):
-        _say_once(NO_CJK_FONT)
-    charts = None
-    if report.kind == "grade" and report.students:
-        cfg = report.config
-        top = max((s.max_score + max((c.max_points for c in s.criteria if c.name == "tournament"), default=0.0)
-                   for s in report.students), default=100.0)
-        charts = draw_class_charts(report.students, out, top, float(cfg.get("beat_stand", {}).get("threshold", 0.9)),
-                                   float(cfg.get("beat_basic", {}).get("threshold", 0.6)))
-        written += [out / p for p in charts or {}]
-    _write(out / "index.html", render_index(report, charts), written)
-    for s, (charts, replays) in zip(report.students, _all_student_files(report, out)):
+    for pattern in _OLD_CHARTS:
+        for old in out.glob(pattern):
+            old.unlink(missing_ok=True)
+    if (out / "class").is_dir() and not any((out / "class").iterdir()):
+        (out / "class").rmdir()
+    _write(out / "index.html", render_index(report), written)
+    for s, replays in zip(report.students, _all_replays(report, out)):
         written += replays  # issue 26: students/<name>/replays/ (grading.replay)
-        written += [out / "students" / p for p in charts or {}]
-        _write(out / "students" / f"{s.name}.html", render_student(s, report, charts), written)
+        _write(out / "students" / f"{s.name}.html", render_student(s, report), written)
     header, rows = csv_table(report)
     with open(out / "scores.csv", "w", encoding="utf-8", newline="") as f:
         w = csv.writer(f, lineterminator="\n")

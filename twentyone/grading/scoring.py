@@ -304,7 +304,8 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
             detail += (f" (pairwise win rate {_pct(standing.rate)}, {conf} CI {_pct(standing.low)}-"
                        f"{_pct(standing.high)}, over {units} deal(s))")
         crits.append(Criterion("tournament", TITLES["tournament"], bonus, max(scale, default=0.0), Status.BONUS,
-                               detail, matches=standing.matches if standing else 0,
+                               detail, wins=standing.wins if standing else 0.0, ties=standing.ties if standing else 0,
+                               losses=standing.losses if standing else 0, matches=standing.matches if standing else 0,
                                rate=standing.rate if standing else None, low=standing.low if standing else None,
                                high=standing.high if standing else None, confidence=config.tournament.confidence))
     score = 0.0 if reference else sum(c.points for c in crits if c.name != "tournament")

@@ -218,13 +218,13 @@ _SHORT = {Ending.WON: "won", Ending.BROKE: "lost", Ending.CARDS: "no cards", End
 def _cell(r: TestResult) -> tuple[str, str]:
     """A test's table cell (HTML) and its sort value."""
     cls = "pass" if r.won else "fail"
-    text = f'<span class="badge {cls}">{escape(_SHORT[r.ending])}</span> {r.money:,}'
+    text = f'<span class="badge {cls}">{escape(_SHORT[r.ending])}</span><br>{r.money:,}'
     return text, str(r.money)
 
 
 def write_pages(found: list[Judgement], store: Store, out: Path) -> list[Path]:
-    """``index.html`` (with the money charts under ``charts/``), ``results.csv`` and ``results.json``."""
-    from twentyone.grading.report import SORT_JS, _page, _td, _th
+    """``index.html`` (with each solution's money chart in it), ``results.csv`` and ``results.json``."""
+    from twentyone.grading.report import SORT_JS, _page, _td, _th, breakable
 
     title = str(store.meta("title") or "Judge problem (seed 004)")
     config = store.meta("config") or {}
@@ -246,7 +246,7 @@ def write_pages(found: list[Judgement], store: Store, out: Path) -> list[Path]:
                     cells.append(_td(text, sort, True, raw=True))
                 else:
                     cells.append(_td("", ""))
-        cells.append(_td(j.reason(), j.reason()))
+        cells.append(_td(breakable(j.reason()), j.reason(), raw=True, wide=True))
         rows.append("<tr>" + "".join(cells) + "</tr>")
     seeds = f"{config.get('seed')} .. {int(config.get('seed', 0)) + n - 1}" if n else "none"
     parts = [f"<h1>{escape(title)}</h1>",
@@ -258,14 +258,10 @@ def write_pages(found: list[Judgement], store: Store, out: Path) -> list[Path]:
              "<code>echo SEED | twentyone judge SOLUTION --local</code>. Click a header to sort.</p>",
              f'<table id="scores">\n<thead><tr>{"".join(head)}</tr></thead>\n<tbody>\n' + "\n".join(rows)
              + "\n</tbody>\n</table>"]
-    charts = _charts(found, out)
+    charts = _charts(found)
     if charts:
         parts.append("<h2>Money after each hand</h2>")
-        images = [f'<img src="{escape(rel)}" alt="{escape(alt)}" width="580" height="300">' for rel, alt in charts]
-        parts.append('<div class="charts">' + "".join(images) + "</div>")
-    elif charts is None:
-        parts.append('<p class="note">Money charts not drawn: matplotlib is not installed '
-                     "(pip install 'twentyone[reports]').</p>")
+        parts.append('<div class="charts">' + "".join(charts) + "</div>")
     for j in found:
         if j.messages:
             parts.append(f"<h2>{escape(j.name)}: the compiler's messages</h2><pre>{escape(j.messages)}</pre>")
@@ -285,15 +281,10 @@ def write_pages(found: list[Judgement], store: Store, out: Path) -> list[Path]:
     return written
 
 
-def _charts(found: list[Judgement], out: Path) -> list[tuple[str, str]] | None:
-    """One chart a solution: the money of each of its tests after each hand; None without matplotlib."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return None
+def _charts(found: list[Judgement]) -> list[str]:
+    """One chart a solution, as inline SVG: the money of each of its tests after each hand."""
     from twentyone.grading.charts import bankroll_chart
     from twentyone.grading.results import BankrollSample
-    from twentyone.grading.report import _safe_name
 
     made = []
     for j in found:
@@ -304,7 +295,5 @@ def _charts(found: list[Judgement], out: Path) -> list[tuple[str, str]] | None:
         every = f" (every {stride}th hand of the longest test)" if stride > 1 else ""
         sample = BankrollSample(f"judge/{j.name}", f"{j.name}: money after each hand{every}",
                                 [f"test {k}" for k in range(1, len(curves) + 1)], curves)
-        rel = f"charts/{_safe_name(j.name)}.png"
-        bankroll_chart(sample, out / rel)
-        made.append((rel, f"{j.name}: the money after each hand of each test"))
+        made.append(bankroll_chart(sample, alt=f"{j.name}: the money after each hand of each test"))
     return made

@@ -15,7 +15,8 @@ __all__ = ["Verdict", "Judgement", "win_rate"]
 
 
 class Verdict(StrEnum):
-    """The statement's two verdicts, and a solution that could not be judged (it does not compile)."""
+    """The statement's two verdicts, and a solution that could not be judged: it does not compile, or its run
+    stopped before every test was played while none was lost yet (neither verdict is known)."""
 
     ACCEPTED = "Accepted"
     WRONG_ANSWER = "Wrong_answer"
@@ -54,9 +55,11 @@ class Judgement:
     def verdict(self) -> Verdict:
         if self.error is not None:
             return Verdict.NOT_JUDGED
-        if self.complete and self.passed == len(self.seeds):
-            return Verdict.ACCEPTED
-        return Verdict.WRONG_ANSWER
+        if self.first_failure() is not None:
+            return Verdict.WRONG_ANSWER  # a test lost: whatever the others give
+        if not self.complete:
+            return Verdict.NOT_JUDGED  # every test so far won, some not played
+        return Verdict.ACCEPTED
 
     def first_failure(self) -> tuple[int, TestResult] | None:
         """The first test not won: (its number from 1, its result)."""
@@ -71,7 +74,10 @@ class Judgement:
             return self.error
         bad = self.first_failure()
         if bad is None:
-            return ""
+            if self.complete:
+                return ""
+            return (f"the run stopped after {len(self.results)} of {len(self.seeds)} tests, all won so far: "
+                    "--resume plays the rest")
         i, r = bad
         return f"test {i} (seed {r.seed}): {r.reason()}"
 
@@ -91,6 +97,7 @@ class Judgement:
         out = []
         if self.error is not None:
             return [f"{Verdict.NOT_JUDGED}: {self.error}"]
+        # One line a test (``each``), then the verdict with its reason, then the pass count.
         if each:
             for i, r in enumerate(self.results, 1):
                 out.append(f"test {i} (seed {r.seed}): {r.reason()} [{r.seconds:.2f} s]")

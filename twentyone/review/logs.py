@@ -127,8 +127,11 @@ def read_log(path: Path) -> LoggedMatch:
     """Read the round log at ``path``; LogError names what is wrong with it."""
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise LogError(f"cannot read log {str(path)!r}: {getattr(e, 'strerror', None) or e}") from None
+    except UnicodeDecodeError as e:
+        raise LogError(f"{str(path)!r} is not a round log: it is not text (byte {e.start + 1} is not UTF-8); "
+                       "a round log is what match --log FILE.jsonl writes") from None
+    except OSError as e:
+        raise LogError(f"cannot read log {str(path)!r}: {e.strerror or e}") from None
     return parse_log(text.splitlines(), str(path))
 
 

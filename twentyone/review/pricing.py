@@ -109,9 +109,9 @@ def price(d: Decision, rules: Rules, opts: AnalysisRules, decks: int) -> Priced:
     values: dict[str, float | None] = {"s": ev.stand, "h": ev.hit, "d": ev.double, "p": ev.split,
                                        "u": ev.surrender, "c": None}
     notes: list[str] = []
-    if "d" in d.options and d.double_add < d.bet and values["d"] is not None:
-        values["d"] = values["d"] * (d.bet + d.double_add) / (2 * d.bet)
-        notes.append(f"a double for less: {d.double_add} of {d.bet}")
+    short = "d" in d.options and d.double_add < d.bet and values["d"] is not None
+    if short:
+        values["d"] = values["d"] * (d.bet + d.double_add) / (2 * d.bet)  # type: ignore[operator]
     pbj = ev.p_blackjack
     if d.before_peek and ev.given_no_blackjack:
         # Decided before the dealer checked: a dealer Black Jack (chance pbj) voids every choice, the bet lost.
@@ -124,6 +124,8 @@ def price(d: Decision, rules: Rules, opts: AnalysisRules, decks: int) -> Priced:
     options = tuple((a, values.get(a)) for a in d.options)
     valued = [(a, v) for a, v in options if v is not None]
     best, best_v = max(valued, key=lambda av: av[1]) if valued else ("", 0.0)
+    if short and "d" in (d.taken, best):  # said where the double's price matters: taken, or the best option
+        notes.insert(0, f"a double for less: {d.double_add} of {d.bet}")
     if d.foul:
         taken_v: float | None = -1.0  # the hand's stake is lost (review_foul)
     else:

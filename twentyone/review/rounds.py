@@ -141,16 +141,16 @@ class _Replay:
         self.up = ""
         names = {s.seat: s.name for s in match.seats}
         players = {s.seat: s.player for s in match.seats}
-        faults = {int(f["seat"]): plain(f.get("detail", ""))
-                  for f in self.rec.get("faults", []) if isinstance(f, dict)}
-        self.show_faults = {s: d for s, d in faults.items()}
+        # What a fault at the end of the round says: its detail, else its cause (a record may give no detail).
+        self.show_faults = {int(f["seat"]): plain(f.get("detail", "")) or plain(f.get("cause", "")) or "no reason"
+                            for f in self.rec.get("faults", []) if isinstance(f, dict)}
         self.seats: list[_Seat] = []
         for p in self.rec["players"]:
             seat = int(p["seat"])
             bet = int(p["bet"])
             s = _Seat(p, seat, names.get(seat, f"seat {seat}"), course_interface(players.get(seat, "")),
                       int(p["account_before"]) - bet, _Hand([], bet, tape=str(p["actions"])),
-                      foul=str(p["foul"] or ""), fault=faults.get(seat, ""))
+                      foul=str(p["foul"] or ""), fault=self.show_faults.get(seat, ""))
             self.seats.append(s)
 
     # -- cards ---------------------------------------------------------------------------------------------

@@ -32,6 +32,9 @@ EV_LOST_HELP = ("EV lost per 100 hands: what the strategy's decisions cost again
                 "decision was the best one)")
 
 
+#: Replay links listed on a student page; the others are behind one "more" line.
+SHOWN_REPLAYS = 10
+
 _CSS = "#heatmap td.heat{padding:2px 6px;min-width:42px;line-height:1.15}#heatmap th{padding:2px 8px}"
 
 
@@ -105,10 +108,13 @@ def review_section(report: ClassReport, student: StudentScore) -> str:
                      "the cards the strategy could have seen since the shuffle (RULES.md, Decision review).</p>")
         if r.costliest:
             rows = []
+            # Each match as its replay is titled ("vs stand, match 6, seat 1"), not the replay's file name.
+            titles = {p.path: p.title.split(f"{student.name} \u2014 ", 1)[-1] for p in r.replays}
             for k, c in enumerate(r.costliest, 1):
                 link = (f'<a href="{escape(_href(c.replay, c.anchor))}">round {c.round}</a>' if c.replay
                         else f"round {c.round}")
-                rows.append(f"<tr><td class=\"num\">{k}</td><td>{escape(PurePosixPath(c.replay).stem)}</td>"
+                match = titles.get(c.replay, PurePosixPath(c.replay).stem)
+                rows.append(f"<tr><td class=\"num\">{k}</td><td>{escape(match)}</td>"
                             f"<td>{link}</td><td>{escape(c.cards)} vs {escape(c.up)}"
                             f"</td><td>{escape(c.situation)}</td><td>{escape(c.answer)}</td><td>{escape(c.best)}</td>"
                             f"<td class=\"num\">{c.loss:.3f}</td></tr>")
@@ -127,10 +133,13 @@ def review_section(report: ClassReport, student: StudentScore) -> str:
         for p in r.replays:
             what = " (only the rounds with a foul)" if p.scope != "match" else ""
             items.append(f'<li><a href="{escape(_href(p.path))}">{escape(p.title)}</a>{escape(what)}</li>')
+        listed = "<ul class=\"replays\">" + "".join(items[:SHOWN_REPLAYS]) + "</ul>"
+        if len(items) > SHOWN_REPLAYS:  # the rest one click away, not a wall of links
+            listed += (f"<details><summary>{len(items) - SHOWN_REPLAYS} more replays</summary><ul class=\"replays\">"
+                       + "".join(items[SHOWN_REPLAYS:]) + "</ul></details>")
         parts.append("<h3>Replays</h3>\n<p class=\"note\">Each match step by step, the student's seat outlined: "
                      "the arrow keys step through it. The sample matches of the bankroll charts and every match "
-                     "with an incident shown here are among them.</p>\n<ul class=\"replays\">" + "".join(items)
-                     + "</ul>")
+                     "with an incident shown here are among them.</p>\n" + listed)
     return "\n".join(parts)
 
 

@@ -31,6 +31,9 @@ def similar(submissions: Sequence[Path], config: GradingConfig, out: Path, execu
     """Compare ``submissions`` by code and by play; write the pages into ``out`` and return the report."""
     if not submissions:
         raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
+    if len(submissions) < 2:  # nothing to compare it with: refused before anything is compiled or played
+        raise TwentyOneError(f"similar compares submissions with each other: give two or more ({len(submissions)} "
+                             "given)")
     line = sandbox_line(config.isolation)
     config = config.seeded()  # a secret seed unless the configuration pins one (RULES.md, secret_seed)
     with _nothing_left_if_refused(out):  # Ctrl-C while the files compile leaves --out as it was

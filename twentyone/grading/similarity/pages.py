@@ -139,7 +139,7 @@ def render_similarity(report: SimilarityReport, back: str | None = None) -> str:
             _th("closest_a", "Closest: first"), _th("closest_b", "Closest: second"), _th("flags", "Flagged")]
     rows = []
     for k, row in enumerate(listed, 1):
-        names = f"{escape(row.a)}&nbsp;\u2194 {escape(row.b)}"
+        names = f'<span class="nowrap">{escape(row.a)}&nbsp;\u2194</span> <span class="nowrap">{escape(row.b)}</span>'
         link = f'<a href="{escape(FOLDER + "/" + quote(row.page))}">{names}</a>' if row.page else names
         p = row.play
         cells = [_td(str(k), str(k), True), _td(link, f"{row.a}\u2194{row.b}".lower(), raw=True),
@@ -175,7 +175,7 @@ def render_similarity(report: SimilarityReport, back: str | None = None) -> str:
     mrows = []
     for m in report.members:
         notes = "".join(f'<br><span class="note">{_esc(t)}</span>' for t in m.notes)
-        mrows.append(f"<tr><td>{escape(m.name)}{notes}</td><td><code>{_esc(m.shown)}</code></td>"
+        mrows.append(f"<tr><td>{escape(m.name)}{notes}</td><td><code>{_esc(m.shown).replace('/', '/<wbr>')}</code></td>"
                      f"<td>{escape(m.language)}</td><td class=\"num\">{m.prints}</td>"
                      f"<td class=\"num\">{m.decisions}</td>"
                      f"<td>{escape(reference_title(m.closest)) if m.closest else ''}"

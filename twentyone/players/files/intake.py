@@ -2,7 +2,8 @@
 
 ``take(path)`` is what ``match``, ``tournament`` and ``grade`` do with a path they are given:
 
-- a ``.c``, ``.cpp`` or ``.py`` file is the strategy file itself;
+- a ``.c``, ``.cpp`` or ``.py`` file is the strategy file itself, and a C or C++ file's folder is its project:
+  the headers and ``main.c`` beside it are the student's own (``beside``), as in a folder;
 - in a folder or a zip, ``mycodes.c`` / ``mycodes.cpp`` (any case) is the strategy file: the shallowest one,
   with every other copy named in a warning; two equally shallow copies are refused, naming both.  Without
   one, the one ``.c``/``.cpp`` file that is not ``main`` or ``twentyone``; without that, the one ``.py``.
@@ -48,7 +49,7 @@ from twentyone.errors import PlayerSpecError
 from twentyone.handin import HandInFileError, check_regular, check_size, file_kind
 from twentyone.players.c.headers import own_header_warnings
 
-__all__ = ["SourceKind", "Intake", "ZipLimits", "IntakeError", "take", "student_name", "readable",
+__all__ = ["SourceKind", "Intake", "ZipLimits", "IntakeError", "take", "beside", "student_name", "readable",
            "is_container", "cleanup", "STRATEGY_NAMES"]
 
 
@@ -296,11 +297,38 @@ def take(path: Path, dest: Path | None = None, *, name: str | None = None,
     if kind is None:
         raise IntakeError(f"{source}: not a .c, .cpp or .py file, a folder or a zip")
     _check_file(path, Path(os.path.abspath(path)).parent, source)
+    headers, main = beside(path)
+    # A file given alone has its folder for a project: its own headers there are compared as a folder's are.
+    warnings = tuple(own_header_warnings([(readable(h), h) for h in headers], student))
     if dest is not None and not _text_safe(path):
         copy = dest / _safe_part(readable(path.name))
         _copy(path, copy)
-        return Intake(copy, kind, student, source, source)
-    return Intake(Path(os.path.abspath(path)), kind, student, source, source)
+        return Intake(copy, kind, student, source, source, (), headers, main, warnings)
+    return Intake(Path(os.path.abspath(path)), kind, student, source, source, (), headers, main, warnings)
+
+
+def beside(path: Path) -> tuple[tuple[Path, ...], Path | None]:
+    """The student's own headers and ``main.c`` (or ``main.cpp``) in the folder of the C or C++ file ``path``:
+    regular files only, a symbolic link only to a file in that folder; nothing for a ``.py`` file."""
+    if _kind(path.name) not in (SourceKind.C, SourceKind.CPP):
+        return (), None
+    folder = path.parent
+    try:
+        names = sorted(os.listdir(folder or "."))
+    except OSError:
+        return (), None
+    kept: list[Path] = []
+    for n in names:
+        low = n.lower()
+        if n == path.name or n.startswith("._") or not (low.endswith(HEADER_SUFFIXES) or low in ("main.c", "main.cpp")):
+            continue
+        try:
+            _check_file(folder / n, Path(os.path.abspath(folder)), readable(folder / n))
+        except IntakeError:
+            continue  # not a file of the student's project: a link out of it, a FIFO, a file too big
+        kept.append(folder / n)
+    mains = [p for p in kept if p.name.lower() in ("main.c", "main.cpp")]
+    return tuple(p for p in kept if p not in mains), (mains[0] if mains else None)
 
 
 def _safe_part(part: str) -> str:
