@@ -61,7 +61,7 @@ def result_json(result: MatchResult) -> dict[str, Any]:
         "rounds": result.rounds, "shuffles": result.shuffles,
         "ranking": [
             {"rank": s.rank, "seat": s.seat, "name": s.name, "player": s.spec, "account": s.account,
-             "rounds": s.rounds, "fouls": s.fouls, "fault": s.fault}
+             "rounds": s.rounds, "fouls": s.fouls, "fault": s.fault, "fault_detail": s.fault_detail or None}
             for s in result.ranking
         ],
     }

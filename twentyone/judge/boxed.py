@@ -315,15 +315,16 @@ def _play(game: Game, box: Box, out_r: int, limits: JudgeLimits, start: float) -
         game.illegal = Illegal("", strategy_text(ready.text), 0, 0, game.pos, game.money, ())
         game.ending = Ending.ILLEGAL
         return _done(game.result(), box, start)
+    if ready.how in ("timeout", "blocked"):
+        return _done(game.stop("loading it (its global initialisers) took longer than "
+                               f"{limits.load_seconds:g} s" if ready.how == "timeout" else
+                               "while loading (its global initialisers): blocked, neither running nor waiting for a "
+                               "CPU (it waited on a descriptor, or stopped itself)"), box, start)
+    if ready.how != "ready":  # it ended while loading: its pipes are closed, nothing more to serve
+        fault = _fault_of(ready.status, box.cpu, limits, box.killed)
+        return _done(game.stop(f"while loading (its global initialisers): {fault}"), box, start)
     served = _Served(game, box, out_r, limits, time.monotonic() + limits.wall())
     try:
-        if ready.how == "timeout":
-            return _done(game.stop("loading it (its global initialisers) took longer than "
-                                   f"{limits.load_seconds:g} s"), box, start)
-        if ready.how != "ready":
-            status = ready.status
-            return _done(game.stop(f"while loading (its global initialisers): {_fault_of(status, box.cpu, limits, box.killed)}"),
-                         box, start)
         if served.wrote_stdout():
             served.stdout_illegal()
         served.serve()
