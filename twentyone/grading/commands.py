@@ -153,11 +153,11 @@ def _nothing_left_if_refused(out: Path) -> Iterator[None]:
 
 def _new_run(out: Path, kind: str, title: str, config: dict[str, Any], entries: list[EntryRow],
              seed_drawn: bool = False) -> Store:
-    """Create ``out``'s store for a run that passed every check.  The run's kind is written last: a store without
-    it holds no run (a run killed while it was being set up), which the next command simply replaces.
-    ``seed_drawn``: its base seed was drawn at random (RULES.md, **secret_seed**)."""
-    store = Store.open(out, create=True)
-    try:
+    """Create ``out``'s store for a run that passed every check, whole (``Store.create``: a run killed while it
+    is set up leaves no store at all, and the next command starts afresh).  ``seed_drawn``: its base seed was
+    drawn at random (RULES.md, **secret_seed**)."""
+
+    def setup(store: Store) -> None:
         store.set_meta("seed_drawn", seed_drawn)
         store.set_meta("title", title)
         store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
@@ -168,10 +168,8 @@ def _new_run(out: Path, kind: str, title: str, config: dict[str, Any], entries: 
 
             store.set_sources(collect_sources(entries))
         store.set_meta("kind", kind)
-    except BaseException:
-        store.close()
-        raise
-    return store
+
+    return Store.create(out, setup)
 
 
 def _continue_command(command: str, out: Path) -> str:

@@ -2,7 +2,9 @@
 
 Every match is written in its own transaction the moment it finishes, so a run killed at any point
 (even with ``kill -9``) keeps every finished match, and ``--resume`` plays only the rest: a match's key
-is its primary key, so it can never be stored twice.  Reports are made from this file alone.
+is its primary key, so it can never be stored twice.  A new database is built whole in a temporary file
+and then renamed (``Store.create``): at every instant it is absent or complete.  Reports are made from this
+file alone.
 
 Tables: ``meta`` (kind, title, configuration, created), ``entries`` (the submissions or tournament
 players, with any error that kept one out, the warnings of their intake and build as a JSON list in
@@ -25,9 +27,10 @@ returned as an action) is written as ASCII JSON, whose escapes read back as the 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,20 +178,16 @@ class Store:
 
     @classmethod
     def open(cls, out: Path, create: bool = False) -> Store:
-        """Open ``out/results.sqlite``; with ``create`` make the folder and the tables first."""
+        """Open ``out/results.sqlite``; with ``create`` make it first when it is not there (``create``)."""
         path = out / DB_NAME
-        if not create and not path.is_file():
+        if create and not path.is_file():
+            return cls.create(out)
+        if not path.is_file():
             raise StoreError(f"no results database in {str(out)!r} (expected {DB_NAME})")
         try:
-            if create:
-                out.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(str(path), timeout=30.0)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            if create:
-                conn.executescript(_SCHEMA)
-                conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-                conn.commit()
             version = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         except (OSError, sqlite3.Error) as e:
             raise StoreError(f"cannot open results database {str(path)!r}: {e}") from None
@@ -198,6 +197,38 @@ class Store:
         store = cls(path, conn)
         store.version = version[0]
         return store
+
+    @classmethod
+    def create(cls, out: Path, setup: Callable[[Store], None] | None = None) -> Store:
+        """Create ``out/results.sqlite`` whole and open it: its tables, and whatever ``setup`` stores (a run's
+        configuration and entries), are written into a temporary file beside it, which then takes the
+        database's name in one step.  So at every instant, ``kill -9`` included, the database is either absent
+        or complete: never a file without its tables (issue 34: "no such table: meta").  A temporary file left
+        by a process that was killed is removed.  An existing database is never replaced (StoreError)."""
+        path = out / DB_NAME
+        tmp = out / f"{_TMP_PREFIX}{os.getpid()}{_TMP_SUFFIX}"
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            _remove_stale(out)
+            _unlink(tmp)
+            conn = sqlite3.connect(str(tmp), timeout=30.0)
+        except (OSError, sqlite3.Error) as e:
+            raise StoreError(f"cannot create results database {str(path)!r}: {e}") from None
+        building = cls(path, conn)
+        try:
+            with building._writing("the tables"):
+                conn.executescript(_SCHEMA)
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                conn.commit()
+            if setup is not None:
+                setup(building)
+            conn.close()
+            _publish(tmp, path)
+        except BaseException:
+            building.close()
+            _unlink(tmp)
+            raise
+        return cls.open(out)
 
     def close(self) -> None:
         """Close the database (a failure to close, e.g. on a full disk, loses nothing committed)."""
@@ -390,3 +421,56 @@ def _json(value: Any, separators: tuple[str, str] | None = None) -> str:
     except UnicodeEncodeError:
         text = json.dumps(_clean(value), ensure_ascii=False, separators=separators)
     return text
+
+
+#: The temporary file a new database is built in (``Store.create``): ``.results.sqlite.PID.tmp``.
+_TMP_PREFIX = "." + DB_NAME + "."
+_TMP_SUFFIX = ".tmp"
+
+
+def _unlink(path: Path) -> None:
+    """Remove ``path`` and its rollback journal, if there."""
+    for p in (path, path.with_name(path.name + "-journal")):
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _remove_stale(out: Path) -> None:
+    """Remove the temporary databases in ``out`` of processes that are gone (killed while creating a store)."""
+    for p in out.glob(_TMP_PREFIX + "*" + _TMP_SUFFIX):
+        pid = p.name[len(_TMP_PREFIX):-len(_TMP_SUFFIX)]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            _unlink(p)
+        except OSError:  # alive, another user's: left alone
+            pass
+
+
+def _publish(tmp: Path, path: Path) -> None:
+    """Give the finished database ``tmp`` the name ``path`` in one step, never over a database already there
+    (a hard link fails if the name is taken; where the file system has no hard links, a rename after a check)."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise StoreError(f"results database {str(path)!r} appeared while this one was created: nothing was "
+                         "changed") from None
+    except OSError:
+        if path.exists():
+            raise StoreError(f"results database {str(path)!r} appeared while this one was created: nothing "
+                             "was changed") from None
+        os.replace(tmp, path)
+    else:
+        tmp.unlink()
+    try:  # the new name, on disk (a crash of the machine, not only of the process)
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
