@@ -198,9 +198,11 @@ def _unchanged_files(store: Store, now: Sequence[SourceRow]) -> None:
                              "--out")
 
 
-def _finish_run(store: Store, out: Path, execution: Execution) -> ClassReport:
+def _finish_run(store: Store, out: Path, execution: Execution, reports: bool = True) -> ClassReport:
     """``_finish`` at the end of ``grade`` or ``tournament``: Ctrl-C while the reports are written says that every
-    match is stored and how to write them."""
+    match is stored and how to write them.  Without ``reports`` only the scores are made (``ClassReport``)."""
+    if not reports:
+        return class_report(store)
     try:
         return _finish(store, out, execution)
     except KeyboardInterrupt:
@@ -276,8 +278,9 @@ def _show_entries(entries: Sequence[EntryRow], warn: Callable[[str], None]) -> N
 
 
 def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, resume: bool,
-          execution: Execution, config_given: bool = False) -> ClassReport:
-    """Grade ``submissions`` into ``out`` (or continue the run there) and write the reports.
+          execution: Execution, config_given: bool = False, reports: bool = True) -> ClassReport:
+    """Grade ``submissions`` into ``out`` (or continue the run there) and write the reports (``reports``: false
+    makes the scores only, as the autograders do).
 
     Every check that can refuse a new run (no submissions, a folder that holds a run) is made before anything
     is written, and a run refused or interrupted while its submissions are prepared leaves nothing behind.
@@ -307,6 +310,12 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
     else:
         if not submissions:
             raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
+        if len(submissions) == 1:  # a folder of hand-ins, given alone: the class, never one student (GRADING.md)
+            from twentyone.grading.submissions import several_handins
+
+            several = several_handins(submissions[0])
+            if several is not None:
+                raise TwentyOneError(several)
         _refuse_existing(out)
         config = config or GradingConfig()
         line = sandbox_line(config.isolation)
@@ -329,7 +338,7 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
                 raise _interrupted(store, out, "grade") from None
             except StoreError as e:
                 raise _store_failed(e, store, out, "grade") from None
-        return _finish_run(store, out, execution)
+        return _finish_run(store, out, execution, reports)
     finally:
         store.close()
 
