@@ -194,8 +194,8 @@ def _unchanged_files(store: Store, now: Sequence[SourceRow]) -> None:
             continue
         what = "can no longer be read" if s.name not in current else "has changed"
         raise TwentyOneError(f"--resume: {s.name}'s graded file {s.shown} {what} since the run began; its stored "
-                             "matches played the file as it was: put that file back, or grade again into a new "
-                             "--out")
+                             "matches played the file as it was: put that file back, or give the hand-in again to "
+                             "grade it anew (twentyone grade --resume --out DIR HAND-IN)")
 
 
 def _finish_run(store: Store, out: Path, execution: Execution, reports: bool = True) -> ClassReport:
@@ -296,9 +296,13 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
             if config_given and config is not None and config != stored_cfg:
                 raise TwentyOneError("--resume continues the stored run: its configuration differs from --config")
             config = stored_cfg
-            entries = store.entries()
-            _same_sources(entries, [str(p) for p in submissions])
             line = sandbox_line(config.isolation)
+            if submissions:  # late and resubmitted hand-ins: the new and changed are graded, the rest kept
+                from twentyone.grading.late import take_late
+
+                for said in take_late(store, config, submissions, out / FILES).lines():
+                    execution.info(said)
+            entries = store.entries()
             from twentyone.grading.similarity.pairs import collect_sources
 
             if not store.sources():  # a run stored before the graded files' text was kept

@@ -43,18 +43,19 @@ __all__ = ["prepare_entries", "check_player", "strategy_class", "limits_of", "Gr
 
 
 def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
-                    warn: Callable[[str], None] | None = None) -> list[EntryRow]:
+                    warn: Callable[[str], None] | None = None, names: list[str] | None = None) -> list[EntryRow]:
     """Find each submission's strategy (``players.intake``) and check it can be played: compile C, read Python.
 
     ``workdir`` receives what must be on disk for the run: a zip's strategy file and the headers and
     ``main.c`` beside it, in ``workdir/NAME/``.  A submission that cannot be used keeps a one-line
     ``error`` (and the compiler's messages); the others are graded all the same.  Every warning (other
     copies of the file, PERSON switched off ...) is kept in the entry's ``notes`` and given to ``warn``.
-    C files compile in parallel, one compiler per core.
+    C files compile in parallel, one compiler per core.  ``names``: each submission's name, instead of its
+    student's (``intake.student_name``).
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    subs = find_submissions(list(paths), workdir)
+    subs = find_submissions(list(paths), workdir, names)
 
     def check(pos: int) -> EntryRow:
         sub = subs[pos]

@@ -9,11 +9,12 @@ file alone.
 Tables: ``meta`` (kind, title, configuration, created), ``entries`` (the submissions or tournament
 players, with any error that kept one out, the warnings of their intake and build as a JSON list in
 ``notes``, and the graded file as shown in ``graded``), ``matches`` (one row per finished match: its
-purpose, subject, index, seed, the names at each seat and the whole outcome as JSON), and ``sources`` (the
+purpose, subject, index, seed, the names at each seat and the whole outcome as JSON), ``sources`` (the
 text of each graded file and of the course's templates, for the similarity page; a store made before it
-has none).  Schema 1 (no ``notes`` or ``graded``) is still read.
+has none), and ``replaced`` (matches set aside by a late or resubmitted hand-in: ``replace_handins``).  Schema 1 (no ``notes`` or ``graded``) is still read.
 
-Nothing here ever deletes or rewrites a stored match.  A failure of the database is a ``StoreError`` with
+Nothing here ever deletes or rewrites a stored match; one played by a hand-in that was since replaced is moved,
+whole, to ``replaced``.  A failure of the database is a ``StoreError`` with
 one line: a full disk while storing (the matches stored before stay), or a database that cannot be read
 (damaged pages, a dropped table, a damaged configuration).  A row of one submission that is not what was
 stored (bad JSON, a missing key, values that do not fit together) stops nobody else: it is skipped, kept as
@@ -58,6 +59,11 @@ CREATE TABLE IF NOT EXISTS matches (
     seed INTEGER NOT NULL, names TEXT NOT NULL, outcome TEXT NOT NULL, finished_at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS matches_by_subject ON matches (purpose, subject, idx);
 """
+#: Matches set aside when the hand-in they played was replaced, or the tournament's field changed (``replace_handins``).
+_REPLACED = """CREATE TABLE IF NOT EXISTS replaced (
+    key TEXT NOT NULL, purpose TEXT NOT NULL, subject TEXT NOT NULL, idx INTEGER NOT NULL,
+    seed INTEGER NOT NULL, names TEXT NOT NULL, outcome TEXT NOT NULL, finished_at REAL NOT NULL,
+    replaced_at REAL NOT NULL)"""
 _SOURCES = """CREATE TABLE IF NOT EXISTS sources (
     name TEXT PRIMARY KEY, role TEXT NOT NULL, shown TEXT NOT NULL, language TEXT NOT NULL, text TEXT NOT NULL)"""
 
@@ -311,6 +317,48 @@ class Store:
                 return []
             rows = self._conn.execute("SELECT name, role, shown, language, text FROM sources ORDER BY rowid").fetchall()
         return [SourceRow(*(str(v) for v in r)) for r in rows]
+
+    # -- late and resubmitted hand-ins -----------------------------------------------------------
+    def replace_handins(self, rows: list[EntryRow], sources: list[SourceRow], set_aside: set[str],
+                        history: dict[str, Any]) -> int:
+        """Store the entries ``rows`` (new, or replacing the entries of their names) with their ``sources``, and
+        move the matches whose keys are in ``set_aside`` to the table ``replaced`` (played by a hand-in that was
+        replaced, or in a tournament whose field changed): all in one transaction, so a run killed meanwhile
+        keeps the run as it was.  ``history`` is added to the run's ``history``.  The matches moved; nothing is
+        deleted: ``replaced`` keeps them with the time they were set aside."""
+        names = [r.name for r in rows]
+        with self._writing("the late hand-ins"), self._conn:
+            self._conn.execute(_SOURCES)
+            self._conn.execute(_REPLACED)
+            self._conn.execute("CREATE TEMP TABLE IF NOT EXISTS aside (key TEXT PRIMARY KEY)")
+            self._conn.execute("DELETE FROM aside")
+            self._conn.executemany("INSERT OR IGNORE INTO aside VALUES (?)", [(k,) for k in sorted(set_aside)])
+            self._conn.execute("INSERT INTO replaced SELECT m.*, ? FROM matches m WHERE m.key IN "
+                               "(SELECT key FROM aside)", (time.time(),))
+            moved = self._conn.execute("DELETE FROM matches WHERE key IN (SELECT key FROM aside)").rowcount
+            self._conn.executemany("DELETE FROM entries WHERE name=?", [(n,) for n in names])
+            self._conn.executemany(
+                "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [tuple(_storable(v) if isinstance(v, str) else v for v in (
+                    r.name, r.position, r.source, r.spec, str(r.kind), r.error, r.messages,
+                    _json(list(r.notes)), r.graded)) for r in rows])
+            self._conn.executemany("DELETE FROM sources WHERE role='submission' AND name=?", [(n,) for n in names])
+            self._conn.executemany("INSERT OR REPLACE INTO sources VALUES (?, ?, ?, ?, ?)",
+                                   [tuple(_storable(v) for v in (r.name, r.role, r.shown, r.language, r.text))
+                                    for r in sources])
+            row = self._conn.execute("SELECT value FROM meta WHERE key='history'").fetchone()
+            past = json.loads(row[0]) if row is not None else []
+            self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('history', ?)",
+                               (_json([*(past if isinstance(past, list) else []), history]),))
+        return moved
+
+    def replaced_count(self) -> int:
+        """Matches set aside by late and resubmitted hand-ins (``replace_handins``)."""
+        with self._reading():
+            found = self._conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='replaced'")
+            if found.fetchone() is None:
+                return 0
+            return int(self._conn.execute("SELECT COUNT(*) FROM replaced").fetchone()[0])
 
     # -- matches -----------------------------------------------------------------------------
     def add_outcome(self, o: MatchOutcome) -> bool:
