@@ -74,8 +74,11 @@ def _say(line: str | None, execution: Execution) -> None:
 
 
 @contextmanager
-def _progress(show: bool, what: str) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar with an ETA on a terminal; silence otherwise.  Yields update(done, total)."""
+def _progress(show: bool, what: str,
+              work: Callable[[], tuple[float, float]] | None = None) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on a terminal; silence otherwise.  Yields update(done, plan).  With ``work`` (a grade's
+    ``Grader.work``: seat-matches done and left), the time left is estimated from what is left, at the recent
+    rate of work, and a line says when the plan changes (``grading.progress``); without, Rich's own estimate."""
     if not (show and sys.stderr.isatty()):
         yield lambda done, total: None
         return
@@ -83,13 +86,25 @@ def _progress(show: bool, what: str) -> Iterator[Callable[[int, int], None]]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
         TimeRemainingColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("matches"),
-                  TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), transient=False,
-                  console=Console(stderr=True)) as bar:
-        task = bar.add_task(what, total=None)
+    from twentyone.grading.progress import Eta, PlanNotes, format_eta
+
+    eta, notes = Eta(), PlanNotes()
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("matches"),
+               TimeElapsedColumn()]
+    columns += [TextColumn("eta {task.fields[eta]}")] if work is not None else [TextColumn("eta"),
+                                                                                 TimeRemainingColumn()]
+    with Progress(*columns, transient=False, console=Console(stderr=True)) as bar:
+        task = bar.add_task(what, total=None, eta="-")
 
         def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=max(total, done))
+            shown = "-"
+            if work is not None:
+                eta.update(*work())
+                shown = format_eta(eta.seconds())
+                said = notes.note(done, max(total, done))
+                if said is not None:
+                    bar.console.print(f"twentyone: {said}", highlight=False, markup=False)
+            bar.update(task, completed=done, total=max(total, done), eta=shown)
 
         yield update
 
@@ -334,8 +349,10 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
     try:
         _show_entries([e for e in entries if ("entry", e.name) not in store.damaged], execution.warn)
         _say(line, execution)
-        with _progress(execution.progress, "grading") as update:
+        holder: list[Grader] = []
+        with _progress(execution.progress, "grading", lambda: holder[0].work()) as update:
             grader = Grader(store, config, entries, on_match=update)
+            holder.append(grader)
             try:
                 grader.run(execution.workers, execution.cluster, execution.dask_workers)
             except KeyboardInterrupt:
