@@ -200,3 +200,25 @@ def test_check_tells_a_student_the_result_in_words(tmp_path: Path) -> None:
     r = subprocess.run(CLI + ["check", str(SYNTAX_C), "--config", str(rubric), "-q"], capture_output=True, text=True,
                        timeout=600)
     assert r.returncode == 1 and "does not compile" in r.stdout.splitlines()[1], r.stdout
+
+
+def test_an_upload_of_several_hand_ins_is_the_students_to_fix(tmp_path: Path) -> None:
+    """autograder run on an upload holding two hand-ins: results.json says so to the student (0 points, what to
+    upload), exit 0; a missing submission is the grader's failure: results.json says so, exit 1."""
+    upload = tmp_path / "submission"
+    for name in ("v1", "v2"):
+        (upload / name).mkdir(parents=True)
+        shutil.copy(BASIC_C, upload / name / "mycodes.c")
+    results = tmp_path / "results" / "results.json"
+    r = subprocess.run(CLI + ["autograder", "run", "gradescope", "--submission", str(upload), "--results",
+                              str(results), "--config", str(_rubric(tmp_path))], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(results.read_text(encoding="utf-8"))
+    assert data["score"] == 0 and "it holds 2 hand-ins (v1/, v2/)" in data["output"]
+    assert "Upload one hand-in" in data["output"]
+    r = subprocess.run(CLI + ["autograder", "run", "prairielearn", "--submission", str(tmp_path / "none"),
+                              "--results", str(results)], capture_output=True, text=True, timeout=300)
+    data = json.loads(results.read_text(encoding="utf-8"))
+    assert r.returncode == 1 and data["gradable"] is False and "could not grade" in data["message"]
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr

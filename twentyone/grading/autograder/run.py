@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.autograder.alone import grade_alone
+from twentyone.grading.autograder.alone import grade_alone, one_handin
 from twentyone.grading.commands import Execution
 from twentyone.grading.config import GradingConfig, load_config
 from twentyone.grading.platforms import gradescope_results, prairielearn_results, student_text
+from twentyone.players.files.intake import handins_inside
 from twentyone.safetext import visible
 
 __all__ = ["PLATFORMS", "run_platform", "bonus_command"]
@@ -44,6 +45,15 @@ def bonus_command(platform: str) -> str:
 def _failed(platform: str, reason: str) -> dict[str, Any]:
     """The results of a grader that could not grade (not the student's fault): 0 points, the reason said."""
     text = f"The autograder could not grade this submission: {reason}. Your instructor has been told."
+    if platform == "gradescope":
+        return {"score": 0.0, "output": text, "output_format": "text", "visibility": "visible",
+                "stdout_visibility": "hidden", "tests": []}
+    return {"gradable": False, "score": 0.0, "message": text, "format_errors": [text], "tests": []}
+
+
+def _refused(platform: str, reason: str) -> dict[str, Any]:
+    """The results of an upload that holds no single hand-in (the student's to fix): 0 points, the reason."""
+    text = f"Your upload was not graded: {reason}. Upload one hand-in: mycodes.c, or one folder or zip holding it."
     if platform == "gradescope":
         return {"score": 0.0, "output": text, "output_format": "text", "visibility": "visible",
                 "stdout_visibility": "hidden", "tests": []}
@@ -78,6 +88,12 @@ def run_platform(platform: str, submission: Path | None, results: Path | None, c
         config = load_config(config_path) if config_path is not None else GradingConfig()
         if not submission.exists():
             raise TwentyOneError(f"no submission at {submission}")
+        handin = one_handin(submission)
+        inner = handins_inside(handin) if handin.is_dir() else []
+        if inner:  # the student's to fix, not the grader's failure
+            _write(results, _refused(platform, f"it holds {len(inner)} hand-ins ({', '.join(inner[:5])})"))
+            print(f"twentyone: the upload holds {len(inner)} hand-ins: not graded")
+            return 0
         alone = grade_alone(submission, config, execution)
     except TwentyOneError as e:
         _write(results, _failed(platform, str(e)))
