@@ -243,8 +243,8 @@ def test_a_folder_of_hand_ins_says_how_to_give_them(tmp_path: Path) -> None:
                               str(tmp_path / "o"), "-q", "-j", "1"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 1 and "Traceback" not in r.stderr
     (line,) = [ln for ln in r.stderr.splitlines() if "class 1" in ln]
-    assert "holds 3 zips and folders" in line and "give them one by one" in line
-    assert f"twentyone grade '{cls}/'*" in line
+    assert "holds 3 hand-ins (qian/, sun.zip, zhao/)" in line and "a folder is one student's hand-in" in line
+    assert f"give each of them: twentyone grade '{cls}/'*" in line
     graded = {s["name"]: s for s in json.loads((tmp_path / "o" / "scores.json").read_text())["students"]}
     assert graded["stand_py"]["error"] is None and len(graded) == 2
     # One student's folder with no code but two folders of something else is not a class: no hint.
@@ -255,8 +255,39 @@ def test_a_folder_of_hand_ins_says_how_to_give_them(tmp_path: Path) -> None:
     from twentyone.grading.submissions import find_submissions
 
     (wu,) = find_submissions([lone], tmp_path / "files")
-    assert wu.error and "no strategy file" in wu.error and "one by one" not in wu.error
+    assert wu.error and "no strategy file" in wu.error and "give each of them" not in wu.error
     assert all(s["error"] for n, s in graded.items() if n != "stand_py")
+
+
+def test_a_folder_of_hand_ins_alone_is_refused_never_graded_as_one_student(tmp_path: Path) -> None:
+    """grade handins (two students' folders, one file deeper than the other, which the intake alone would take as
+    one student's file and its other copy) is refused in one line that says how to give them, exit 2, nothing
+    written; check says which one to give; a student's folder with Debug/ and __MACOSX/ copies is one hand-in."""
+    handins = tmp_path / "handins"
+    (handins / "li").mkdir(parents=True)
+    (handins / "li" / "mycodes.c").write_bytes(BASIC_C.read_bytes())
+    (handins / "wang" / "src").mkdir(parents=True)
+    (handins / "wang" / "src" / "mycodes.c").write_bytes(BASIC_C.read_bytes())
+    out = tmp_path / "o"
+    for command in (["grade", str(handins), "--out", str(out)], ["check", str(handins)]):
+        r = subprocess.run(CLI + command + ["--config", str(_small_toml(tmp_path)), "-q"], capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+        assert "holds 2 hand-ins (li/, wang/)" in r.stderr and "a folder is one student's hand-in" in r.stderr
+    assert not out.exists()
+    r = subprocess.run(CLI + ["grade", str(handins), "--out", str(out), "-q"], capture_output=True, text=True,
+                       timeout=300)
+    assert f"give each of them: twentyone grade {handins}/*" in r.stderr
+    one = tmp_path / "zhou"
+    for sub in ("21点", "Debug", "__MACOSX/21点"):
+        (one / sub).mkdir(parents=True)
+    (one / "21点" / "mycodes.c").write_bytes(BASIC_C.read_bytes())
+    (one / "__MACOSX" / "21点" / "._mycodes.c").write_bytes(b"\x00\x05")
+    (one / "Debug" / "mycodes.obj").write_bytes(b"\x00")
+    from twentyone.grading.submissions import find_submissions
+
+    (zhou,) = find_submissions([one], tmp_path / "files")
+    assert zhou.error is None and zhou.found is not None and zhou.found.shown == "21点/mycodes.c"
 
 
 @pytest.mark.parametrize("change", ["edited", "removed"])

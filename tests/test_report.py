@@ -225,9 +225,9 @@ def test_gradescope_results_follow_the_format(grade_out: tuple[Path, list[Path]]
         board = {e["name"]: e["value"] for e in gs["leaderboard"]}
         assert board["total"] == pytest.approx(s.total) and board["incidents"] == s.incident_count
     bob = read_json(grade_out[0] / "gradescope" / "bob" / "results.json")
-    basic = next(t for t in bob["tests"] if "beat_basic" in t["tags"])
+    basic = next(t for t in bob["tests"] if "beats basic" in t["tags"])
     assert basic["status"] == "failed" and "borderline" in basic["output"]
-    assert bob["leaderboard"][2] == {"name": "beats basic win rate", "value": 0.59}
+    assert bob["leaderboard"][2] == {"name": "win rate against basic", "value": 0.59}
 
 
 def test_prairielearn_results_follow_the_format(grade_out: tuple[Path, list[Path]],

@@ -1878,3 +1878,32 @@ def test_ruling_grade_early_fail() -> None:
         with pytest.raises(ConfigError) as e:
             _config(beat_stand=bad)
         assert "beat_stand.early_" in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("fmt", ["table5", "pairs"])
+def test_ruling_grade_late_handins(tmp_path: "Path", fmt: str) -> None:
+    """A late hand-in and a resubmission added with --resume give the scores a fresh grade of the final class
+    (same seed, same order) gives: only the new pairs are played in pairs, every deal again in table5."""
+    import json
+
+    from twentyone.grading.commands import Execution, grade
+    from tests.test_grading import _scores
+    from tests.test_late import late_class
+
+    out, wang, li, cfg = late_class(tmp_path, fmt)
+    quiet = Execution(workers=1, progress=False, warn=lambda m: None, info=lambda m: None)
+    grade([li, wang.parent], None, out, True, quiet)
+    fresh = tmp_path / "fresh"
+    from tests.test_grading import STAND_PY
+
+    grade([STAND_PY, wang.parent, li], cfg, fresh, False, quiet)
+    assert _scores(out) == _scores(fresh)
+    from twentyone.grading.store import Store
+
+    with Store.open(out) as late, Store.open(fresh) as whole:
+        kept = {r.key for r in late.matches("tournament")}
+        assert kept == {r.key for r in whole.matches("tournament")}
+        aside = [(json.loads(n), p) for n, p in late._conn.execute("SELECT names, purpose FROM replaced")]
+    stale = [n for n, p in aside if p == "tournament"]
+    # Before: stand_py and wang, 2 units: pairs played wang's pair twice; table5 two deals of 2 rotations.
+    assert all("wang" in n for n in stale) and len(stale) == (2 if fmt == "pairs" else 4)

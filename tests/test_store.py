@@ -188,3 +188,53 @@ def test_a_failed_write_is_one_line_and_keeps_what_was_stored(tmp_path: Path) ->
     ro.close()
     with Store.open(tmp_path) as s:
         assert s.keys() == {"k1"}
+
+
+# -- kill -9 while a run's store is created (issue 34, item 8) ---------------------------------------------------
+
+#: Runs ``twentyone`` (argv[2:]) and kills itself with SIGKILL at the argv[1]-th call of a method of an SQLite
+#: connection (execute, executescript, commit ...): ``kill -9`` at an exact instant of the store's creation.
+_KILL_AT_CALL = r"""
+import os, signal, sqlite3, sys
+target, seen = int(sys.argv[1]), [0]
+
+def profile(frame, event, arg):
+    if event == "c_call" and isinstance(getattr(arg, "__self__", None), sqlite3.Connection):
+        seen[0] += 1
+        if seen[0] == target:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+sys.setprofile(profile)
+from twentyone.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_a_store_killed_while_it_is_created_is_absent_or_complete(tmp_path: Path) -> None:
+    """kill -9 at each of the first SQLite calls of a grade (the store's creation among them) leaves no store or
+    a complete one: never one that --resume cannot open ('no such table: meta'); --resume then finishes it, or a
+    new grade starts in the same folder."""
+    import subprocess
+    import sys
+
+    from tests.test_grading import STAND_PY, _small_toml
+
+    cfg = _small_toml(tmp_path)
+    complete = 0
+    for k in (1, 3, 8, 14, 20, 21, 22, 26, 40):  # the tables, the run's setup, its publication, its first matches
+        out = tmp_path / f"k{k}"
+        r = subprocess.run([sys.executable, "-c", _KILL_AT_CALL, str(k), "grade", str(STAND_PY), "--config",
+                            str(cfg), "--out", str(out), "-q", "-j", "1"], capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == -9, (k, r.returncode, r.stderr)
+        if Store.exists(out):
+            with Store.open(out) as s:  # complete: a run's kind is its last line
+                assert s.meta("kind") == "grade" and s.entries(), k
+            complete += 1
+            again = ["grade", "--resume", "--out", str(out), "-q", "-j", "1"]
+        else:
+            again = ["grade", str(STAND_PY), "--config", str(cfg), "--out", str(out), "-q", "-j", "1"]
+        r = subprocess.run([sys.executable, "-m", "twentyone", *again], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, (k, again[1], r.stderr)
+        assert not list(out.glob(".results.sqlite.*")), k  # no temporary file left behind
+    assert complete, "no kill landed after the store was made: the test did not reach it"

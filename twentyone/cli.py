@@ -178,6 +178,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from twentyone.judge.commands import add_parsers as add_judge_parsers  # judge
 
     add_judge_parsers(sub)
+    from twentyone.grading.autograder.commands import add_parsers as add_autograder_parsers  # autograder, check
+
+    add_autograder_parsers(sub)
 
     cp = sub.add_parser("completion", help="print the tab-completion code for bash or zsh",
                         description="Print the shell code that makes Tab complete twentyone's commands, options, "
@@ -381,6 +384,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.game_run(args))
         if getattr(args, "judge_run", None) is not None:
             return int(args.judge_run(args))
+        if getattr(args, "grading_run", None) is not None:
+            return int(args.grading_run(args))
         if args.command == "match":
             from twentyone.playing import run_match
 

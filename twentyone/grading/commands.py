@@ -74,8 +74,11 @@ def _say(line: str | None, execution: Execution) -> None:
 
 
 @contextmanager
-def _progress(show: bool, what: str) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar with an ETA on a terminal; silence otherwise.  Yields update(done, total)."""
+def _progress(show: bool, what: str,
+              work: Callable[[], tuple[float, float]] | None = None) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on a terminal; silence otherwise.  Yields update(done, plan).  With ``work`` (a grade's
+    ``Grader.work``: seat-matches done and left), the time left is estimated from what is left, at the recent
+    rate of work, and a line says when the plan changes (``grading.progress``); without, Rich's own estimate."""
     if not (show and sys.stderr.isatty()):
         yield lambda done, total: None
         return
@@ -83,13 +86,25 @@ def _progress(show: bool, what: str) -> Iterator[Callable[[int, int], None]]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
         TimeRemainingColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("matches"),
-                  TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), transient=False,
-                  console=Console(stderr=True)) as bar:
-        task = bar.add_task(what, total=None)
+    from twentyone.grading.progress import Eta, PlanNotes, format_eta
+
+    eta, notes = Eta(), PlanNotes()
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("matches"),
+               TimeElapsedColumn()]
+    columns += [TextColumn("eta {task.fields[eta]}")] if work is not None else [TextColumn("eta"),
+                                                                                 TimeRemainingColumn()]
+    with Progress(*columns, transient=False, console=Console(stderr=True)) as bar:
+        task = bar.add_task(what, total=None, eta="-")
 
         def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=max(total, done))
+            shown = "-"
+            if work is not None:
+                eta.update(*work())
+                shown = format_eta(eta.seconds())
+                said = notes.note(done, max(total, done))
+                if said is not None:
+                    bar.console.print(f"twentyone: {said}", highlight=False, markup=False)
+            bar.update(task, completed=done, total=max(total, done), eta=shown)
 
         yield update
 
@@ -153,11 +168,11 @@ def _nothing_left_if_refused(out: Path) -> Iterator[None]:
 
 def _new_run(out: Path, kind: str, title: str, config: dict[str, Any], entries: list[EntryRow],
              seed_drawn: bool = False) -> Store:
-    """Create ``out``'s store for a run that passed every check.  The run's kind is written last: a store without
-    it holds no run (a run killed while it was being set up), which the next command simply replaces.
-    ``seed_drawn``: its base seed was drawn at random (RULES.md, **secret_seed**)."""
-    store = Store.open(out, create=True)
-    try:
+    """Create ``out``'s store for a run that passed every check, whole (``Store.create``: a run killed while it
+    is set up leaves no store at all, and the next command starts afresh).  ``seed_drawn``: its base seed was
+    drawn at random (RULES.md, **secret_seed**)."""
+
+    def setup(store: Store) -> None:
         store.set_meta("seed_drawn", seed_drawn)
         store.set_meta("title", title)
         store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
@@ -168,10 +183,8 @@ def _new_run(out: Path, kind: str, title: str, config: dict[str, Any], entries: 
 
             store.set_sources(collect_sources(entries))
         store.set_meta("kind", kind)
-    except BaseException:
-        store.close()
-        raise
-    return store
+
+    return Store.create(out, setup)
 
 
 def _continue_command(command: str, out: Path) -> str:
@@ -196,13 +209,15 @@ def _unchanged_files(store: Store, now: Sequence[SourceRow]) -> None:
             continue
         what = "can no longer be read" if s.name not in current else "has changed"
         raise TwentyOneError(f"--resume: {s.name}'s graded file {s.shown} {what} since the run began; its stored "
-                             "matches played the file as it was: put that file back, or grade again into a new "
-                             "--out")
+                             "matches played the file as it was: put that file back, or give the hand-in again to "
+                             "grade it anew (twentyone grade --resume --out DIR HAND-IN)")
 
 
-def _finish_run(store: Store, out: Path, execution: Execution) -> ClassReport:
+def _finish_run(store: Store, out: Path, execution: Execution, reports: bool = True) -> ClassReport:
     """``_finish`` at the end of ``grade`` or ``tournament``: Ctrl-C while the reports are written says that every
-    match is stored and how to write them."""
+    match is stored and how to write them.  Without ``reports`` only the scores are made (``ClassReport``)."""
+    if not reports:
+        return class_report(store)
     try:
         return _finish(store, out, execution)
     except KeyboardInterrupt:
@@ -278,8 +293,9 @@ def _show_entries(entries: Sequence[EntryRow], warn: Callable[[str], None]) -> N
 
 
 def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, resume: bool,
-          execution: Execution, config_given: bool = False) -> ClassReport:
-    """Grade ``submissions`` into ``out`` (or continue the run there) and write the reports.
+          execution: Execution, config_given: bool = False, reports: bool = True) -> ClassReport:
+    """Grade ``submissions`` into ``out`` (or continue the run there) and write the reports (``reports``: false
+    makes the scores only, as the autograders do).
 
     Every check that can refuse a new run (no submissions, a folder that holds a run) is made before anything
     is written, and a run refused or interrupted while its submissions are prepared leaves nothing behind.
@@ -295,9 +311,13 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
             if config_given and config is not None and config != stored_cfg:
                 raise TwentyOneError("--resume continues the stored run: its configuration differs from --config")
             config = stored_cfg
-            entries = store.entries()
-            _same_sources(entries, [str(p) for p in submissions])
             line = sandbox_line(config.isolation)
+            if submissions:  # late and resubmitted hand-ins: the new and changed are graded, the rest kept
+                from twentyone.grading.late import take_late
+
+                for said in take_late(store, config, submissions, out / FILES).lines():
+                    execution.info(said)
+            entries = store.entries()
             from twentyone.grading.similarity.pairs import collect_sources
 
             if not store.sources():  # a run stored before the graded files' text was kept
@@ -309,6 +329,12 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
     else:
         if not submissions:
             raise TwentyOneError("no submissions: give mycodes.c files, .py files, folders or zips")
+        if len(submissions) == 1:  # a folder of hand-ins, given alone: the class, never one student (GRADING.md)
+            from twentyone.grading.submissions import several_handins
+
+            several = several_handins(submissions[0])
+            if several is not None:
+                raise TwentyOneError(several)
         _refuse_existing(out)
         config = config or GradingConfig()
         line = sandbox_line(config.isolation)
@@ -323,15 +349,17 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
     try:
         _show_entries([e for e in entries if ("entry", e.name) not in store.damaged], execution.warn)
         _say(line, execution)
-        with _progress(execution.progress, "grading") as update:
+        holder: list[Grader] = []
+        with _progress(execution.progress, "grading", lambda: holder[0].work()) as update:
             grader = Grader(store, config, entries, on_match=update)
+            holder.append(grader)
             try:
                 grader.run(execution.workers, execution.cluster, execution.dask_workers)
             except KeyboardInterrupt:
                 raise _interrupted(store, out, "grade") from None
             except StoreError as e:
                 raise _store_failed(e, store, out, "grade") from None
-        return _finish_run(store, out, execution)
+        return _finish_run(store, out, execution, reports)
     finally:
         store.close()
 

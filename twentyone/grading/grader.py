@@ -43,18 +43,19 @@ __all__ = ["prepare_entries", "check_player", "strategy_class", "limits_of", "Gr
 
 
 def prepare_entries(paths: Sequence[Path], workdir: Path, config: GradingConfig,
-                    warn: Callable[[str], None] | None = None) -> list[EntryRow]:
+                    warn: Callable[[str], None] | None = None, names: list[str] | None = None) -> list[EntryRow]:
     """Find each submission's strategy (``players.intake``) and check it can be played: compile C, read Python.
 
     ``workdir`` receives what must be on disk for the run: a zip's strategy file and the headers and
     ``main.c`` beside it, in ``workdir/NAME/``.  A submission that cannot be used keeps a one-line
     ``error`` (and the compiler's messages); the others are graded all the same.  Every warning (other
     copies of the file, PERSON switched off ...) is kept in the entry's ``notes`` and given to ``warn``.
-    C files compile in parallel, one compiler per core.
+    C files compile in parallel, one compiler per core.  ``names``: each submission's name, instead of its
+    student's (``intake.student_name``).
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    subs = find_submissions(list(paths), workdir)
+    subs = find_submissions(list(paths), workdir, names)
 
     def check(pos: int) -> EntryRow:
         sub = subs[pos]
@@ -201,6 +202,10 @@ class Grader:
                 self._fixed += [legal_job(config, e.name, e.spec, i, self.limits)
                                 for i in range(config.legal.matches)]
         self._fixed = [j for j in self._fixed if j.key not in stored]
+        #: Legal-play matches asked for and not yet stored (or dropped): still in the plan (``expected``).
+        self._legal_pending: set[str] = set()
+        #: Seat-matches played (a match of k seats is k): the work the ETA measures (``work``).
+        self.done_work = float(sum(len(r.names) for r in rows))
         t = config.tournament
         #: The class tournament, in batches of units until its bonus places are separated (None: no tournament).
         self.players = [(e.name, e.spec) for e in self.entries if e.kind != EntryKind.BUILTIN]
@@ -219,15 +224,30 @@ class Grader:
             elif row.purpose == "tournament" and self.tournament_rows is not None:
                 self.tournament_rows.append(row)
 
-    def expected(self) -> int:
-        """Matches played or to play, counting an undecided criterion or tournament at its maximum."""
-        n = self.done + len(self._fixed)
-        for p in self.progress.values():
-            n += max(0, (p.verdict.matches if p.verdict else p.crit.max_matches) - len(p.results))
+    def _left(self) -> tuple[int, int, int]:
+        """Matches still to play at most: (legal-play, criteria, tournament), an undecided criterion or tournament
+        counted at its maximum."""
+        legal = len(self._fixed) + len(self._legal_pending)
+        crit = sum(max(0, (p.verdict.matches if p.verdict else p.crit.max_matches) - len(p.results))
+                   for p in self.progress.values())
+        tour = 0
         if self.tournament_rows is not None and not self.tournament_done:
             t = self.config.tournament
-            n += matches_per_unit(len(self.players), t.format, self.seats) * t.max_matches - len(self.tournament_rows)
-        return n
+            tour = max(0, matches_per_unit(len(self.players), t.format, self.seats) * t.max_matches
+                       - len(self.tournament_rows))
+        return legal, crit, tour
+
+    def expected(self) -> int:
+        """Matches played or to play: the plan, an undecided criterion or tournament counted at its maximum.  It
+        only grows when more is asked of a criterion or the tournament than their maximum (never)."""
+        return self.done + sum(self._left())
+
+    def work(self) -> tuple[float, float]:
+        """(seat-matches played, seat-matches left at most): a match of k seats is k, so a 5-seat match weighs what
+        it costs against a 2-seat one, and an estimate from the rate of work stays true as the mix changes."""
+        legal, crit, tour = self._left()
+        at_table = 2 if self.config.tournament.format == "pairs" else min(max(len(self.players), 2), self.seats)
+        return self.done_work, float(legal * self.seats + crit * 2 + tour * at_table)
 
     def _advance_tournament(self) -> list[MatchJob]:
         """Judge the class tournament on its stored matches; return the jobs of its next batch, if due."""
@@ -275,6 +295,7 @@ class Grader:
             by_subject.setdefault(j.info.subject, []).append(j)
         for jobs in by_subject.values():
             tasks += self._tasks(jobs)
+        self._legal_pending.update(j.key for j in self._fixed)
         self._fixed = []
         tasks += self._tasks(self._advance_tournament())
         return tasks
@@ -287,6 +308,8 @@ class Grader:
             info = o.info
             if self.store.add_outcome(o):
                 self.done += 1
+                self.done_work += len(info.names)
+            self._legal_pending.discard(o.key)
             self._note_incidents(o)
             p = self.progress.get((info.purpose, info.subject))
             if p is not None and info.seat is not None:
@@ -325,7 +348,10 @@ class Grader:
         match of a submission whose incidents already cost it the legal-play points (RULES.md, **grade_legal**)."""
         info = job.info
         if info.purpose == "legal":
-            return self.incidents[info.subject] <= self.config.legal.max_incidents
+            if self.incidents[info.subject] <= self.config.legal.max_incidents:
+                return True
+            self._legal_pending.discard(job.key)  # dropped: no longer in the plan
+            return False
         p = self.progress.get((info.purpose, info.subject))
         return p is None or p.verdict is None
 

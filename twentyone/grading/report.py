@@ -23,20 +23,7 @@
   exactly one student (Gradescope grades one submission per run).
 - ``prairielearn/<name>/results.json`` per student.
 
-Scores on the platforms, bonus included:
-
-- **Gradescope**: top-level ``score`` = rubric points + bonus, *not* capped: the bonus is extra credit
-  above the assignment's total (set the assignment's points to the rubric maximum, 100 by default).  Each
-  rubric line is a test (``score`` / ``max_score``); the tournament bonus is a test whose ``max_score`` is
-  the bonus for rank 1.  ``status`` is ``passed`` when a line has all its points (a bonus line is always
-  ``passed``); a borderline line says so in its ``output``.  All text is sent with ``*_format: text`` so
-  nothing from a student is rendered as HTML.  ``stdout_visibility`` is ``hidden``: the grader's terminal
-  output names other students.  ``leaderboard``: ``total``, then each criterion's win rate (omitted when
-  no match was played), then ``incidents`` (ascending).
-- **PrairieLearn**: ``score`` = min(1, (rubric points + bonus) / rubric maximum), so a bonus can make up
-  lost rubric points but never lifts the score over 1.  A submission that could not be used (it did not
-  compile, or no strategy file was found: ``StudentScore.error``) is ``gradable: false`` with the reason
-  in ``message`` and ``format_errors``; PrairieLearn then neither awards points nor counts the attempt.
+Scores on the platforms, bonus included, and their text in words: ``grading.platforms``.
 """
 
 from __future__ import annotations
@@ -54,7 +41,8 @@ from urllib.parse import quote
 
 from twentyone.errors import TwentyOneError
 from twentyone.grading.charts import SHORT, bankroll_chart, class_charts, student_charts, win_rate_chart
-from twentyone.grading.incidents import INCIDENT_CSS, match_label, render_incident
+from twentyone.grading.incidents import INCIDENT_CSS, render_incident
+from twentyone.grading.platforms import gradescope_results, prairielearn_results  # the platforms' files
 from twentyone.grading.review.pages import ev_lost_cell, replay_link, review_section, write_student_replays
 from twentyone.grading.results import ClassReport, Criterion, StandingRow, StudentScore
 
@@ -526,68 +514,6 @@ def csv_table(report: ClassReport) -> tuple[list[str], list[list[str]]]:
                      _num(c.rate), _num(c.low), _num(c.high), str(c.matches)])
         rows.append(row)
     return header, rows
-
-
-def _criterion_text(c: Criterion) -> str:
-    """A rubric line as plain text for the platforms: the short line, the win rate, then why (when given)."""
-    lines = [f"{c.status}: {c.detail}"]
-    if c.rate is not None:
-        lines.append("win rate " + format_rate(c.rate, c.low, c.high, c.confidence)
-                     + (f", threshold {c.threshold:.0%}" if c.threshold is not None else ""))
-    if _why(c):
-        lines.append(f"why: {_why(c)}")
-    return "\n".join(lines)
-
-
-def _summary(s: StudentScore) -> str:
-    """A student's result as plain text: total, rubric lines, incidents."""
-    head = f"{s.name}: {_pts(s.total)} / {_pts(s.max_score)} (rubric {_pts(s.score)} + bonus {_pts(s.bonus)})"
-    lines = [head] + ([f"error: {s.error}"] if s.error else []) + [f"note: {n}" for n in s.notes]
-    lines += [f"- {c.title}: {_pts(c.points)}/{_pts(c.max_points)} {c.status}" for c in s.criteria]
-    lines.append(f"incidents: {s.incident_count}")
-    lines += [f"  {i.cause} in round {i.round} of {match_label(i.match_key)}"
-              + (f" (course program: {i.course})" if i.course else "")
-              + ("" if i.counted else " [not counted]") for i in s.incidents]
-    return "\n".join(lines)
-
-
-def gradescope_results(student: StudentScore) -> dict[str, Any]:
-    """Gradescope's ``results.json`` for one student (see the module docstring for the score)."""
-    s = student
-    tests: list[dict[str, Any]] = []
-    for k, c in enumerate(s.criteria, 1):
-        passed = c.status == "bonus" or c.points >= c.max_points
-        tests.append({"name": c.title, "number": str(k), "score": round(c.points, 4),
-                      "max_score": round(c.max_points, 4), "status": "passed" if passed else "failed",
-                      "output": _criterion_text(c), "tags": [c.name, c.status], "visibility": "visible"})
-    if s.messages:
-        tests.append({"name": "Compiler messages", "number": str(len(tests) + 1), "status": "failed",
-                      "output": s.messages, "visibility": "visible"})
-    board: list[dict[str, Any]] = [{"name": "total", "value": round(s.total, 4)}]
-    board += [{"name": f"{SHORT.get(c.name, c.name).lower()} win rate", "value": round(c.rate, 4)}
-              for c in s.criteria if c.rate is not None and c.matches]
-    board.append({"name": "incidents", "value": s.incident_count, "order": "asc"})
-    return {"score": round(s.total, 4), "output": _summary(s), "output_format": "text",
-            "test_output_format": "text", "test_name_format": "text", "visibility": "visible",
-            "stdout_visibility": "hidden", "tests": tests, "leaderboard": board}
-
-
-def prairielearn_results(student: StudentScore) -> dict[str, Any]:
-    """PrairieLearn's external-grader ``results.json`` for one student (see the module docstring)."""
-    s = student
-    gradable = s.error is None
-    score = min(1.0, max(0.0, s.total / s.max_score)) if gradable and s.max_score > 0 else 0.0
-    tests = [{"name": c.title, "description": SHORT.get(c.name, c.name), "points": round(c.points, 4),
-              "max_points": round(c.max_points, 4), "message": f"{c.status}: {c.detail}",
-              "output": _criterion_text(c)} for c in s.criteria]
-    out: dict[str, Any] = {"gradable": gradable, "score": round(score, 6),
-                           "message": s.error if s.error else
-                           f"{_pts(s.total)} of {_pts(s.max_score)} points (rubric {_pts(s.score)} + bonus "
-                           f"{_pts(s.bonus)}); {s.incident_count} incidents",
-                           "output": _summary(s) + ("\n\n" + s.messages if s.messages else ""), "tests": tests}
-    if not gradable:
-        out["format_errors"] = [e for e in (s.error, s.messages) if e]
-    return out
 
 
 # ------------------------------------------------------------------------------------------------ entry

@@ -2,16 +2,19 @@
 
 Every match is written in its own transaction the moment it finishes, so a run killed at any point
 (even with ``kill -9``) keeps every finished match, and ``--resume`` plays only the rest: a match's key
-is its primary key, so it can never be stored twice.  Reports are made from this file alone.
+is its primary key, so it can never be stored twice.  A new database is built whole in a temporary file
+and then renamed (``Store.create``): at every instant it is absent or complete.  Reports are made from this
+file alone.
 
 Tables: ``meta`` (kind, title, configuration, created), ``entries`` (the submissions or tournament
 players, with any error that kept one out, the warnings of their intake and build as a JSON list in
 ``notes``, and the graded file as shown in ``graded``), ``matches`` (one row per finished match: its
-purpose, subject, index, seed, the names at each seat and the whole outcome as JSON), and ``sources`` (the
+purpose, subject, index, seed, the names at each seat and the whole outcome as JSON), ``sources`` (the
 text of each graded file and of the course's templates, for the similarity page; a store made before it
-has none).  Schema 1 (no ``notes`` or ``graded``) is still read.
+has none), and ``replaced`` (matches set aside by a late or resubmitted hand-in: ``replace_handins``).  Schema 1 (no ``notes`` or ``graded``) is still read.
 
-Nothing here ever deletes or rewrites a stored match.  A failure of the database is a ``StoreError`` with
+Nothing here ever deletes or rewrites a stored match; one played by a hand-in that was since replaced is moved,
+whole, to ``replaced``.  A failure of the database is a ``StoreError`` with
 one line: a full disk while storing (the matches stored before stay), or a database that cannot be read
 (damaged pages, a dropped table, a damaged configuration).  A row of one submission that is not what was
 stored (bad JSON, a missing key, values that do not fit together) stops nobody else: it is skipped, kept as
@@ -25,9 +28,10 @@ returned as an action) is written as ASCII JSON, whose escapes read back as the 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +59,11 @@ CREATE TABLE IF NOT EXISTS matches (
     seed INTEGER NOT NULL, names TEXT NOT NULL, outcome TEXT NOT NULL, finished_at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS matches_by_subject ON matches (purpose, subject, idx);
 """
+#: Matches set aside when the hand-in they played was replaced, or the tournament's field changed (``replace_handins``).
+_REPLACED = """CREATE TABLE IF NOT EXISTS replaced (
+    key TEXT NOT NULL, purpose TEXT NOT NULL, subject TEXT NOT NULL, idx INTEGER NOT NULL,
+    seed INTEGER NOT NULL, names TEXT NOT NULL, outcome TEXT NOT NULL, finished_at REAL NOT NULL,
+    replaced_at REAL NOT NULL)"""
 _SOURCES = """CREATE TABLE IF NOT EXISTS sources (
     name TEXT PRIMARY KEY, role TEXT NOT NULL, shown TEXT NOT NULL, language TEXT NOT NULL, text TEXT NOT NULL)"""
 
@@ -175,20 +184,16 @@ class Store:
 
     @classmethod
     def open(cls, out: Path, create: bool = False) -> Store:
-        """Open ``out/results.sqlite``; with ``create`` make the folder and the tables first."""
+        """Open ``out/results.sqlite``; with ``create`` make it first when it is not there (``create``)."""
         path = out / DB_NAME
-        if not create and not path.is_file():
+        if create and not path.is_file():
+            return cls.create(out)
+        if not path.is_file():
             raise StoreError(f"no results database in {str(out)!r} (expected {DB_NAME})")
         try:
-            if create:
-                out.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(str(path), timeout=30.0)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            if create:
-                conn.executescript(_SCHEMA)
-                conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-                conn.commit()
             version = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         except (OSError, sqlite3.Error) as e:
             raise StoreError(f"cannot open results database {str(path)!r}: {e}") from None
@@ -198,6 +203,38 @@ class Store:
         store = cls(path, conn)
         store.version = version[0]
         return store
+
+    @classmethod
+    def create(cls, out: Path, setup: Callable[[Store], None] | None = None) -> Store:
+        """Create ``out/results.sqlite`` whole and open it: its tables, and whatever ``setup`` stores (a run's
+        configuration and entries), are written into a temporary file beside it, which then takes the
+        database's name in one step.  So at every instant, ``kill -9`` included, the database is either absent
+        or complete: never a file without its tables (issue 34: "no such table: meta").  A temporary file left
+        by a process that was killed is removed.  An existing database is never replaced (StoreError)."""
+        path = out / DB_NAME
+        tmp = out / f"{_TMP_PREFIX}{os.getpid()}{_TMP_SUFFIX}"
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            _remove_stale(out)
+            _unlink(tmp)
+            conn = sqlite3.connect(str(tmp), timeout=30.0)
+        except (OSError, sqlite3.Error) as e:
+            raise StoreError(f"cannot create results database {str(path)!r}: {e}") from None
+        building = cls(path, conn)
+        try:
+            with building._writing("the tables"):
+                conn.executescript(_SCHEMA)
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                conn.commit()
+            if setup is not None:
+                setup(building)
+            conn.close()
+            _publish(tmp, path)
+        except BaseException:
+            building.close()
+            _unlink(tmp)
+            raise
+        return cls.open(out)
 
     def close(self) -> None:
         """Close the database (a failure to close, e.g. on a full disk, loses nothing committed)."""
@@ -280,6 +317,48 @@ class Store:
                 return []
             rows = self._conn.execute("SELECT name, role, shown, language, text FROM sources ORDER BY rowid").fetchall()
         return [SourceRow(*(str(v) for v in r)) for r in rows]
+
+    # -- late and resubmitted hand-ins -----------------------------------------------------------
+    def replace_handins(self, rows: list[EntryRow], sources: list[SourceRow], set_aside: set[str],
+                        history: dict[str, Any]) -> int:
+        """Store the entries ``rows`` (new, or replacing the entries of their names) with their ``sources``, and
+        move the matches whose keys are in ``set_aside`` to the table ``replaced`` (played by a hand-in that was
+        replaced, or in a tournament whose field changed): all in one transaction, so a run killed meanwhile
+        keeps the run as it was.  ``history`` is added to the run's ``history``.  The matches moved; nothing is
+        deleted: ``replaced`` keeps them with the time they were set aside."""
+        names = [r.name for r in rows]
+        with self._writing("the late hand-ins"), self._conn:
+            self._conn.execute(_SOURCES)
+            self._conn.execute(_REPLACED)
+            self._conn.execute("CREATE TEMP TABLE IF NOT EXISTS aside (key TEXT PRIMARY KEY)")
+            self._conn.execute("DELETE FROM aside")
+            self._conn.executemany("INSERT OR IGNORE INTO aside VALUES (?)", [(k,) for k in sorted(set_aside)])
+            self._conn.execute("INSERT INTO replaced SELECT m.*, ? FROM matches m WHERE m.key IN "
+                               "(SELECT key FROM aside)", (time.time(),))
+            moved = self._conn.execute("DELETE FROM matches WHERE key IN (SELECT key FROM aside)").rowcount
+            self._conn.executemany("DELETE FROM entries WHERE name=?", [(n,) for n in names])
+            self._conn.executemany(
+                "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [tuple(_storable(v) if isinstance(v, str) else v for v in (
+                    r.name, r.position, r.source, r.spec, str(r.kind), r.error, r.messages,
+                    _json(list(r.notes)), r.graded)) for r in rows])
+            self._conn.executemany("DELETE FROM sources WHERE role='submission' AND name=?", [(n,) for n in names])
+            self._conn.executemany("INSERT OR REPLACE INTO sources VALUES (?, ?, ?, ?, ?)",
+                                   [tuple(_storable(v) for v in (r.name, r.role, r.shown, r.language, r.text))
+                                    for r in sources])
+            row = self._conn.execute("SELECT value FROM meta WHERE key='history'").fetchone()
+            past = json.loads(row[0]) if row is not None else []
+            self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('history', ?)",
+                               (_json([*(past if isinstance(past, list) else []), history]),))
+        return moved
+
+    def replaced_count(self) -> int:
+        """Matches set aside by late and resubmitted hand-ins (``replace_handins``)."""
+        with self._reading():
+            found = self._conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='replaced'")
+            if found.fetchone() is None:
+                return 0
+            return int(self._conn.execute("SELECT COUNT(*) FROM replaced").fetchone()[0])
 
     # -- matches -----------------------------------------------------------------------------
     def add_outcome(self, o: MatchOutcome) -> bool:
@@ -390,3 +469,56 @@ def _json(value: Any, separators: tuple[str, str] | None = None) -> str:
     except UnicodeEncodeError:
         text = json.dumps(_clean(value), ensure_ascii=False, separators=separators)
     return text
+
+
+#: The temporary file a new database is built in (``Store.create``): ``.results.sqlite.PID.tmp``.
+_TMP_PREFIX = "." + DB_NAME + "."
+_TMP_SUFFIX = ".tmp"
+
+
+def _unlink(path: Path) -> None:
+    """Remove ``path`` and its rollback journal, if there."""
+    for p in (path, path.with_name(path.name + "-journal")):
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _remove_stale(out: Path) -> None:
+    """Remove the temporary databases in ``out`` of processes that are gone (killed while creating a store)."""
+    for p in out.glob(_TMP_PREFIX + "*" + _TMP_SUFFIX):
+        pid = p.name[len(_TMP_PREFIX):-len(_TMP_SUFFIX)]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            _unlink(p)
+        except OSError:  # alive, another user's: left alone
+            pass
+
+
+def _publish(tmp: Path, path: Path) -> None:
+    """Give the finished database ``tmp`` the name ``path`` in one step, never over a database already there
+    (a hard link fails if the name is taken; where the file system has no hard links, a rename after a check)."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise StoreError(f"results database {str(path)!r} appeared while this one was created: nothing was "
+                         "changed") from None
+    except OSError:
+        if path.exists():
+            raise StoreError(f"results database {str(path)!r} appeared while this one was created: nothing "
+                             "was changed") from None
+        os.replace(tmp, path)
+    else:
+        tmp.unlink()
+    try:  # the new name, on disk (a crash of the machine, not only of the process)
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass

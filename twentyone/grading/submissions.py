@@ -14,9 +14,9 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from twentyone.players.files.intake import Intake, IntakeError, readable, student_name, take
+from twentyone.players.files.intake import Intake, IntakeError, handins_inside, readable, student_name, take
 
-__all__ = ["Submission", "find_submissions", "unique_names"]
+__all__ = ["Submission", "find_submissions", "unique_names", "several_handins"]
 
 
 @dataclass
@@ -70,32 +70,29 @@ def find_submissions(paths: list[Path], files: Path, names: list[str] | None = N
         if name != base:
             sub.renamed = (f"{name}: {readable(p)} is graded as {name}, since another hand-in given before it is "
                            f"also named {base}")
+        several = several_handins(p)
+        if several is not None:  # never one student's grade: that entry is not graded, and says why
+            sub.error = several
+            out.append(sub)
+            continue
         try:
             sub.found = take(p, files / name, name=name)
         except IntakeError as e:
-            sub.error = str(e) + _class_hint(p)
+            sub.error = str(e)
         out.append(sub)
     return out
 
 
-def _holds_code(folder: Path, most: int = 2000) -> bool:
-    """Whether ``folder`` holds a .c, .cpp or .py file (looking at ``most`` entries at most)."""
-    for n, p in enumerate(folder.rglob("*")):
-        if n >= most:
-            return False
-        if p.suffix.lower() in (".c", ".cpp", ".py"):
-            return True
-    return False
-
-
-def _class_hint(path: Path) -> str:
-    """For a folder that holds several hand-ins (zips, or folders with code) rather than one: how to give them."""
-    try:
-        inner = [c for c in path.iterdir() if c.suffix.lower() == ".zip" or (c.is_dir() and _holds_code(c))
-                 ] if path.is_dir() else []
-    except OSError:
-        return ""
-    if len(inner) < 2:
-        return ""
-    return (f"; it holds {len(inner)} zips and folders: a folder given is one student's hand-in, so to grade "
-            f"each of them give them one by one (twentyone grade {shlex.quote(str(path).rstrip('/') + '/')}*)")
+def several_handins(path: Path, command: str = "grade") -> str | None:
+    """For a folder that holds several hand-ins and no strategy file of its own (``intake.handins_inside``): the
+    one line that says so and how to give them (``command``: ``grade`` gives them all, ``check`` one); None for
+    anything else.  Such a folder is never graded as one student (GRADING.md, "A folder of hand-ins")."""
+    inner = handins_inside(path) if path.is_dir() else []
+    if not inner:
+        return None
+    shown = readable(path).rstrip("/")
+    some = ", ".join(inner[:3]) + (f" and {len(inner) - 3} more" if len(inner) > 3 else "")
+    how = (f"give each of them: twentyone {command} {shlex.quote(shown + '/')}*" if command != "check" else
+           f"give the one to check: twentyone check {shlex.quote(shown + '/' + inner[0].rstrip('/'))}")
+    return (f"{shown} holds {len(inner)} hand-ins ({some}) and no strategy file of its own: a folder is one "
+            f"student's hand-in, so {how}")

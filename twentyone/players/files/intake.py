@@ -50,7 +50,7 @@ from twentyone.handin import HandInFileError, check_regular, check_size, file_ki
 from twentyone.players.c.headers import own_header_warnings
 
 __all__ = ["SourceKind", "Intake", "ZipLimits", "IntakeError", "take", "beside", "student_name", "readable",
-           "is_container", "cleanup", "STRATEGY_NAMES"]
+           "is_container", "cleanup", "STRATEGY_NAMES", "handins_inside", "IGNORED_DIRS"]
 
 
 class SourceKind(StrEnum):
@@ -245,6 +245,40 @@ def _companions(files: list[tuple[str, ...]], chosen: tuple[str, ...]) -> tuple[
 
 def _ignored(part: str) -> bool:
     return part.startswith(".") or part.lower() in IGNORED_DIRS or part.lower().startswith("cmake-build-")
+
+
+def _holds_code(folder: Path, most: int) -> bool:
+    """Whether ``folder`` holds a strategy file where ``take`` would look (hidden and build folders skipped),
+    looking at ``most`` entries at most."""
+    seen = 0
+    try:
+        for _root, dirs, names in os.walk(folder):
+            dirs[:] = [d for d in dirs if not _ignored(d)]
+            for n in names:
+                seen += 1
+                if seen > most:
+                    return False
+                if not n.startswith("._") and _kind(n) is not None:
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+def handins_inside(folder: Path, most: int = 2000) -> list[str]:
+    """The hand-ins ``folder`` holds when it is a folder of several hand-ins rather than one student's: its zips
+    and its folders that hold a strategy file (as ``take`` looks: hidden and build folders skipped), by readable
+    name; [] when it has a strategy file of its own at its top level, or holds fewer than two."""
+    try:
+        children = sorted(c for c in folder.iterdir() if not c.name.startswith(("._", ".")))
+    except OSError:
+        return []
+    if any(c.is_file() and _kind(c.name) is not None for c in children):
+        return []
+    inner = [readable(c.name) + ("/" if c.is_dir() else "") for c in children
+             if (c.is_file() and c.suffix.lower() == ".zip")
+             or (c.is_dir() and not _ignored(c.name) and _holds_code(c, most))]
+    return inner if len(inner) >= 2 else []
 
 
 def _other_copies_warning(name: str, shown: str, others: list[str]) -> str:

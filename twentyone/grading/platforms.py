@@ -1,0 +1,255 @@
+"""One student's result in words: Gradescope's and PrairieLearn's ``results.json``, and the terminal's self-check.
+
+A student reads these, so they hold readable names only, never an internal key: a rubric line by its title, a
+match as "match 4 against basic, at seat 2" (never ``beat_basic|li|3|2``), a crash with the source line it
+happened at ("segmentation fault (signal SIGSEGV) at mycodes.c:38 in continue_action1"), a foul with what was
+asked and answered.  The first thing that went wrong leads the output.
+
+- ``gradescope_results``: top-level ``score`` = rubric points + bonus, *not* capped (the bonus is extra credit
+  above the assignment's total: set the assignment's points to the rubric maximum, 100 by default).  Each
+  rubric line is a test (``score`` / ``max_score``, ``status`` ``passed`` when it has all its points); the
+  tournament bonus is a test whose ``max_score`` is the bonus for place 1.  All text is sent with
+  ``*_format: text`` so nothing from a student is rendered as HTML; ``stdout_visibility`` is ``hidden`` (the
+  grader's terminal output is the instructor's).  ``leaderboard``: the total, each win rate, the incidents.
+- ``prairielearn_results``: ``score`` = min(1, (rubric points + bonus) / rubric maximum).  A submission that
+  could not be used (it did not compile, no strategy file) is ``gradable: false`` with the reason in
+  ``message`` and ``format_errors``; PrairieLearn then neither awards points nor counts the attempt.
+- ``student_text``: the same result as lines for the terminal (``twentyone check``).
+
+When one submission is graded alone (a platform's autograder, a student's self-check) the class tournament
+cannot be played: ``pending`` is then the sentence that says so, given as a line of 0 points, and the score
+holds the rubric points only (``autograder.bonus`` adds the bonus for the whole class later).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from twentyone.grading.results import Criterion, Incident, Status, StudentScore
+
+__all__ = ["gradescope_results", "prairielearn_results", "student_text", "incident_words", "match_words",
+           "criterion_words", "TOURNAMENT_PENDING", "TOURNAMENT_TITLE", "SHORT_NAMES"]
+
+#: What a student reads where the class tournament's bonus will be, when one submission is graded alone.
+TOURNAMENT_PENDING = ("The class tournament's bonus is not in this score: the tournament ranks every student's "
+                      "strategy against the others', so it can only be played once every hand-in is in. Your "
+                      "instructor adds it after the deadline (up to {top:g} points, by place).")
+TOURNAMENT_TITLE = "Class tournament bonus (added after the deadline)"
+#: Short readable names of the rubric lines (leaderboard, tags).
+SHORT_NAMES = {"legal": "legal play", "beat_stand": "beats stand", "beat_basic": "beats basic",
+               "tournament": "tournament"}
+#: The most incidents listed in words under a rubric line.
+LISTED = 10
+
+#: Each kind of incident in words: what the strategy did.
+_DID = {
+    "illegal_action": "answered with a decision the rules do not allow there",
+    "illegal_insurance": "took insurance where it is not offered",
+    "unaffordable_insurance": "took insurance it could not pay for",
+    "unaffordable_double": "doubled without the money to pay for it",
+    "unaffordable_split": "split without the money to pay for it",
+    "error": "stopped with an error (an exception, or an answer that is not one action character)",
+    "crash": "crashed",
+    "timeout": "gave no answer in time",
+}
+_OPPONENTS = {"beat_stand": "stand", "beat_basic": "basic"}
+#: The leaderboard's column of each win rate.
+_BOARD = {"beat_stand": "win rate against stand", "beat_basic": "win rate against basic",
+          "tournament": "tournament win rate"}
+
+
+def _pts(x: float) -> str:
+    """Points as people write them: 20, 12.5."""
+    return f"{x:g}" if x == round(x, 2) else f"{x:.2f}"
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def match_words(key: str) -> str:
+    """A match as the reports name it (``scoring.shown_key``), in words: "match 4 against basic, at seat 2",
+    "legal-play match 1 beside built-in players, at seat 1", "class tournament, deal 2, table 1, rotation 3"."""
+    parts = key.split("|")
+    try:
+        if parts[0] in _OPPONENTS and len(parts) in (4, 5):
+            return f"match {int(parts[2]) + 1} against {_OPPONENTS[parts[0]]}, at seat {parts[-1]}"
+        if parts[0] == "legal" and len(parts) in (4, 5):
+            return f"legal-play match {int(parts[2]) + 1} beside built-in players, at seat {parts[-1]}"
+        if parts[0] == "tournament" and len(parts) == 4 and parts[1].startswith("deal"):
+            deal, table = int(parts[1][4:]) + 1, int(parts[2][5:]) + 1
+            turn = "each alone on the deal's cards" if parts[3] == "duplicate" else f"rotation {int(parts[3][3:]) + 1}"
+            return f"class tournament, deal {deal}, table {table}, {turn}"
+        if parts[0] == "tournament" and len(parts) == 4:
+            return f"class tournament, match {int(parts[3]) + 1} of {parts[1]} and {parts[2]}"
+    except (ValueError, IndexError):
+        pass
+    return "a match"
+
+
+def _fault_detail(i: Incident) -> str:
+    """What the fault said (a crash's signal and source line, a time-out's limit), from the incident's round
+    record, or its text when it is not one."""
+    try:
+        record = json.loads(i.excerpt)
+    except ValueError:
+        return i.excerpt.strip()
+    if not isinstance(record, dict):
+        return ""
+    for f in record.get("faults") or []:
+        if isinstance(f, dict) and f.get("seat") == i.seat and f.get("detail"):
+            return str(f["detail"])
+    return ""
+
+
+def incident_words(i: Incident) -> str:
+    """One incident in words: what the strategy did, where in its file for a crash, in which round of which
+    match: "crashed: segmentation fault (signal SIGSEGV) at mycodes.c:38 in continue_action1 (round 3 of match 4
+    against basic, at seat 2)"."""
+    kind, _, rest = i.cause.partition(" ")
+    what = _DID.get(kind, kind.replace("_", " "))
+    if rest:  # "(confirmed on replay)" ...
+        what += " " + rest
+    if kind in ("error", "crash", "timeout"):
+        detail = _fault_detail(i)
+        if detail:
+            what += f": {detail}"
+    elif i.asked:
+        what += f": {i.asked} answered {i.answer!r}" if i.answer else f": {i.asked}"
+    where = f"round {i.round} of {match_words(i.match_key)}" if i.round else f"before {match_words(i.match_key)}"
+    return f"{what} ({where})" + ("" if i.counted else " [not counted by this rubric]")
+
+
+def criterion_words(c: Criterion, s: StudentScore) -> str:
+    """A rubric line's result in a few sentences a student understands, then why (the statistics), if given."""
+    words = _criterion_words(c, s)
+    why = str(getattr(c, "why", "") or "")
+    return f"{words}\nWhy: {why}" if why else words
+
+
+def _criterion_words(c: Criterion, s: StudentScore) -> str:
+    if c.status == Status.NOT_PLAYED:
+        return f"Not played: {s.error or c.detail}."
+    if c.name == "legal":
+        if c.points >= c.max_points:
+            return f"No foul, crash or time-out in {c.matches} matches."
+        kinds = Counter(i.cause.split(" ", 1)[0] for i in s.incidents if i.counted)
+        what = ", ".join(f"{_DID.get(k, k).split(' (')[0]} {n}x" for k, n in kinds.most_common())
+        lines = [f"{s.incident_count} incident(s) in {c.matches} matches: {what}."]
+        lines += [f"- {incident_words(i)}" for i in s.incidents[:LISTED]]
+        if s.incident_count > LISTED:
+            lines.append(f"- ... and {s.incident_count - LISTED} more")
+        return "\n".join(lines)
+    if c.name == "tournament":
+        return c.detail[:1].upper() + c.detail[1:] + "."
+    opponent = _OPPONENTS.get(c.name, "its opponent")
+    wins = c.matches - c.ties - c.losses
+    ties = "" if not c.ties else " (a tie counts half)" if c.wins > wins else " (a tie counts as a loss)"
+    won = (f"Won {wins}, tied {c.ties}, lost {c.losses} of {c.matches} matches against {opponent}{ties}: "
+           f"{_pct(c.rate)}, {c.confidence:.0%} interval {_pct(c.low)} to {_pct(c.high)}.")
+    line = f" The line is {_pct(c.threshold)}: "
+    if c.status == Status.PASS:
+        return won + line + "passed."
+    if c.status == Status.FAIL:
+        return won + line + "failed (the matches stop as soon as the result is certain)."
+    if c.status == Status.BORDERLINE:
+        return (won + line + f"borderline: after the most matches the rubric plays, the interval still holds the "
+                f"line, so the points follow the rate ({_pts(c.points)} of {_pts(c.max_points)}).")
+    return won + " Not decided: the run stopped before it was."
+
+
+def _first_wrong(s: StudentScore) -> str:
+    """The first thing that went wrong, for the top of the output ('' when nothing did)."""
+    if s.error:
+        return s.error
+    counted = [i for i in s.incidents if i.counted]
+    return incident_words(counted[0]) if counted else ""
+
+
+def _pending(s: StudentScore, bonus_top: float) -> str:
+    return TOURNAMENT_PENDING.format(top=bonus_top)
+
+
+def student_text(s: StudentScore, pending: bool = False, bonus_top: float = 0.0) -> list[str]:
+    """The result as lines for a student: the total, what went wrong first, each rubric line, the notes."""
+    lines = []
+    graded = s.graded or s.source
+    if graded.startswith("/"):  # a file given by its path: its name (the grader's folders are nobody's business)
+        graded = graded.rsplit("/", 1)[-1]
+    if pending:
+        lines.append(f"{graded}: {_pts(s.score)} of {_pts(s.max_score)} points by the course rubric")
+    else:
+        lines.append(f"{graded}: {_pts(s.total)} of {_pts(s.max_score)} points (rubric {_pts(s.score)} + "
+                     f"tournament bonus {_pts(s.bonus)})")
+    wrong = _first_wrong(s)
+    if wrong:
+        lines.append(f"What went wrong first: {wrong}")
+    for c in s.criteria:
+        lines.append(f"* {c.title}: {_pts(c.points)} of {_pts(c.max_points)}")
+        lines += [f"  {ln}" for ln in criterion_words(c, s).splitlines()]
+    if pending:
+        lines.append(f"* {TOURNAMENT_TITLE}")
+        lines.append(f"  {_pending(s, bonus_top)}")
+    lines += [f"Note: {n}" for n in s.notes]
+    if s.messages:
+        lines += ["Compiler messages:", *s.messages.splitlines()]
+    return lines
+
+
+def gradescope_results(s: StudentScore, pending: bool = False, bonus_top: float = 0.0) -> dict[str, Any]:
+    """Gradescope's ``results.json`` for one student (see the module docstring); ``pending``: graded alone, the
+    tournament bonus (up to ``bonus_top``) comes later."""
+    tests: list[dict[str, Any]] = []
+    if s.error:
+        tests.append({"name": "Your hand-in can be played", "number": "0", "score": 0.0, "max_score": 0.0,
+                      "status": "failed", "output": s.error + ("\n\n" + s.messages if s.messages else ""),
+                      "tags": ["hand-in"], "visibility": "visible"})
+    for k, c in enumerate(s.criteria, 1):
+        passed = c.status == Status.BONUS or c.points >= c.max_points
+        tests.append({"name": c.title, "number": str(k), "score": round(c.points, 4),
+                      "max_score": round(c.max_points, 4), "status": "passed" if passed else "failed",
+                      "output": criterion_words(c, s), "tags": [SHORT_NAMES.get(c.name, c.title)],
+                      "visibility": "visible"})
+    if pending:
+        tests.append({"name": TOURNAMENT_TITLE, "number": str(len(s.criteria) + 1), "score": 0.0,
+                      "max_score": 0.0, "output": _pending(s, bonus_top), "tags": ["tournament"],
+                      "visibility": "visible"})
+    score = s.score if pending else s.total
+    board: list[dict[str, Any]] = [{"name": "total", "value": round(score, 4)}]
+    board += [{"name": _BOARD.get(c.name, c.title), "value": round(c.rate, 4)}
+              for c in s.criteria if c.rate is not None and c.matches]
+    board.append({"name": "incidents", "value": s.incident_count, "order": "asc"})
+    out: dict[str, Any] = {"score": round(score, 4), "output": "\n".join(student_text(s, pending, bonus_top)),
+                           "output_format": "text", "test_output_format": "text", "test_name_format": "text",
+                           "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
+                           "leaderboard": board}
+    if pending:
+        out["extra_data"] = {"tournament_bonus": "pending"}
+    return out
+
+
+def prairielearn_results(s: StudentScore, pending: bool = False, bonus_top: float = 0.0) -> dict[str, Any]:
+    """PrairieLearn's external-grader ``results.json`` for one student (see the module docstring)."""
+    gradable = s.error is None
+    total = s.score if pending else s.total
+    score = min(1.0, max(0.0, total / s.max_score)) if gradable and s.max_score > 0 else 0.0
+    tests = [{"name": c.title, "description": SHORT_NAMES.get(c.name, c.title), "points": round(c.points, 4),
+              "max_points": round(c.max_points, 4), "message": criterion_words(c, s).splitlines()[0],
+              "output": criterion_words(c, s)} for c in s.criteria]
+    if pending:
+        tests.append({"name": TOURNAMENT_TITLE, "description": "tournament", "points": 0.0, "max_points": 0.0,
+                      "message": _pending(s, bonus_top), "output": _pending(s, bonus_top)})
+    if s.error:
+        message = s.error
+    elif pending:
+        message = f"{_pts(s.score)} of {_pts(s.max_score)} points by the rubric; {s.incident_count} incident(s)"
+    else:
+        message = (f"{_pts(s.total)} of {_pts(s.max_score)} points (rubric {_pts(s.score)} + bonus {_pts(s.bonus)}); "
+                   f"{s.incident_count} incident(s)")
+    out: dict[str, Any] = {"gradable": gradable, "score": round(score, 6), "message": message,
+                           "output": "\n".join(student_text(s, pending, bonus_top)), "tests": tests}
+    if not gradable:
+        out["format_errors"] = [e for e in (s.error, s.messages) if e]
+    return out
