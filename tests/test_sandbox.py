@@ -619,3 +619,60 @@ def test_a_refused_import_or_file_says_the_sandbox_refused_it(tmp_path: Path) ->
             assert me.fault is None and me.rounds == result.rounds > 1
         else:
             assert me.fault == "error" and why in me.fault_detail, me.fault_detail
+
+
+@pytest.mark.parametrize("style", ["static_counter", "real_course"])
+def test_a_submissions_sets_play_sandboxed_exactly_as_the_course_program(style: str, tmp_path: Path) -> None:
+    """Every set of one file at one table shares one box, so the sandboxed game is the course program's byte for
+    byte (the real submission keeps a Hi-Lo count in show1 that bet2 reads): the same log as ``make c-program``'s
+    twentyone-c built with the file, for several seeds, deck counts and tables."""
+    import json
+    import subprocess
+
+    from tests.handins import c_program
+
+    root = Path(__file__).resolve().parent.parent
+    source = (root / "tests" / "fixtures" / "handins" / "real_course" / "mycodes.c" if style == "real_course"
+              else root / "tests" / "fixtures" / "c" / "students" / f"{style}.c")
+    exe, _ = c_program(source, tmp_path / "build")
+    for seed, decks, seats in ((2, 1, 5), (4, 2, 4), (7, 6, 2), (8, 6, 5)):
+        clog = tmp_path / f"c{seed}.jsonl"
+        subprocess.run([str(exe), "--seed", str(seed), "--decks", str(decks), "--seats", str(seats), "--log",
+                        str(clog), "--quiet", "--source", str(source)], check=True, capture_output=True, timeout=120)
+        specs = [f"{source}:{k}" for k in range(1, seats + 1)]
+        boxed = [make_strategy(s, warn=lambda m: None, sandbox=Limits(), capture_dir=tmp_path / "out")
+                 for s in specs]
+        out = io.StringIO()
+        try:
+            play_match([Seating(f"player{k}", s, b) for k, (s, b) in enumerate(zip(specs, boxed), 1)], decks, seed,
+                       log=RoundLog(out))
+        finally:
+            for b in boxed:
+                b.close()
+        assert out.getvalue().encode("utf-8") == clog.read_bytes(), (style, seed, decks, seats)
+        assert json.loads(out.getvalue().splitlines()[0])["seats"][0]["player"] == f"{source}:1"
+
+
+SHARED_PY = """
+count = 0
+def bet1(N): return 10
+def first_action1(t, n): return "s"
+def continue_action1(p): return "s"
+def show1(b, p, pNum, N, pos):
+    global count
+    count += 1
+def bet2(N): return 10 + 10 * min(count, 5)
+def first_action2(t, n): return "s"
+def continue_action2(p): return "s"
+def show2(b, p, pNum, N, pos): pass
+"""
+
+
+def test_a_python_files_sets_share_its_globals_sandboxed_or_not(tmp_path: Path) -> None:
+    """Sets 1 and 2 of one .py file at one table share the module's globals (show1 counts, bet2 reads the
+    count), in one sandbox box as in this process, match after match: the two logs are the same, and bet2 grows."""
+    path = _write(tmp_path, "shared.py", SHARED_PY)
+    specs = [f"{path}:1", f"{path}:2"]
+    boxed = _log(specs, tmp_path, sandboxed=True)
+    assert boxed == _log(specs, tmp_path, sandboxed=False)
+    assert '"bet":60' in boxed  # set 2 saw set 1's shows

@@ -188,7 +188,7 @@ class _Warnings:
 def _file_notes(specs: Sequence[str], sandboxed: bool) -> list[str]:
     """What is said of each file seated, as every command says it (``grading.notes.source_notes``, after the
     intake's own warnings): the sets of one C or C++ file at this table are played together, in one copy of
-    its variables unless ``sandboxed`` (RULES.md, **shared_statics**)."""
+    its variables, sandboxed or not (RULES.md, **shared_statics**)."""
     import os
 
     from twentyone.grading.notes import source_notes
@@ -208,7 +208,7 @@ def _file_notes(specs: Sequence[str], sandboxed: bool) -> list[str]:
             continue  # seating it says why, in one line
         notes += found.warnings
         if found.kind in (SourceKind.C, SourceKind.CPP):
-            notes += source_notes(found.path, sorted(set(ks)), separate=sandboxed, shown=found.where,
+            notes += source_notes(found.path, sorted(set(ks)), separate=False, shown=found.where,
                                   main=found.main)
     return notes
 

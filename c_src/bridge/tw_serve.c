@@ -5,7 +5,9 @@
  * student's function on fresh zero-filled copies and writes the reply, all in C, and never returns.  The
  * frames are the ones twentyone/players/sandbox/wire.py lays out:
  *
- *   request  16 bytes { char op; unsigned char n; char pad[2]; int a, b, c; } and then a body:
+ *   request  16 bytes { char op; unsigned char n; unsigned char k; char pad; int a, b, c; } and then a body,
+ *            for function set k (0: the one the box was started with; one box serves every set of one
+ *            submission seated at a table, as the course program does: they share its statics):
  *            'B'  betK(a)                               no body
  *            'F'  first_actionK(tmpcards, a)            n bytes of tmpcards
  *            'C'  continue_actionK(players)             n Player structs
@@ -30,7 +32,7 @@
 #define TW_MAX_SEATS 8
 #define TW_MAX_TMPCARDS 64
 
-typedef struct { char op; unsigned char n; char pad[2]; int a, b, c; } tw_request;
+typedef struct { char op; unsigned char n; unsigned char k; char pad; int a, b, c; } tw_request;
 typedef struct { char tag; char pad[3]; int value; } tw_reply;
 
 typedef char tw_player_is_64_bytes[sizeof(Player) == 64 ? 1 : -1];
@@ -117,6 +119,8 @@ void tw_box_serve(int in, int out, int k, long cpu_usec)
         }
         if (q.n > (q.op == 'F' ? TW_MAX_TMPCARDS - 1 : TW_MAX_SEATS)) _exit(7);
         if (q.op == 'Q') break;
+        int kk = q.k ? q.k : k;
+        if (kk < 1 || kk > 5) _exit(7);
         if (tw_fill(in, buf, &have, sizeof q + body, sizeof buf)) break;
 
         /* fresh zero-filled copies, then the frame leaves the buffer before any student code runs */
@@ -141,10 +145,10 @@ void tw_box_serve(int in, int out, int k, long cpu_usec)
         int value = 0;
         tw_arm(cpu_usec);
         switch (q.op) {
-        case 'B': value = tw_bet(k, q.a); break;
-        case 'F': value = (unsigned char)tw_first_action(k, tmpcards, q.a); break;
-        case 'C': value = (unsigned char)tw_continue_action(k, players); break;
-        default: tw_show(k, &banker, players, q.a, q.b, q.c); break;
+        case 'B': value = tw_bet(kk, q.a); break;
+        case 'F': value = (unsigned char)tw_first_action(kk, tmpcards, q.a); break;
+        case 'C': value = (unsigned char)tw_continue_action(kk, players); break;
+        default: tw_show(kk, &banker, players, q.a, q.b, q.c); break;
         }
         if (tw_reply_value(out, value)) break;
     }

@@ -63,6 +63,10 @@ def defines_strategy(raw: bytes) -> bool:
     return b"STRATEGY" in raw
 
 
+#: The module each Python file last ran in, per match token: (token, the compiled file, its namespace).
+_RUNS: dict[str, tuple[object, types.CodeType, dict[str, Any]]] = {}
+
+
 class ModuleFunctionSet:
     """A course function set K from a Python file; ``reset`` re-runs the file for fresh globals."""
 
@@ -85,7 +89,16 @@ class ModuleFunctionSet:
                 raise PlayerSpecError(f"{path} has no function set {k} (missing: {', '.join(missing)})")
 
     def reset(self, match: object) -> None:
-        """Run the file again in a fresh module, so its globals start at their initial values."""
+        """Run the file again in a fresh module, so its globals start at their initial values.
+
+        Function sets of one file at one table share that module, as the sets of one mycodes.c share its statics
+        in the course program (and in one sandbox box): the first set reset for a ``match`` (a token) runs the
+        file, the others join it."""
+        key = str(self.path)
+        run = _RUNS.get(key)
+        if match is not None and run is not None and run[0] is match and run[1] == self._code:
+            self._bind(run[2])
+            return
         module = types.ModuleType(f"_twentyone_player_{abs(hash(str(self.path)))}")
         module.__file__ = str(self.path)
         ns = module.__dict__
@@ -93,6 +106,11 @@ class ModuleFunctionSet:
             exec(self._code, ns)  # noqa: S102 - running the player's own file is the point
         except Exception as e:
             raise PlayerSpecError(f"{self.path}: running the file raised {type(e).__name__}: {e}") from None
+        if match is not None:
+            _RUNS[key] = (match, self._code, ns)
+        self._bind(ns)
+
+    def _bind(self, ns: dict[str, Any]) -> None:
         if ns.get("PERSON"):
             ns["PERSON"] = False
             if not self._warned:
@@ -107,6 +125,23 @@ class ModuleFunctionSet:
         self.first_action: Callable[[str, int], str] = ns[f"first_action{k}"]
         self.continue_action: Callable[[list[Player]], str] = ns[f"continue_action{k}"]
         self.show: Callable[[Banker, list[Player], int, int, int], None] = ns[f"show{k}"]
+
+    def sibling(self, k: int) -> ModuleFunctionSet:
+        """Function set ``k`` of the same file, in the same module: sets of one file share its globals (as the
+        course program's sets share its statics).  PlayerSpecError when the file has no set ``k``."""
+        other = object.__new__(ModuleFunctionSet)
+        other.path, other.k, other._code = self.path, k, self._code
+        other._warned, other._warn = True, self._warn
+        ns = self._ns
+        missing = [f"{n}{k}" for n in FUNCTION_NAMES if not callable(ns.get(f"{n}{k}"))]
+        if missing:
+            raise PlayerSpecError(f"{self.path} has no function set {k} (missing: {', '.join(missing)})")
+        other._ns = ns
+        other.bet = ns[f"bet{k}"]
+        other.first_action = ns[f"first_action{k}"]
+        other.continue_action = ns[f"continue_action{k}"]
+        other.show = ns[f"show{k}"]
+        return other
 
     def close(self) -> None:
         """Nothing to release."""

@@ -89,12 +89,13 @@ def describe_status(status: int) -> tuple[Foul, str]:
 
 def at_cpu_limit(status: int, cpu: float, limit: float, killed: bool) -> bool:
     """Whether a box's end (its wait status, the CPU seconds wait4 gave) was its CPU-time limit: SIGXCPU, or a
-    SIGKILL the engine did not send (``killed``) with nine tenths of the limit used.  The kernel kills at the limit
-    (RLIMIT_CPU's hard limit is its soft one); wait4's figure can be a few per cent short of the clock it counts."""
+    SIGKILL the engine did not send (``killed``) with half the limit used or more.  The kernel kills at the limit
+    (RLIMIT_CPU's hard limit is its soft one); wait4's figure, sampled at the scheduler's ticks, can fall short of
+    the clock the limit counts, by a tenth or more on a loaded machine."""
     if not os.WIFSIGNALED(status):
         return False
     sig = os.WTERMSIG(status)
-    return sig == signal.SIGXCPU or (sig == signal.SIGKILL and not killed and cpu >= 0.9 * limit)
+    return sig == signal.SIGXCPU or (sig == signal.SIGKILL and not killed and cpu >= 0.5 * limit)
 
 
 def box_root() -> Path:
@@ -155,7 +156,8 @@ class SandboxFunctionSet:
 
     def __init__(self, kind: str, target: Path, k: int, limits: Limits = Limits(),
                  capture_dir: Path | None = None, warn: Callable[[str], None] | None = None,
-                 label: str | None = None, source: bytes | None = None, source_name: str = "mycodes.c") -> None:
+                 label: str | None = None, source: bytes | None = None, source_name: str = "mycodes.c",
+                 share: bool = True) -> None:
         self.kind = kind
         self.target = target
         #: Names the output files: the student's file, not the compiled module.
@@ -168,6 +170,23 @@ class SandboxFunctionSet:
         self.warn = warn
         self.match_no = 0
         self._c = kind == "c"
+        #: The next round's bet, fetched together with ``show``: its value or its fault.
+        self._ahead: int | StrategyFault | None = None
+        key = (kind, str(target), limits, str(capture_dir), self.label, source_name)
+        lead = _join(key, k) if share else None
+        if lead is not None:
+            # Another set of the same submission is seated already: its box serves this set too (one program,
+            # one copy of the statics, as in the course).  A Python file is checked for this set first.
+            if kind == "py":
+                SandboxFunctionSet(kind, target, k, limits, warn=warn, source=source, share=False).close()
+            self._lead = lead
+            lead._members.add(k)
+            return
+        self._lead = self
+        self._members = {k}
+        self._token: object = None
+        #: The fault that ended the current match's box, for the other sets it serves.
+        self._ended: StrategyFault | None = None
         self._decision = limits.wall_timeout()
         self._decision_ms = self._decision * 1000.0
         self._cpu_limit = limits.decision_timeout
@@ -193,8 +212,6 @@ class SandboxFunctionSet:
         self._retired: list[Box] = []
         self._deadline = 0.0
         self._setup_fault: StrategyFault | None = None
-        #: The next round's bet, fetched together with ``show``: its value or its fault.
-        self._ahead: int | StrategyFault | None = None
         self._owner = os.getpid()
         #: The last start was refused by the file itself (an error it reported while loading).
         self._loading_error = False
@@ -204,6 +221,8 @@ class SandboxFunctionSet:
         self._cpu = engine_cpu() if self._pin else -1
         # The first box is started now, so that a file that cannot load is one clear line before any match.
         self._spare = self._start(check=True)
+        if share:
+            _GROUPS.setdefault(key, []).append(self)
 
     # -- boxes ---------------------------------------------------------------------------------------------
     def _capture(self, match_no: int) -> tuple[int, Path | None]:
@@ -418,14 +437,20 @@ class SandboxFunctionSet:
     def _call(self, request: bytes) -> int:
         box = self._box
         if box is None:
-            raise self._setup_fault or StrategyFault(Foul.CRASH, "the strategy's process is not running")
+            raise self._setup_fault or self._ended or StrategyFault(Foul.CRASH,
+                                                                    "the strategy's process is not running")
         start = _monotonic()
         try:
             os.write(box.wfd, request)
         except OSError:
             pass  # the box is gone; the read that follows reports why
-        value = self._result()
-        self._account(start)
+        try:
+            value = self._result()
+            self._account(start)
+        except StrategyFault as e:
+            if self._box is None:  # the box has ended: every set it serves has lost it to this fault
+                self._ended = e
+            raise
         return value
 
     def _account(self, start: float) -> None:
@@ -505,8 +530,16 @@ class SandboxFunctionSet:
         self._cpu = engine_cpu() if self._pin else -1
 
     def reset(self, match: object) -> None:
-        """End the previous match's box and start the new ``match`` in the spare one."""
+        """End the previous match's box and start the new ``match`` in the spare one (once for all the sets of
+        the submission seated at the table: they share the box)."""
         self._ahead = None
+        self._lead._begin(match)
+
+    def _begin(self, match: object) -> None:
+        if match is not None and match is self._token and os.getpid() == self._owner:
+            return  # another set of the submission began this match already
+        self._token = match
+        self._ended = None
         if os.getpid() != self._owner:
             self._adopt()
         self._reap_retired(kill=True)
@@ -558,7 +591,7 @@ class SandboxFunctionSet:
             if isinstance(ahead, StrategyFault):
                 raise ahead
             return ahead
-        return self._call(_pack(b"B", 0, N, 0, 0))
+        return self._lead._call(_pack(b"B", 0, self.k, N, 0, 0))
 
     def _action(self, value: int) -> str:
         if self._c:
@@ -566,26 +599,26 @@ class SandboxFunctionSet:
                 return chr(value)
         elif 0 <= value <= 0x10FFFF:
             return chr(value)
-        raise self._malformed(f"an action of {value}")
+        raise self._lead._malformed(f"an action of {value}")
 
     def first_action(self, tmpcards: str, length: int) -> str:
         t = tmpcards.encode("latin-1")
-        return self._action(self._call(_pack(b"F", len(t), length, 0, 0) + t))
+        return self._action(self._lead._call(_pack(b"F", len(t), self.k, length, 0, 0) + t))
 
     def _players(self, op: bytes, players: list[Player], pNum: int = 0, N: int = 0, pos: int = 0,
                  banker: Banker | None = None) -> bytes:
         if self._c:
             head = b"" if banker is None else wire.c_banker(banker)
-            return _pack(op, len(players), pNum, N, pos) + head + b"".join([_c_player(p) for p in players])
+            return _pack(op, len(players), self.k, pNum, N, pos) + head + b"".join([_c_player(p) for p in players])
         body = wire.py_players(players) if banker is None else wire.py_show(banker, players, pNum, N, pos)
-        return _pack(op, 0, len(body), 0, 0) + body
+        return _pack(op, 0, self.k, len(body), 0, 0) + body
 
     def continue_action(self, players: list[Player]) -> str:
-        return self._action(self._call(self._players(b"C", players)))
+        return self._action(self._lead._call(self._players(b"C", players)))
 
     def show(self, banker: Banker, players: list[Player], pNum: int, N: int, pos: int) -> None:
         self._ahead = None
-        self._call(self._players(b"S", players, pNum, N, pos, banker))
+        self._lead._call(self._players(b"S", players, pNum, N, pos, banker))
 
     def show_then_bet(self, banker: Banker, players: list[Player], pNum: int, N: int, pos: int,
                       bet_N: int) -> None:
@@ -594,17 +627,36 @@ class SandboxFunctionSet:
         A fault in ``show`` is raised here; the bet's value, or its fault, is kept for ``bet``.
         """
         self._ahead = None
-        self._call(self._players(b"S", players, pNum, N, pos, banker) + _pack(b"B", 0, bet_N, 0, 0))
+        lead = self._lead
+        if len(lead._members) > 1:
+            # Sets that share a box share its statics: the next bet of one must come after every set's show (the
+            # course program shows every seat, then asks every bet), so it is not fetched early.
+            lead._call(self._players(b"S", players, pNum, N, pos, banker))
+            return
+        lead._call(self._players(b"S", players, pNum, N, pos, banker) + _pack(b"B", 0, self.k, bet_N, 0, 0))
         start = _monotonic()
         try:
-            self._ahead = self._result()
-            self._account(start)
+            self._ahead = lead._result()
+            lead._account(start)
         except StrategyFault as e:
+            if lead._box is None:
+                lead._ended = e
             self._ahead = e
 
     def close(self) -> None:
-        """End the current box (its output complete) and the spare; reap them all."""
+        """Leave the table; the last set of the submission to leave ends the box (its output complete) and the
+        spare, and reaps them all."""
         self._ahead = None
+        lead = self._lead
+        lead._members.discard(self.k)
+        if lead._members:
+            return
+        lead._close_box()
+
+    def _close_box(self) -> None:
+        for group in _GROUPS.values():
+            if self in group:
+                group.remove(self)
         if os.getpid() != self._owner:
             # A forked copy of the engine (a process pool) must not end the original's processes.
             self._box = None
@@ -629,6 +681,19 @@ class SandboxFunctionSet:
             self.close()
         except Exception:  # noqa: BLE001 - best effort at interpreter exit
             pass
+
+
+#: The sandboxed sets of this process, by submission: one box per submission per table (``_join``).
+_GROUPS: dict[tuple[object, ...], list[SandboxFunctionSet]] = {}
+
+
+def _join(key: tuple[object, ...], k: int) -> SandboxFunctionSet | None:
+    """A set of the same submission (``key``) already seated in this process that lacks set ``k``, whose box can
+    serve ``k`` too; None: ``k`` gets a box of its own (the same set seated twice is two programs)."""
+    for lead in _GROUPS.get(key, ()):
+        if lead._owner == os.getpid() and lead._members and k not in lead._members:
+            return lead
+    return None
 
 
 def host_layers_line() -> str | None:

@@ -112,7 +112,7 @@ def main() -> NoReturn:
         out.flush()
         os._exit(3)
     _frame(b"P", 0)
-    _serve(fs, decision, wire)
+    _serve({k: fs}, decision, wire)
 
 
 #: Python's ways to a forbidden call (audit events) that may run with every signal blocked (``os.system`` and
@@ -184,12 +184,15 @@ def _answer(fs: object, op: bytes, a: int, body: bytes, wire: object) -> tuple[i
 
 
 
-def _serve(fs: object, cpu_limit: float, wire: object) -> NoReturn:
+def _serve(sets: dict[int, Any], cpu_limit: float, wire: object) -> NoReturn:
     """The match: each call answered before the next request is read, each limited to ``cpu_limit`` seconds
-    of this process's CPU time (SIGPROF ends it).  A fault is reported in the engine's words and ends it."""
+    of this process's CPU time (SIGPROF ends it).  A fault is reported in the engine's words and ends it.  A
+    request names its function set: every set of the file is served from the one module it was loaded into, so
+    they share its globals, as the course program's sets share its statics."""
     size = 16
     buf = b""
-    request = struct.Struct("=cB2xiii")
+    request = struct.Struct("=cBBxiii")
+    first = next(iter(sets.values()))
     while True:
         while len(buf) < size:
             chunk = os.read(_REQUESTS, 65536)
@@ -197,9 +200,18 @@ def _serve(fs: object, cpu_limit: float, wire: object) -> NoReturn:
                 sys.stdout.flush()
                 os._exit(0)
             buf += chunk
-        op, n, a, _, _ = request.unpack_from(buf)
+        op, n, k, a, _, _ = request.unpack_from(buf)
         if op == b"Q":
             break
+        fs = sets.get(k) if k else first
+        if fs is None:
+            if not 1 <= k <= 5:
+                os._exit(7)
+            try:
+                fs = sets[k] = first.sibling(k)
+            except BaseException as e:  # noqa: BLE001 - a set the file lacks: its own error
+                _text(b"E", str(e) or type(e).__name__)
+                os._exit(3)
         need = size + wire.body_size(op, n, a)  # type: ignore[attr-defined]
         while len(buf) < need:
             chunk = os.read(_REQUESTS, 65536)

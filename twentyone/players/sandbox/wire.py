@@ -4,7 +4,9 @@ Engine -> box, first: the configuration ``CONFIG`` (``tw_box_config`` of c_src/b
 ``root_len`` bytes of the empty root's path, ``bpf_len`` bytes of the system-call filter and ``extra_len``
 bytes (a Python box: the file's name, NUL, its source).
 
-Engine -> box, then: a 16-byte header ``REQUEST`` {op, n, a, b, c} and a body.
+Engine -> box, then: a 16-byte header ``REQUEST`` {op, n, k, a, b, c} and a body.  ``k`` is the function set
+the call is for (one box serves every set of one submission seated at a table, as the course program does);
+0 means the set the box was configured with.
 
 ====  =======================================  =============================================
 op    call                                     body
@@ -35,20 +37,20 @@ __all__ = ["CONFIG", "REQUEST", "REPLY", "PLAYER", "BANKER", "MAX_TEXT", "QUIT",
 #: tw_box_config (80 bytes): magic, version, flags; engine_pid, landlock_cap, uid, gid, k; memory_bytes,
 #: output_bytes, decision_usec; cpu_seconds, open_files; root_len, bpf_len, extra_len, pad.
 CONFIG = struct.Struct("=3I5i3q2i4I")
-REQUEST = struct.Struct("=cB2xiii")
+REQUEST = struct.Struct("=cBBxiii")
 REPLY = struct.Struct("=c3xi")
 PLAYER = struct.Struct("=20si20sic3xiii")  # the C Player struct, 64 bytes
 BANKER = struct.Struct("=20sic3xi")  # the C Banker struct, 32 bytes
 #: The longest text frame (a fault's text, a load error).
 MAX_TEXT = 4096
-QUIT = REQUEST.pack(b"Q", 0, 0, 0, 0)
+QUIT = REQUEST.pack(b"Q", 0, 0, 0, 0, 0)
 
 _NAMES: dict[str, bytes] = {}
 
 
-def request(op: bytes, n: int = 0, a: int = 0, b: int = 0, c: int = 0) -> bytes:
-    """A request header."""
-    return REQUEST.pack(op, n, a, b, c)
+def request(op: bytes, n: int = 0, a: int = 0, b: int = 0, c: int = 0, k: int = 0) -> bytes:
+    """A request header (for function set ``k``; 0: the box's own)."""
+    return REQUEST.pack(op, n, k, a, b, c)
 
 
 def body_size(op: bytes, n: int, a: int) -> int:
