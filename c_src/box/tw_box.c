@@ -86,8 +86,12 @@ static void tw_fail(const char *why)
 extern char __executable_start[];
 static char tw_alt_stack[64 * 1024];
 
+/* The serve loop's replies held back (tw_serve.c); a box program without one links none. */
+void tw_box_flush(void) __attribute__((weak));
+
 static void tw_crashed(int sig, siginfo_t *info, void *context)
 {
+    if (tw_box_flush) tw_box_flush(); /* the replies of the calls that did return, before the crash's report */
     uint64_t words[TW_CRASH_WORDS];
     int n = 0;
     void *frames[TW_CRASH_WORDS - 4];

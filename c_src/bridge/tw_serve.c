@@ -13,9 +13,11 @@
  *            'C'  continue_actionK(players)             n Player structs
  *            'S'  showK(banker, players, a, b, c)       one Banker struct, then n Player structs
  *            'Q'  the match is over: close the output, exit
- *   reply     8 bytes { char tag = 'R'; char pad[3]; int value; }, one per request, written as soon as
- *            the call returns and before the next request is looked at, so the engine always knows
- *            which call a crash or a hang belongs to (it may send show and the next bet together).
+ *   reply     8 bytes { char tag = 'R'; char pad[3]; int value; }, one per request.  A reply is written as
+ *            soon as its call returns, unless the next request is in the buffer already (the engine sends
+ *            show and the next bet together): then the replies go out together, in one write, once the
+ *            buffer is drained; a crash or a call past its CPU limit writes the pending replies first
+ *            (tw_box_flush, from tw_box.c's handler), so the engine always knows which call it belongs to.
  *
  * Anything else from the engine ends the child (exit status 7).  The strategy only ever sees the
  * copies; writing to them, or beyond them, changes nothing the engine holds.
@@ -51,14 +53,13 @@ static int tw_fill(int fd, char *buf, size_t *have, size_t need, size_t cap)
     return 0;
 }
 
-static int tw_reply_value(int fd, int value)
+/* Replies not written yet (the next request was already in the buffer), and where they go. */
+static char tw_pending[8 * 8];
+static size_t tw_npending;
+static int tw_reply_fd = -1;
+
+static int tw_write_all(int fd, const char *p, size_t left)
 {
-    tw_reply r;
-    memset(&r, 0, sizeof r);
-    r.tag = 'R';
-    r.value = value;
-    const char *p = (const char *)&r;
-    size_t left = sizeof r;
     while (left) {
         ssize_t w = write(fd, p, left);
         if (w < 0 && errno == EINTR) continue;
@@ -67,6 +68,27 @@ static int tw_reply_value(int fd, int value)
         left -= (size_t)w;
     }
     return 0;
+}
+
+/* Write the replies held back; called by the crash handler too (async-signal-safe: one write). */
+void tw_box_flush(void)
+{
+    if (tw_npending && tw_reply_fd >= 0) tw_write_all(tw_reply_fd, tw_pending, tw_npending);
+    tw_npending = 0;
+}
+
+static int tw_reply_value(int fd, int value, int more)
+{
+    tw_reply r;
+    memset(&r, 0, sizeof r);
+    r.tag = 'R';
+    r.value = value;
+    memcpy(tw_pending + tw_npending, &r, sizeof r);
+    tw_npending += sizeof r;
+    if (more && tw_npending < sizeof tw_pending) return 0;
+    size_t n = tw_npending;
+    tw_npending = 0;
+    return tw_write_all(fd, tw_pending, n);
 }
 
 /* The decision's CPU limit: a profiling timer armed before each student call counts this process's CPU
@@ -105,6 +127,7 @@ void tw_box_serve(int in, int out, int k, long cpu_usec)
 {
     static char buf[4096];
     size_t have = 0;
+    tw_reply_fd = out;
     for (;;) {
         tw_request q;
         size_t body;
@@ -150,8 +173,18 @@ void tw_box_serve(int in, int out, int k, long cpu_usec)
         case 'C': value = (unsigned char)tw_continue_action(kk, players); break;
         default: tw_show(kk, &banker, players, q.a, q.b, q.c); break;
         }
-        if (tw_reply_value(out, value)) break;
+        /* Held back while a whole next request is already here (show, then the bet sent with it). */
+        int more = 0;
+        if (have >= sizeof q) {
+            tw_request next;
+            memcpy(&next, buf, sizeof next);
+            size_t nb = next.op == 'F' ? next.n : next.op == 'C' ? (size_t)next.n * sizeof(Player)
+                      : next.op == 'S' ? sizeof(Banker) + (size_t)next.n * sizeof(Player) : 0;
+            more = have >= sizeof q + nb && next.op != 'Q';
+        }
+        if (tw_reply_value(out, value, more)) break;
     }
+    tw_box_flush();
     tw_capture_close();
     _exit(0);
 }

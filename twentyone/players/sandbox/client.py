@@ -21,9 +21,10 @@ malformed reply), which the table turns into a foul that takes the player out of
 from __future__ import annotations
 
 import os
-import select
 import signal
+import threading
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,12 +43,11 @@ __all__ = ["SandboxFunctionSet", "describe_status", "at_cpu_limit", "box_root", 
 
 #: The hot path's names for the frame layout of ``wire`` (a request header, a Player struct).
 _pack = wire.REQUEST.pack
+_read = os.read
+_write = os.write
 _c_player = wire.c_player
 _unpack_reply = wire.REPLY.unpack_from
 _monotonic = time.monotonic
-#: What a box spends between calls (reading a request, writing a reply), allowed for when a long call's CPU is
-#: reckoned from the box's CPU clock (``_account``).
-_CPU_SLACK = 0.05
 _SLICE_MS = int(SLICE * 1000)
 #: The wall-clock backstop of a whole match, as a multiple of its configured limit.
 _MATCH_BACKSTOP = 10
@@ -190,8 +190,6 @@ class SandboxFunctionSet:
         self._decision = limits.wall_timeout()
         self._decision_ms = self._decision * 1000.0
         self._cpu_limit = limits.decision_timeout
-        self._cpu_mark = 0.0
-        self._wall_other = 0.0
         self._settings = _settings(limits, python=not self._c)
         if self._c:
             from twentyone.players.c.build import BOX_PROGRAM
@@ -205,9 +203,16 @@ class SandboxFunctionSet:
 
                 source = read_source(target, str(target))
             self._extra = os.fsencode(target) + b"\0" + source
-        #: The current match's box, its poll object, the spare for the next match, retired boxes not yet reaped.
+        #: The current match's box, the spare for the next match, retired boxes not yet reaped.
         self._box: Box | None = None
-        self._poll = select.poll()
+        #: The number of the last call, and of the call in flight (0: none), as the watchdog sees them; the call
+        #: it first saw in flight (number, time, CPU clock); the fault it found for a call; the match past its
+        #: wall-clock backstop.
+        self._seq = 0
+        self._inflight = 0
+        self._first: tuple[int, float, float] | None = None
+        self._watched: tuple[int, StrategyFault] | None = None
+        self._overdue = False
         self._spare: tuple[Box, Path | None] | None = None
         self._retired: list[Box] = []
         self._deadline = 0.0
@@ -221,6 +226,7 @@ class SandboxFunctionSet:
         self._cpu = engine_cpu() if self._pin else -1
         # The first box is started now, so that a file that cannot load is one clear line before any match.
         self._spare = self._start(check=True)
+        _WATCHDOG.watch(self)
         if share:
             _GROUPS.setdefault(key, []).append(self)
 
@@ -305,9 +311,12 @@ class SandboxFunctionSet:
         return StrategyFault(Foul.ERROR, "malformed reply while loading")
 
     def _gone(self, box: Box) -> StrategyFault:
-        """The box ended: its wait status (from the kernel) as a fault."""
+        """The box ended: the watchdog's fault if it ended it, else its wait status (from the kernel) as a fault."""
         self._drop()
         status = box.reap_or_kill(2.0)
+        watched, self._watched = self._watched, None
+        if watched is not None and watched[0] == self._seq:
+            return watched[1]
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             if sig == signal.SIGPROF:
@@ -335,12 +344,7 @@ class SandboxFunctionSet:
 
     def _drop(self) -> None:
         """Forget the current box (it has ended or been killed; it is reaped later or by the caller)."""
-        box = self._box
-        if box is not None:
-            try:
-                self._poll.unregister(box.rfd)
-            except (KeyError, ValueError):
-                pass
+        self._inflight = 0
         self._box = None
 
     def _kill(self) -> None:
@@ -355,25 +359,25 @@ class SandboxFunctionSet:
         return StrategyFault(Foul.ERROR, f"malformed reply: {what}")
 
     def _result(self) -> int:
-        """The value the box replies to the request just sent; raises a StrategyFault when there is none."""
+        """The value the box replies to the request just sent; raises a StrategyFault when there is none.
+
+        The read blocks: the watchdog thread (``_Watchdog``) looks at every call that is in flight across two of
+        its looks and ends a box that is blocked or past its CPU limit, so that the read then meets its end."""
         box = self._box
         if box is None:
             raise StrategyFault(Foul.CRASH, "the strategy's process is not running")
         if not box.buf:
-            if self._poll.poll(_SLICE_MS) or self._wait(box):
-                try:
-                    data = os.read(box.rfd, 8)
-                except OSError:
-                    data = b""
-                if len(data) == 8 and data[0] == 82:  # one b"R" frame: the usual case
-                    if time.monotonic() > self._deadline:
-                        raise self._match_timeout()
-                    return _unpack_reply(data)[1]  # type: ignore[no-any-return]
-                if not data:
-                    raise self._gone(box)
-                box.buf = data
-            else:
-                raise self._wall_fault(box)
+            self._inflight = self._seq
+            try:
+                data = _read(box.rfd, 8)
+            except OSError:
+                data = b""
+            self._inflight = 0
+            if len(data) == 8 and data[0] == 82:  # one b"R" frame: the usual case
+                return _unpack_reply(data)[1]  # type: ignore[no-any-return]
+            if not data:
+                raise self._gone(box)
+            box.buf = data
         try:
             frame = box.frame(self._decision)
         except TimeoutError:
@@ -382,8 +386,6 @@ class SandboxFunctionSet:
             raise self._gone(box)
         tag, value, text = frame
         if tag == b"R":
-            if time.monotonic() > self._deadline:
-                raise self._match_timeout()
             return value
         if tag == b"E":
             self._drop()
@@ -391,33 +393,55 @@ class SandboxFunctionSet:
             raise StrategyFault(Foul.ERROR, text.decode("utf-8", "replace"))
         raise self._malformed(f"{wire.REPLY.pack(tag[:1] or b'?', value)!r}")
 
-    def _wait(self, box: Box) -> bool:
-        """A call that has not answered within a slice: wait on, looking every slice at the kernel's figures.
+    def _look(self, now: float) -> None:
+        """The watchdog's look (in its thread) at this set's box, every slice.
 
-        Only what the submission itself does is charged, never the machine's load: a box blocked (neither
-        running nor waiting for a CPU) for ``BLOCKED`` s is a fault, and so is one whose CPU clock has gone past
-        the decision's CPU limit (it disarmed its timer); a box kept waiting for a CPU waits as long as it takes.
-        The wall-clock backstop counts only where the kernel's figures cannot be read (False)."""
-        box.new_call()
-        end = _monotonic() + self._decision - SLICE
-        limit = self._cpu_limit + 0.5
-        while True:
-            if box.stalled(BLOCKED):
-                self._kill()
-                raise StrategyFault(Foul.TIMEOUT, _BLOCKED_WORDS)
+        Only what the submission itself does is charged, never the machine's load.  A call in flight at two
+        looks in a row has run for a slice at least: a box blocked in it (neither running nor waiting for a CPU)
+        for ``BLOCKED`` s is a fault, and so is one whose CPU clock has run past the decision's CPU limit since
+        the first look (it disarmed its timer; a call's CPU before that look is a slice at most, unseen); a box
+        kept waiting for a CPU waits as long as it takes.  The wall clock decides only where the kernel's figures
+        cannot be read, and a match past ``_MATCH_BACKSTOP`` times its limit.  A fault is noted for its call
+        (``_watched``), then the box is killed: the blocked read in the engine's thread meets its end."""
+        box, seq = self._box, self._inflight
+        if box is None or box.status is not None:
+            self._first = None
+            return
+        if not seq:
+            self._first = None
+            if now > self._deadline and self._deadline:
+                self._overdue = True
+            return
+        first = self._first
+        if first is None or first[0] != seq:
             try:
-                used = time.clock_gettime(box.cpu_clock) - self._cpu_mark - self._wall_other - _CPU_SLACK
+                clock = time.clock_gettime(box.cpu_clock)
+            except OSError:
+                clock = 0.0
+            self._first = (seq, now, clock)
+            box.new_call()
+            box.stalled(BLOCKED)
+            return
+        fault = None
+        if box.stalled(BLOCKED):
+            fault = StrategyFault(Foul.TIMEOUT, _BLOCKED_WORDS)
+        else:
+            try:
+                used = time.clock_gettime(box.cpu_clock) - first[2]
             except OSError:
                 used = 0.0
-            if used > limit:
-                self._kill()
-                raise StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of "
-                                                  f"{self.limits.decision_timeout:g} s of CPU time (it used "
-                                                  f"{used:.1f} s with its own timer disarmed)")
-            if self._poll.poll(_SLICE_MS):
-                return True
-            if _monotonic() >= end and not box.watched:
-                return False
+            if used > self._cpu_limit:
+                fault = StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of "
+                                                    f"{self.limits.decision_timeout:g} s of CPU time (it used more "
+                                                    f"than {used:.1f} s with its own timer disarmed)")
+            elif not box.watched and now - first[1] > self._decision:
+                fault = self._wall_words(box)
+            elif now > self._deadline:
+                fault = StrategyFault(Foul.TIMEOUT, f"the match took longer than its wall-clock backstop of "
+                                                    f"{_MATCH_BACKSTOP * self.limits.match_timeout:g} s")
+        if fault is not None and self._inflight == seq:
+            self._watched = (seq, fault)
+            box.kill()
 
     def _match_timeout(self) -> StrategyFault:
         self._kill()
@@ -425,8 +449,12 @@ class SandboxFunctionSet:
                                            f"{_MATCH_BACKSTOP * self.limits.match_timeout:g} s")
 
     def _wall_fault(self, box: Box) -> StrategyFault:
-        used = box.cpu_seconds()
+        fault = self._wall_words(box)
         self._kill()
+        return fault
+
+    def _wall_words(self, box: Box) -> StrategyFault:
+        used = box.cpu_seconds()
         if used > self.limits.decision_timeout + 0.5:
             return StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of "
                                                f"{self.limits.decision_timeout:g} s of CPU time (it used {used:.1f} s "
@@ -436,49 +464,22 @@ class SandboxFunctionSet:
 
     def _call(self, request: bytes) -> int:
         box = self._box
-        if box is None:
+        if box is None or self._overdue:
+            if box is not None:
+                raise self._match_timeout()
             raise self._setup_fault or self._ended or StrategyFault(Foul.CRASH,
                                                                     "the strategy's process is not running")
-        start = _monotonic()
+        self._seq += 1
         try:
-            os.write(box.wfd, request)
+            _write(box.wfd, request)
         except OSError:
             pass  # the box is gone; the read that follows reports why
         try:
-            value = self._result()
-            self._account(start)
+            return self._result()
         except StrategyFault as e:
             if self._box is None:  # the box has ended: every set it serves has lost it to this fault
                 self._ended = e
             raise
-        return value
-
-    def _account(self, start: float) -> None:
-        """Charge a call's CPU time, whatever the box did to its own timer.
-
-        A call that took no longer than the decision's CPU limit on the wall clock cannot have spent more
-        CPU (a box has one thread): its wall time is only added up.  A longer one is checked against the
-        box's CPU clock, read by the engine from the kernel: the CPU spent since the last check, less the wall
-        time of the calls in between, is this call's at least.  A box that ignored SIGPROF and disarmed its
-        timer is so charged at the end of the call, a box that never answers by the wall-clock backstop."""
-        took = _monotonic() - start
-        if took <= self._cpu_limit:
-            self._wall_other += took
-            return
-        box = self._box
-        if box is None:
-            return
-        try:
-            now = time.clock_gettime(box.cpu_clock)
-        except OSError:
-            return
-        used = now - self._cpu_mark - self._wall_other - _CPU_SLACK
-        self._cpu_mark, self._wall_other = now, 0.0
-        if used > self._cpu_limit:
-            self._kill()
-            raise StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of "
-                                              f"{self.limits.decision_timeout:g} s of CPU time (it used "
-                                              f"{used:.1f} s with its own timer disarmed)")
 
     def _retire(self) -> None:
         """End the current match's box: it is told the match is over and leaves (flushing its output) on
@@ -522,11 +523,11 @@ class SandboxFunctionSet:
             if box.pidfd >= 0:
                 os.close(box.pidfd)
                 box.pidfd = -1
-        self._poll = select.poll()
         self._box = None
         self._spare = None
         self._retired = []
         self._owner = os.getpid()
+        _WATCHDOG.watch(self)
         self._cpu = engine_cpu() if self._pin else -1
 
     def reset(self, match: object) -> None:
@@ -572,12 +573,7 @@ class SandboxFunctionSet:
             except OSError:
                 pass
         self._box = box
-        self._poll.register(box.rfd, select.POLLIN)
-        try:  # the CPU its start-up and initialisers took is not any decision's
-            self._cpu_mark = time.clock_gettime(box.cpu_clock)
-        except OSError:
-            self._cpu_mark = 0.0
-        self._wall_other = 0.0
+        self._overdue = False
         # The match's limit is its box's CPU time (RLIMIT_CPU); the wall clock is only a backstop, far out, so
         # that a loaded machine never decides a match.
         self._deadline = time.monotonic() + _MATCH_BACKSTOP * self.limits.match_timeout
@@ -634,10 +630,8 @@ class SandboxFunctionSet:
             lead._call(self._players(b"S", players, pNum, N, pos, banker))
             return
         lead._call(self._players(b"S", players, pNum, N, pos, banker) + _pack(b"B", 0, self.k, bet_N, 0, 0))
-        start = _monotonic()
         try:
             self._ahead = lead._result()
-            lead._account(start)
         except StrategyFault as e:
             if lead._box is None:
                 lead._ended = e
@@ -682,6 +676,39 @@ class SandboxFunctionSet:
         except Exception:  # noqa: BLE001 - best effort at interpreter exit
             pass
 
+
+class _Watchdog:
+    """One thread per process that looks, every slice, at the calls in flight of every sandboxed set (``_look``):
+    the engine's thread reads a reply with a plain blocking read (two system calls a round trip, not four)."""
+
+    def __init__(self) -> None:
+        self._sets: weakref.WeakSet[SandboxFunctionSet] = weakref.WeakSet()
+        self._pid = 0
+        self._lock = threading.Lock()
+
+    def watch(self, fs: SandboxFunctionSet) -> None:
+        """Watch ``fs`` (its calls in flight); starts this process's thread the first time (a forked process
+        has none of its parent's)."""
+        with self._lock:
+            self._sets.add(fs)
+            if self._pid != os.getpid():
+                self._pid = os.getpid()
+                threading.Thread(target=self._run, name="twentyone-watchdog", daemon=True).start()
+
+    def _run(self) -> None:
+        me = os.getpid()
+        while os.getpid() == me:
+            time.sleep(SLICE)
+            now = _monotonic()
+            for fs in list(self._sets):
+                if fs._box is not None:
+                    try:
+                        fs._look(now)
+                    except Exception:  # noqa: BLE001 - a look that fails is tried again at the next slice
+                        pass
+
+
+_WATCHDOG = _Watchdog()
 
 #: The sandboxed sets of this process, by submission: one box per submission per table (``_join``).
 _GROUPS: dict[tuple[object, ...], list[SandboxFunctionSet]] = {}
