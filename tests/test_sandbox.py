@@ -20,7 +20,7 @@ from twentyone.players.builtin.course import Basic, Stand
 from twentyone.match import MatchResult, Seating, play_match
 from twentyone.players.spec import make_strategy
 from twentyone.roundlog import RoundLog
-from twentyone.players.sandbox.client import describe_status
+from twentyone.players.sandbox.ends import describe_status
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.sandbox.seccomp import filter_architecture
 

@@ -245,7 +245,7 @@ def _fault_of(status: int, cpu: float, limits: JudgeLimits, killed: bool = False
     """A box's end (its wait status; ``killed``: the engine sent it SIGKILL) in words."""
     import signal
 
-    from twentyone.players.sandbox.client import at_cpu_limit, describe_status
+    from twentyone.players.sandbox.ends import at_cpu_limit, describe_status
 
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
@@ -262,7 +262,7 @@ def _fault_of(status: int, cpu: float, limits: JudgeLimits, killed: bool = False
 
 
 def _settings(limits: JudgeLimits) -> BoxSettings:
-    from twentyone.players.sandbox.client import box_settings
+    from twentyone.players.sandbox.settings import box_settings
     from twentyone.players.sandbox.limits import Limits
 
     wall = min(limits.wall(), 3600.0)

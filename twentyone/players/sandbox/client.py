@@ -31,15 +31,16 @@ from pathlib import Path
 from twentyone.errors import PlayerSpecError, strategy_text
 from twentyone.legality import Foul
 from twentyone.players.sandbox import wire
-from twentyone.players.sandbox.box import (BLOCKED, SLICE, Box, BoxSettings, BoxStartError, Layers, await_ready,
+from twentyone.players.sandbox.box import (BLOCKED, SLICE, Box, BoxStartError, Layers, await_ready,
                                            private_output, python_argv, spawn)
 from twentyone.players.sandbox.cpus import away_cpus, engine_cpu
+from twentyone.players.sandbox.ends import CRASHES, at_cpu_limit, describe_status
 from twentyone.players.sandbox.limits import Limits
-from twentyone.players.sandbox.seccomp import build_filter
+from twentyone.players.sandbox.settings import settings
 from twentyone.records import Banker, Player
 from twentyone.table import StrategyFault
 
-__all__ = ["SandboxFunctionSet", "describe_status", "at_cpu_limit", "box_root", "box_settings", "host_layers_line"]
+__all__ = ["SandboxFunctionSet", "host_layers_line"]
 
 #: The hot path's names for the frame layout of ``wire`` (a request header, a Player struct).
 _pack = wire.REQUEST.pack
@@ -55,93 +56,9 @@ _BLOCKED_WORDS = (f"blocked for {BLOCKED:g} s, neither running nor waiting for a
                   "once in the sandbox: it waited on a descriptor, or stopped itself)")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
 
-_SIGNAL_CAUSE: dict[int, tuple[Foul, str]] = {
-    signal.SIGSEGV: (Foul.CRASH, "segmentation fault"),
-    signal.SIGBUS: (Foul.CRASH, "bus error"),
-    signal.SIGFPE: (Foul.CRASH, "arithmetic error"),
-    signal.SIGILL: (Foul.CRASH, "illegal instruction"),
-    signal.SIGABRT: (Foul.CRASH, "abort"),
-    signal.SIGSYS: (Foul.CRASH, "forbidden system call"),
-    signal.SIGXCPU: (Foul.TIMEOUT, "the match's CPU time limit"),
-    signal.SIGPROF: (Foul.TIMEOUT, "no answer within the decision limit of CPU time"),
-    signal.SIGXFSZ: (Foul.CRASH, "output flood (file size limit)"),
-    signal.SIGKILL: (Foul.CRASH, "killed by the system"),
-    signal.SIGPIPE: (Foul.CRASH, "broken pipe"),
-}
-
-
-#: The signals whose place the box reports: crashes, a forbidden call (SIGSYS), a call past its CPU limit (SIGPROF).
-_CRASHES = (signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGABRT, signal.SIGSYS, signal.SIGPROF)
 #: The CPU time the student's initialisers (or a Python file's loading) may take, unless a decision's is longer
 #: (c_src/box/tw_box.c's TW_LOAD_USEC, pybox's LOAD_SECONDS).
 LOAD_SECONDS = 1.0
-
-
-def describe_status(status: int) -> tuple[Foul, str]:
-    """The fault cause and a readable detail for a box's wait status."""
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        cause, detail = _SIGNAL_CAUSE.get(sig, (Foul.CRASH, f"signal {sig}"))
-        return cause, f"{detail} (signal {signal.Signals(sig).name})" if sig in _SIGNAL_CAUSE else detail
-    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
-    return Foul.CRASH, f"exited with status {code}"
-
-
-def at_cpu_limit(status: int, cpu: float, limit: float, killed: bool) -> bool:
-    """Whether a box's end (its wait status, the CPU seconds wait4 gave) was its CPU-time limit: SIGXCPU, or a
-    SIGKILL the engine did not send (``killed``) with half the limit used or more.  The kernel kills at the limit
-    (RLIMIT_CPU's hard limit is its soft one); wait4's figure, sampled at the scheduler's ticks, can fall short of
-    the clock the limit counts, by a tenth or more on a loaded machine."""
-    if not os.WIFSIGNALED(status):
-        return False
-    sig = os.WTERMSIG(status)
-    return sig == signal.SIGXCPU or (sig == signal.SIGKILL and not killed and cpu >= 0.5 * limit)
-
-
-def box_root() -> Path:
-    """The empty folder every box takes as its root: made once, owned by the engine's user, mode 0555."""
-    from twentyone.players.c.build import cache_dir
-
-    root = cache_dir().parent / "box-root"
-    try:
-        st = os.lstat(root)
-    except FileNotFoundError:
-        root.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            root.mkdir(mode=0o555)
-        except FileExistsError:
-            pass
-        st = os.lstat(root)
-    import stat
-
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or any(os.scandir(root)):
-        raise PlayerSpecError(f"the sandbox's empty root {str(root)!r} is not an empty folder of this user's; "
-                              "remove it")
-    if stat.S_IMODE(st.st_mode) != 0o555:
-        os.chmod(root, 0o555)
-    return root
-
-
-_FILTERS: dict[bool, bytes] = {}
-
-
-def box_settings(limits: Limits, python: bool) -> BoxSettings:
-    """What every box of these ``limits`` is configured with (``python``: a Python box's filter, whose calls on
-    files fail instead of killing it); PlayerSpecError (one line) where no filter can be built.  The judge's boxes
-    use it too."""
-    return _settings(limits, python)
-
-
-def _settings(limits: Limits, python: bool) -> BoxSettings:
-    bpf = _FILTERS.get(python)
-    if bpf is None:
-        bpf = build_filter(python=python)
-        if bpf is None:
-            raise PlayerSpecError("this machine cannot confine unread code: no system-call filter can be built "
-                                  "for its architecture; run with --trusted only for code you have read")
-        _FILTERS[python] = bpf
-    return BoxSettings(limits.memory_bytes, limits.output_bytes, limits.cpu_seconds, limits.open_files,
-                       int(limits.decision_timeout * 1e6), box_root(), bpf)
 
 
 class SandboxFunctionSet:
@@ -153,6 +70,8 @@ class SandboxFunctionSet:
 
     #: The layers of the first box this process started, for the one line a command prints.
     layers: tuple[Layers, int] | None = None
+    _members: set[int]
+    _lead: SandboxFunctionSet
 
     def __init__(self, kind: str, target: Path, k: int, limits: Limits = Limits(),
                  capture_dir: Path | None = None, warn: Callable[[str], None] | None = None,
@@ -183,14 +102,13 @@ class SandboxFunctionSet:
             lead._members.add(k)
             return
         self._lead = self
-        self._members = {k}
+        self._members: set[int] = {k}
         self._token: object = None
         #: The fault that ended the current match's box, for the other sets it serves.
         self._ended: StrategyFault | None = None
         self._decision = limits.wall_timeout()
-        self._decision_ms = self._decision * 1000.0
         self._cpu_limit = limits.decision_timeout
-        self._settings = _settings(limits, python=not self._c)
+        self._settings = settings(limits, python=not self._c)
         if self._c:
             from twentyone.players.c.build import BOX_PROGRAM
 
@@ -332,7 +250,7 @@ class SandboxFunctionSet:
     def _where(self, box: Box, status: int) -> str:
         """`` at mycodes.c:123 in bet1`` for a file that crashed, made a forbidden call or ran out of CPU time and
         said where (a compiled file's crash report, a Python file's traceback); '' otherwise."""
-        if not os.WIFSIGNALED(status) or os.WTERMSIG(status) not in _CRASHES:
+        if not os.WIFSIGNALED(status) or os.WTERMSIG(status) not in CRASHES:
             return ""
         from twentyone.players.sandbox.crash import locate, locate_python
 

@@ -108,7 +108,7 @@ def _kernel_agrees(layer: Layers, seen: dict[str, str]) -> str | None:
         if seen.get("limit Max processes") != "0 0":
             return f"the kernel shows Max processes {seen.get('limit Max processes')}"
     elif layer == Layers.EMPTY_ROOT:
-        from twentyone.players.sandbox.client import box_root
+        from twentyone.players.sandbox.settings import box_root
 
         if seen.get("root") != str(box_root()):
             return f"its root is {seen.get('root')}"

@@ -32,7 +32,8 @@ from twentyone.players.c.build import BOX_PROGRAM, C_SRC, compile_student
 from twentyone.players.sandbox import wire
 from twentyone.players.sandbox.box import (Box, BoxSettings, Layers, Start, await_ready, private_output, spawn,
                                            userns_allowed)
-from twentyone.players.sandbox.client import at_cpu_limit, box_root, describe_status
+from twentyone.players.sandbox.ends import at_cpu_limit, describe_status
+from twentyone.players.sandbox.settings import box_root
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.sandbox.seccomp import build_filter
 
