@@ -146,7 +146,8 @@ def test_memory_shared_in_a_constructor_reaches_no_other_match(tmp_path: Path) -
 
 def test_no_box_outlives_the_match_and_at_most_two_run(tmp_path: Path) -> None:
     """Between matches the engine has the last match's box and the next one's spare (the one before has left, or
-    is killed at the next start); after close, no child at all, not even one to reap."""
+    is killed at the next start); after close, no child at all but the Python boxes' fork server, if one was
+    started (not even one to reap)."""
     s = make_strategy("c_src/mycodes.c:1", warn=lambda m: None, sandbox=Limits())
     try:
         for seed in range(4):
@@ -160,19 +161,24 @@ def test_no_box_outlives_the_match_and_at_most_two_run(tmp_path: Path) -> None:
         s.close()
     time.sleep(0.1)
     assert _children() == []
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)
+    zygotes = [z.pid for z in boxmod._ZYGOTE]
+    assert os.waitpid(-1, os.WNOHANG) == (0, 0) if zygotes else True  # nothing to reap but a living server
+    if not zygotes:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)
 
 
 def _children() -> list[int]:
-    """This process's children that are still running (a zombie has ended; it only waits to be reaped)."""
+    """This process's children that are still running (a zombie has ended; it only waits to be reaped), the
+    Python boxes' fork server aside."""
     me = str(os.getpid())
+    zygotes = {str(z.pid) for z in boxmod._ZYGOTE}
     out = []
     for p in Path("/proc").iterdir():
         if p.name.isdigit():
             try:
                 fields = (p / "stat").read_text().rsplit(")", 1)[1].split()
-                if fields[1] == me and fields[0] != "Z":
+                if fields[1] == me and fields[0] != "Z" and p.name not in zygotes:
                     out.append(int(p.name))
             except (OSError, IndexError):
                 pass
@@ -324,3 +330,60 @@ def test_the_settings_name_the_engine_and_the_abi_cap(monkeypatch: pytest.Monkey
     assert fields[3] == os.getpid() and fields[4] == min(3, boxmod.landlock.kernel_abi()) and fields[7] == 2
     assert cfg[wire.CONFIG.size:] == b"/r" + b"12345678" + b"xy"
     assert not IN_CI or seccomp.filter_architecture() is not None
+
+
+# -- the fork server of Python boxes ---------------------------------------------------------------------------
+RANDOM_PY = """
+import random
+def bet1(N): return 10 + random.randrange(1000)
+def first_action1(t, n): return "s"
+def continue_action1(p): return "s"
+def show1(b, p, pNum, N, pos): pass
+"""
+
+
+def test_a_python_box_is_forked_by_the_zygote_as_the_engines_own_child(tmp_path: Path) -> None:
+    """A Python box comes from the fork server, yet its parent is the engine (which reaps it and learns its end
+    from the kernel), it is confined like any box, and it draws its own random numbers: no two boxes share the
+    state they were forked with."""
+    path = tmp_path / "random.py"
+    path.write_text(RANDOM_PY)
+    s = make_strategy(str(path), warn=lambda m: None, sandbox=Limits())
+    firsts = []
+    try:
+        for seed in range(6):
+            log = RoundLog(io.StringIO(), keep=True)
+            play_match([Seating("x", "x", s), Seating("b", "stand", Stand())], 6, seed, log=log)
+            firsts.append(next(r for r in log.records or [] if r["type"] == "round")["players"][0]["bet"])
+            box = s.functions._box  # type: ignore[attr-defined]
+            if box is not None and box.status is None:
+                status = Path(f"/proc/{box.pid}/status").read_text()
+                assert f"PPid:\t{os.getpid()}" in status and "Seccomp:\t2" in status, status
+        assert boxmod._ZYGOTE and boxmod._ZYGOTE[0].owner == os.getpid()
+    finally:
+        s.close()
+    assert len(set(firsts)) >= 4, firsts
+
+
+def test_the_zygote_outlives_a_file_that_dies_while_loading(tmp_path: Path) -> None:
+    """A .py file whose top level aborts costs only its own match; the fork server, which never runs a student's
+    line, serves the next file's boxes as before (the same process)."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import os\nos.abort()\n" + RANDOM_PY)
+    good = tmp_path / "good.py"
+    good.write_text(RANDOM_PY)
+    s = make_strategy(str(good), warn=lambda m: None, sandbox=Limits())
+    s.close()
+    before = boxmod._ZYGOTE[0].pid
+    b = make_strategy(str(bad), warn=lambda m: None, sandbox=Limits())
+    try:
+        r = play_match([Seating("x", "x", b), Seating("s", "stand", Stand())], 6, 1)
+        assert r.by_seat(1).fault == "crash" and "abort" in r.by_seat(1).fault_detail, r.by_seat(1)
+    finally:
+        b.close()
+    g = make_strategy(str(good), warn=lambda m: None, sandbox=Limits())
+    try:
+        assert play_match([Seating("x", "x", g), Seating("s", "stand", Stand())], 6, 1).by_seat(1).fault is None
+    finally:
+        g.close()
+    assert boxmod._ZYGOTE[0].pid == before

@@ -32,7 +32,7 @@ from twentyone.errors import PlayerSpecError, strategy_text
 from twentyone.legality import Foul
 from twentyone.players.sandbox import wire
 from twentyone.players.sandbox.box import (BLOCKED, SLICE, Box, BoxStartError, Layers, await_ready,
-                                           private_output, python_argv, spawn)
+                                           private_output, python_argv, spawn, zygote)
 from twentyone.players.sandbox.cpus import away_cpus, engine_cpu
 from twentyone.players.sandbox.ends import CRASHES, at_cpu_limit, describe_status
 from twentyone.players.sandbox.limits import Limits
@@ -171,7 +171,8 @@ class SandboxFunctionSet:
         forbidden call) is that player's fault in its first match, like any later one."""
         fd, path = self._capture(self.match_no + 1)
         try:
-            box = spawn(self._argv, self._settings.config(self.k, self._extra), fd)
+            box = spawn(self._argv, self._settings.config(self.k, self._extra), fd,
+                        zygote=None if self._c else zygote(_PACKAGE_ROOT))
         except BoxStartError as e:
             raise PlayerSpecError(str(e)) from None
         finally:
@@ -548,6 +549,7 @@ class SandboxFunctionSet:
             lead._call(self._players(b"S", players, pNum, N, pos, banker))
             return
         lead._call(self._players(b"S", players, pNum, N, pos, banker) + _pack(b"B", 0, self.k, bet_N, 0, 0))
+        lead._seq += 1  # the bet's reply is a call of its own to the watchdog
         try:
             self._ahead = lead._result()
         except StrategyFault as e:

@@ -60,13 +60,83 @@ def _text(tag: bytes, text: str) -> None:
     _frame(tag, len(data), data)
 
 
-def main() -> NoReturn:
-    """Preload, read the configuration, confine, load the file, serve the match, end."""
+def _preload() -> None:
+    """Load every module a strategy may import, and the box's own, while files can still be read."""
     for name in PRELOAD:
         try:
             importlib.import_module(name)
         except ImportError:
             pass
+    import twentyone.core  # noqa: F401 - the confinement
+    import twentyone.players.files.python  # noqa: F401 - the file's function sets
+    import twentyone.players.sandbox.wire  # noqa: F401 - the frames
+
+
+def main() -> NoReturn:
+    """Preload, read the configuration, confine, load the file, serve the match, end."""
+    _preload()
+    _box()
+
+
+def zygote() -> NoReturn:
+    """The engine's fork server for Python boxes (SANDBOX.md, "A fork server for Python boxes").
+
+    Started by the engine like a box (an empty environment, its own descriptors; 3 is its control socket), it
+    loads what every box loads, once, and then only forks: for each request (five descriptors, the new box's 0 to
+    4) it forks a child that forks the box and leaves, so that the box, orphaned, becomes a child of the engine
+    (a subreaper), which learns its end from the kernel like any box's; it tells the engine the box's pid.  It
+    never reads a configuration, a file or anything of a student's: each box reads its own from its own pipe.
+    It dies with the engine."""
+    import ctypes
+    import socket
+
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    engine = int(sys.argv[-1]) if sys.argv[-1].isdigit() else 0
+    if engine and os.getppid() != engine:
+        os._exit(0)
+    ctrl = socket.socket(fileno=os.dup(3))
+    os.close(3)
+    _preload()
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(ctrl, 16, 5)
+        except OSError:
+            os._exit(0)
+        if not msg:
+            os._exit(0)
+        if len(fds) != 5:
+            for fd in fds:
+                os.close(fd)
+            ctrl.send(struct.pack("=i", -1))
+            continue
+        r, w = os.pipe()
+        middle = os.fork()
+        if middle == 0:
+            box = os.fork()
+            if box:
+                os.write(w, struct.pack("=i", box))
+                os._exit(0)
+            ctrl.close()
+            os.close(r)
+            os.close(w)
+            high = [os.dup(fd) for fd in fds]  # out of the way of 0 to 4
+            for fd in fds:
+                os.close(fd)
+            for target, fd in enumerate(high):
+                os.dup2(fd, target)
+                os.close(fd)
+            _box()
+        os.close(w)
+        os.waitpid(middle, 0)  # the box is now the engine's (orphaned: its subreaper took it)
+        got = os.read(r, 4)
+        os.close(r)
+        for fd in fds:
+            os.close(fd)
+        ctrl.send(got if len(got) == 4 else struct.pack("=i", -1))
+
+
+def _box() -> NoReturn:
+    """Read the configuration, confine, load the file, serve the match, end."""
     from twentyone import core
     from twentyone.players.files.python import ModuleFunctionSet
     from twentyone.players.sandbox import wire
