@@ -587,6 +587,7 @@ def test_a_decision_cannot_disarm_its_cpu_limit(lang: str, tmp_path: Path) -> No
     assert first["foul"] == "timeout", f"a decision spent 2 s of CPU under a 0.5 s limit uncharged: {first}"
     found = faults(log, 1)
     assert "wall-clock" not in found[0]["detail"], f"stopped only by the wall-clock backstop: {found}"
+    assert "with its own timer disarmed" in found[0]["detail"], found
 
 
 # -- beyond the audit's list ------------------------------------------------------------------------------

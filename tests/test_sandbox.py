@@ -249,14 +249,17 @@ def test_a_strategy_that_blocks_is_stopped_in_well_under_a_second(how: str, tmp_
 
 
 def test_a_busy_loop_is_stopped_by_its_own_cpu_time(tmp_path: Path) -> None:
-    """A decision that burns CPU is stopped by the child's CPU timer (SIGPROF), long before the wall backstop."""
+    """A decision that burns CPU is stopped by the child's CPU timer (SIGPROF), long before the wall backstop, and
+    the time-out names the Python line it was spinning on."""
     loop = ("def bet1(N):\n    while True:\n        pass\n"
             "def first_action1(t, n): return 's'\ndef continue_action1(p): return 's'\n"
             "def show1(b, p, n, N, pos): pass\n")
     t = time.monotonic()
     result, _ = _play(_write(tmp_path, "spin.py", loop), tmp_path)
     me = result.by_seat(1)
-    assert me.fault == "timeout" and "decision limit of 0.5 s of CPU time" in me.fault_detail
+    assert me.fault == "timeout" and me.fault_detail.startswith(
+        "no answer within the decision limit of 0.5 s of CPU time (signal SIGPROF) at spin.py:"), me.fault_detail
+    assert me.fault_detail.endswith(" in bet1")
     assert time.monotonic() - t < 30
 
 
