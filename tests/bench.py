@@ -158,31 +158,86 @@ def bench_c_program(runs: int, seconds: float) -> None:
           f"(target >= 1,000,000)")
 
 
+_ECHO = r"""
+#include <unistd.h>
+int main(void) { char b[128]; for (;;) { ssize_t r = read(3, b, sizeof b); if (r <= 0) return 0;
+                 if (write(4, b, 8) != 8) return 0; } }
+"""
+
+
+def _ping_pong(exe: Path, n: int) -> float:
+    """CPU (engine and child) of one round trip of a bare pipe ping-pong: this process writes 20 bytes (a request's
+    size), a C child answers 8 (a reply's), both on one CPU as the engine and its box are."""
+    import os
+
+    rep_r, rep_w = os.pipe()
+    req_r, req_w = os.pipe()
+    pid = os.posix_spawn(str(exe), [str(exe)], {}, file_actions=[(os.POSIX_SPAWN_DUP2, req_r, 3),
+                                                                (os.POSIX_SPAWN_DUP2, rep_w, 4)])
+    os.close(req_r)
+    os.close(rep_w)
+    cpu = os.sched_getaffinity(0)
+    os.sched_setaffinity(pid, cpu)
+    clock = ((~pid) << 3) | 2
+    msg = b"x" * 20
+    c0, b0 = time.process_time(), time.clock_gettime(clock)
+    for _ in range(n):
+        os.write(req_w, msg)
+        os.read(rep_r, 8)
+    c1, b1 = time.process_time(), time.clock_gettime(clock)
+    os.close(req_w)
+    os.close(rep_r)
+    os.waitpid(pid, 0)
+    return ((c1 - c0) + (b1 - b0)) / n
+
+
 def bench_sandbox(runs: int, seconds: float) -> None:
-    """Per-decision overhead, a sandboxed 2-seat C table, and match start (a new box per match)."""
-    from twentyone.players.files.python import ModuleFunctionSet
+    """Issue 33: the CPU of a sandboxed decision (engine and box) against a bare pipe ping-pong measured in the same
+    run, both pinned to one CPU (target <= 1.3x); a match's start (a new box, to its first answer); a Python
+    box's start, CPU (target <= 10 ms); 2 sandboxed C players against the same in process (target >= 0.6); 400
+    matches of a .py file against stand, sandboxed against --trusted (target >= 0.5)."""
+    import os
+    import resource
+    import tempfile
+
+    from twentyone.players.c.build import BOX_PROGRAM, compile_student
+    from twentyone.players.sandbox.box import await_ready, private_output, python_argv, spawn, zygote
     from twentyone.players.sandbox.client import SandboxFunctionSet
     from twentyone.players.sandbox.limits import Limits
+    from twentyone.players.sandbox.settings import settings
     from twentyone.players.spec import make_strategy
 
-    probe = ROOT / "mycodes" / "mycodes.py"
-    boxed = SandboxFunctionSet("py", probe, 1, Limits())
-    boxed.reset(object())
-    local = ModuleFunctionSet(probe, 1, warn=lambda m: None)
+    old_cpu = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(old_cpu)})
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            echo = Path(tmp) / "echo"
+            (Path(tmp) / "echo.c").write_text(_ECHO)
+            subprocess.run(["gcc", "-O2", str(Path(tmp) / "echo.c"), "-o", str(echo)], check=True)
+            c_box = SandboxFunctionSet("c", compile_student(ROOT / "c_src" / "mycodes.c"), 1, Limits())
+            c_box.reset(object())
+            c_box.bet(6)
 
-    def per_call(f: Callable[[str, int], str]) -> float:
-        times = []
-        for _ in range(20000):
-            t = time.perf_counter_ns()
-            f("T9" "56", 4)
-            times.append(time.perf_counter_ns() - t)
-        return statistics.median(times) / 1000
+            def decision(n: int = 20000) -> float:
+                box = c_box._box
+                assert box is not None
+                c0, b0 = time.process_time(), time.clock_gettime(box.cpu_clock)
+                for _ in range(n):
+                    c_box.first_action("T956", 4)
+                return ((time.process_time() - c0) + (time.clock_gettime(box.cpu_clock) - b0)) / n
 
-    overhead = statistics.median(per_call(boxed.first_action) - per_call(local.first_action) for _ in range(runs))
-    boxed.close()
-    from twentyone.players.c.build import compile_student
+            pairs = [(decision(), _ping_pong(echo, 20000)) for _ in range(runs)]
+            c_box.close()
+        d = statistics.median(p[0] for p in pairs) * 1e6
+        f = statistics.median(p[1] for p in pairs) * 1e6
+        ratio = statistics.median(p[0] / p[1] for p in pairs)
+        print(f"sandboxed decision (a C box's first_action), CPU of engine and box: {d:.2f} us; a bare pipe "
+              f"ping-pong, same run, same CPU: {f:.2f} us; ratio {ratio:.2f} (target <= 1.3)")
+    finally:
+        os.sched_setaffinity(0, old_cpu)
 
-    c_box = SandboxFunctionSet("c", compile_student(ROOT / "c_src" / "mycodes.c"), 1, Limits())
+    c_file = compile_student(ROOT / "c_src" / "mycodes.c")
+    c_box = SandboxFunctionSet("c", c_file, 1, Limits())
 
     def start(match_seconds: float, cold: bool) -> float:
         """Reset (a new match: its box) and the first bet, after a match of ``match_seconds``."""
@@ -198,21 +253,66 @@ def bench_sandbox(runs: int, seconds: float) -> None:
         c_box.bet(6)
         return time.perf_counter() - t
 
-    cold = statistics.median(start(0.005, True) for _ in range(50))
-    ready = statistics.median(start(0.02, False) for _ in range(50))
+    cold = statistics.median(start(0.005, True) for _ in range(30))
+    ready = statistics.median(start(0.02, False) for _ in range(30))
     c_box.close()
-    print(f"sandbox overhead per decision (median, a Python box against in process): {overhead:.1f} us "
-          f"(target <= 15 us)")
     print(f"sandbox match start, a C file's new box, to its first answer (median): {1000 * cold:.2f} ms "
           f"(target <= 10 ms); with the box started during the previous match: {1000 * ready:.2f} ms")
+
+    def box_start_cpu(python: bool, n: int = 15) -> float:
+        """CPU (engine, the box, and for Python the fork server) from spawn to ready, median of ``n``."""
+        lim = Limits()
+        st = settings(lim, python)
+        if python:
+            src = (ROOT / "mycodes" / "mycodes.py").read_bytes()
+            argv, cfg = python_argv(ROOT), st.config(1, os.fsencode(ROOT / "mycodes" / "mycodes.py") + b"\0" + src)
+            z = zygote(ROOT)
+        else:
+            argv, cfg, z = [str(c_file.parent / BOX_PROGRAM)], st.config(1), None
+        zclock = ((~z.pid) << 3) | 2 if z is not None else None
+        out = []
+        for _ in range(n):
+            r0, c0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.process_time()
+            z0 = time.clock_gettime(zclock) if zclock is not None else 0.0
+            fd = private_output()
+            b = spawn(argv, cfg, fd, zygote=z)
+            os.close(fd)
+            assert await_ready(b, 30).how == "ready"
+            os.write(b.wfd, b"Q" + b"\0" * 15)
+            b.reap_or_kill(5)
+            r1, c1 = resource.getrusage(resource.RUSAGE_CHILDREN), time.process_time()
+            z1 = time.clock_gettime(zclock) if zclock is not None else 0.0
+            out.append((r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime) + (c1 - c0) + (z1 - z0))
+        return statistics.median(out)
+
+    print(f"box start, CPU from spawn to ready (engine, box, fork server): C {1000 * box_start_cpu(False):.2f} ms, "
+          f"Python {1000 * box_start_cpu(True):.2f} ms (target <= 10 ms)")
     basic_c = str(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
-    a = make_strategy(basic_c + ":1", sandbox=Limits())
-    b = make_strategy(basic_c + ":2", sandbox=Limits())
-    rate = median_of(runs, lambda: _rounds_per_second(
-        lambda: [Seating("c1", "basic.c:1", a), Seating("c2", "basic.c:2", b)], seconds))
-    a.close()
-    b.close()
-    print(f"engine, 2 sandboxed C basic players: {rate:,.0f} rounds/s (target >= 10,000)")
+    rates = {}
+    for label, limits in (("sandboxed", Limits()), ("in process", None)):
+        a = make_strategy(basic_c + ":1", sandbox=limits)
+        b = make_strategy(basic_c + ":2", sandbox=limits)
+        rates[label] = median_of(runs, lambda: _rounds_per_second(
+            lambda: [Seating("c1", "basic.c:1", a), Seating("c2", "basic.c:2", b)], seconds))
+        a.close()
+        b.close()
+    print(f"engine, 2 C basic players: sandboxed {rates['sandboxed']:,.0f} rounds/s, in process "
+          f"{rates['in process']:,.0f}: {rates['sandboxed'] / rates['in process']:.2f} (target >= 0.6)")
+    py = ROOT / "tests" / "fixtures" / "py" / "stand_py.py"
+
+    def four_hundred(limits: Limits | None) -> float:
+        s = make_strategy(str(py), sandbox=limits)
+        try:
+            t = time.perf_counter()
+            for seed in range(400):
+                play_match([Seating("p", "stand_py.py", s), Seating("s", "stand", Stand())], 6, seed)
+            return time.perf_counter() - t
+        finally:
+            s.close()
+
+    boxed, trusted = four_hundred(Limits()), four_hundred(None)
+    print(f"400 matches of a .py file against stand: sandboxed {boxed:.2f} s, --trusted {trusted:.2f} s: "
+          f"{trusted / boxed:.2f} (target >= 0.5)")
 
 
 _CLASS_HEAD = r"""#include "mycodes.h"
