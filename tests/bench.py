@@ -109,9 +109,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="only compare the course engine figure with another checkout's (its _core built in place)")
     p.add_argument("--looper", type=int, metavar="N",
                    help="only what a looping hand-in adds to the grade of a class of N generated submissions")
+    p.add_argument("--grade-against", type=Path, metavar="DIR",
+                   help="only the bench class's grade, here and in another checkout (its .venv built), in turn")
     args = p.parse_args(argv)
     if args.looper is not None:
         looper_alone(args.looper)
+        return 0
+    if args.grade_against is not None:
+        grade_against(args.grade_against.resolve(), 1 if args.quick else 2)
         return 0
     if args.against is not None:
         compare_engine(args.against.resolve(), 3 if args.quick else 6)
@@ -435,6 +440,32 @@ def bench_grading(runs: int, seconds: float) -> None:
             took = time.perf_counter() - t
             print(f"grade 4 C submissions on the {label}: {r.matches / took:,.0f} matches/s, "
                   f"{r.rounds / took:,.0f} rounds/s ({took:.1f} s incl. start-up)")
+
+
+def grade_against(other: Path, rounds: int) -> None:
+    """``--grade-against DIR``: the bench class (30 generated C hand-ins) graded by this tree and by the checkout
+    ``DIR`` (with its own .venv), in turn, ``rounds`` times each, every file compiled afresh, the base seed pinned,
+    each tree with its own default rubric: the wall time of each and their ratio (issue 33: this tree's <= 0.4
+    of the tree before it, and <= 60 s)."""
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        subs = make_class(root / "class", 30)
+        times: dict[str, list[float]] = {"this tree": [], str(other): []}
+        for r in range(rounds):
+            for label, tree in (("this tree", ROOT), (str(other), other)):
+                env = {**os.environ, "TWENTYONE_CACHE": str(root / f"cache-{r}-{len(times[label])}-{tree.name}")}
+                out = root / f"out-{r}-{tree.name}"
+                python = tree / ".venv" / "bin" / "python"
+                t = time.perf_counter()
+                subprocess.run([str(python), "-m", "twentyone", "grade", *map(str, subs), "--out", str(out), "--seed",
+                                "2026", "--quiet"], check=True, capture_output=True, cwd=tree, env=env)
+                times[label].append(time.perf_counter() - t)
+        here, there = statistics.median(times["this tree"]), statistics.median(times[str(other)])
+        print(f"grade of the bench class (30 C hand-ins), in turn with {other} (load {os.getloadavg()[0]:.1f}): "
+              f"this tree {here:.0f} s, the other {there:.0f} s: {here / there:.2f} (targets <= 60 s, <= 0.4)")
 
 
 def looper_alone(n: int) -> None:

@@ -387,3 +387,32 @@ def test_the_zygote_outlives_a_file_that_dies_while_loading(tmp_path: Path) -> N
     finally:
         g.close()
     assert boxmod._ZYGOTE[0].pid == before
+
+
+def test_a_forked_engine_starts_its_own_zygote_and_leaves_its_parents(tmp_path: Path) -> None:
+    """A process pool's worker is a fork of the engine: it starts a fork server of its own for its Python boxes
+    and never ends its parent's (the original's boxes go on being served)."""
+    path = tmp_path / "random.py"
+    path.write_text(RANDOM_PY)
+    s = make_strategy(str(path), warn=lambda m: None, sandbox=Limits())
+    s.close()
+    parents = boxmod._ZYGOTE[0].pid
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            t = make_strategy(str(path), warn=lambda m: None, sandbox=Limits())
+            ok = play_match([Seating("x", "x", t), Seating("s", "stand", Stand())], 6, 1).by_seat(1).fault is None
+            t.close()
+            code = 0 if ok and boxmod._ZYGOTE[0].pid != parents else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    assert os.waitid(os.P_PID, parents, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None  # still alive
+    again = make_strategy(str(path), warn=lambda m: None, sandbox=Limits())
+    try:
+        assert play_match([Seating("x", "x", again), Seating("s", "stand", Stand())], 6, 2).by_seat(1).fault is None
+    finally:
+        again.close()
+    assert boxmod._ZYGOTE[0].pid == parents

@@ -504,6 +504,8 @@ def zygote(package_root: Path) -> Zygote | None:
             except ChildProcessError:
                 pass
             z.close()
+        else:  # a forked copy of the engine (a process pool): the zygote is the original's; leave it to it
+            z.sock.close()
         _ZYGOTE.clear()
     try:
         z = Zygote(python_argv(package_root, "zygote"))
