@@ -94,6 +94,31 @@ def test_a_descriptors_owner_cannot_signal_the_engine(how: object, abi: str, ord
     del line
 
 
+@pytest.mark.parametrize("who", ["root", "user-without-namespaces"])
+@pytest.mark.parametrize("lang", ["c", "py"])
+def test_a_descriptors_owner_cannot_signal_the_engine_whoever_runs_it(lang: str, who: str,
+                                                                      ordinary_user: OrdinaryUser,
+                                                                      tmp_path: Path) -> None:
+    """The same hand-in run by root, and by an ordinary user on a host without user namespaces
+    (TWENTYONE_USERNS=0): the match finishes and the fault names the forbidden call."""
+    import subprocess
+    import sys
+
+    if lang == "py":
+        path = _hand_in(ordinary_user, "owner_signal.py")
+    else:
+        path = _hand_in(ordinary_user, "owner_signal.c", TARGET=0, HOW=1)
+    args = ["match", "-p", str(path), "-p", "stand", "--seed", "3", "--json"]
+    if who == "root":
+        r = subprocess.run([sys.executable, "-P", "-m", "twentyone", *args], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=300)
+    else:
+        r = ordinary_user.run(args, path.parent, TWENTYONE_USERNS="0")
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+    me = next(s for s in json.loads(r.stdout)["ranking"] if s["seat"] == 1)
+    assert me["fault"] == "crash" and FORBIDDEN.search(me["fault_detail"] or ""), me
+
+
 @pytest.mark.parametrize("lang", ["c", "py"])
 def test_a_descriptors_owner_cannot_signal_another_process_of_the_user(lang: str,
                                                                        ordinary_user: OrdinaryUser) -> None:
