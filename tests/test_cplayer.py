@@ -142,8 +142,8 @@ def test_two_students_bet1_never_clash() -> None:
 
 def test_symbols_are_hidden_and_builds_cached() -> None:
     """The built module exports only its init function, and an unchanged file is not rebuilt."""
-    built = compile_student(STUDENTS / "basic.c")
-    assert compile_student(STUDENTS / "basic.c") == built
+    built = compile_student(STUDENTS / "basic.c", module=True)
+    assert compile_student(STUDENTS / "basic.c", module=True) == built
     dyn = subprocess.run(["nm", "-D", "--defined-only", str(built)], capture_output=True, text=True).stdout
     names = {line.split()[-1] for line in dyn.splitlines()}
     assert "bet1" not in names and any(n.startswith("PyInit_") for n in names)
@@ -331,7 +331,7 @@ def test_modules_are_loaded_without_rtld_global() -> None:
 
     from twentyone.players.c.module import load_student
 
-    built = compile_student(STUDENTS / "static_counter.c")
+    built = compile_student(STUDENTS / "static_counter.c", module=True)
     load_student(built)
     with pytest.raises(AttributeError):
         getattr(ctypes.CDLL(None), "PyInit_" + built.name.split(".")[0])
