@@ -215,6 +215,24 @@ def _module_objects() -> Path:
                                    [C_SRC / h for h in COURSE_HEADERS])
 
 
+_GLUE_NAMES: dict[Path, frozenset[str]] = {}
+
+
+def _glue_names(folder: Path) -> frozenset[str]:
+    """The global names the project's glue defines (in the objects of ``folder``): a student's file that defines
+    one too (its own ``printf``, made ``tw_printf`` by the output capture) does not link, as it does not with the
+    course's compilers, whose stdio.h defines printf; read once per process with nm."""
+    found = _GLUE_NAMES.get(folder)
+    if found is None:
+        import subprocess
+
+        objs = [str(folder / (Path(g).stem + ".o")) for g in GLUE]
+        out = subprocess.run([jail.toolchain()["nm"], "-g", "--defined-only", *objs], capture_output=True, text=True,
+                             errors="replace").stdout
+        found = _GLUE_NAMES[folder] = frozenset(p[-1] for p in (ln.split() for ln in out.splitlines()) if len(p) == 3)
+    return found
+
+
 def _copy_objects(folder: Path, into: Path) -> list[str]:
     into.mkdir(exist_ok=True)
     out = []
@@ -264,7 +282,8 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None, timeo
             steps.compile([steps.tools["cc"], "-c", "-fPIC", *FLAGS, *forced, str(student)], student_c_flags(source),
                           "part0.o")
         linked = steps.combine(["part0.o", *_copy_objects(course, scratch / "course")])
-        steps.box(linked, COURSE_FUNCTIONS, _copy_objects(box, scratch / "box-objects"), cpp=lang == "cpp")
+        steps.box(linked, COURSE_FUNCTIONS, _copy_objects(box, scratch / "box-objects"), cpp=lang == "cpp",
+                  clash=_glue_names(box))
         if glue is not None:
             steps.module(linked, name, _copy_objects(glue, scratch / "glue"), include, cpp=lang == "cpp")
         check_size(path, scratch)
@@ -346,9 +365,9 @@ def _run_untrusted(j: jail.Jail, argv: list[str], deadline: float) -> jail.Ran:
 #: Sections whose code would run before the box program's main(): refused (a C or C++ compiler never makes
 #: them; only a hand-written ``.section`` does).
 _BEFORE_MAIN = (".init", ".fini")
-#: Sections that name another file for the tools that read the program later (addr2line follows them): refused
-#: (a compiler never makes them either).
-_OTHER_FILE = (".gnu_debuglink", ".gnu_debugaltlink")
+#: Sections that name another file: debug information that addr2line would follow when a crash is located, the
+#: program's loader.  Refused (a compiler never makes them either).
+_OTHER_FILE = (".gnu_debuglink", ".gnu_debugaltlink", ".interp")
 #: The student's initialisers, moved where the box program runs them once it is confined (c_src/box/tw_box.c);
 #: finalisers are dropped (the box ends with _exit).
 _MOVED = ((".init_array", "tw_init_array"), (".ctors", "tw_ctors"), (".preinit_array", "tw_preinit_array"),
@@ -428,10 +447,11 @@ class _Steps:
             raise self.fail(ran)
         return out
 
-    def box(self, student: str, keep: Sequence[str], box_objects: list[str], cpp: bool) -> None:
+    def box(self, student: str, keep: Sequence[str], box_objects: list[str], cpp: bool,
+            clash: frozenset[str] = frozenset()) -> None:
         """Link the box program (``BOX_PROGRAM``) from a copy of ``student`` in which nothing runs before main
         (initialisers moved, ``.init``/``.fini`` code and ifunc resolvers refused) and only ``keep`` stays
-        global."""
+        global; a global name of ``clash`` that ``student`` defines is a link error, as if linked with them."""
         ran = self.run([self.tools["readelf"], "-SsW", student])
         if ran.returncode:
             raise self.fail(ran)
@@ -451,6 +471,13 @@ class _Steps:
         if re.search(r"\bIFUNC\b", listing):
             raise CompileError(f"{self.shown} does not compile",
                                f"{self.shown}:1: error: an ifunc resolver runs before the sandbox holds; refused")
+        defined = {m.group(1) for m in re.finditer(r"^\s*\d+:\s+\S+\s+\S+\s+\S+\s+(?:GLOBAL|WEAK)\s+\S+\s+(?!UND)\S+\s+(\S+)$",
+                                                 listing, re.M)}
+        both = sorted(defined & clash)
+        if both:
+            raise CompileError(f"{self.shown} does not compile", "\n".join(
+                f"{self.shown}: link error: multiple definition of `{n.removeprefix('tw_')}' (the course's program or "
+                "the project's output capture already defines it)" for n in both[:10]))
         keep_file = self.scratch / "keep.txt"
         keep_file.write_text("\n".join(keep) + "\n", encoding="ascii")
         boxed = self.path("boxed.o")

@@ -268,6 +268,9 @@ def run(j: Jail, argv: Sequence[str], deadline: float) -> Ran:
     refused: list[str] = []
     try:
         code = _supervise(j, pid, ours, deadline, refused)
+    except BaseException:  # Ctrl-C, or the jail not set up: nothing of the tool's outlives it
+        _end(pid)
+        raise
     finally:
         ours.close()
     with open(out_path, "rb") as f:
