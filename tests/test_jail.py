@@ -254,6 +254,6 @@ def test_a_hostile_build_without_landlock_is_one_line_and_leaks_nothing(tmp_path
                        cwd=ROOT, timeout=180)
     errors = [ln for ln in r.stderr.splitlines() if ln.startswith("twentyone: error:")]
     assert r.returncode == 2 and len(errors) == 1 and "Traceback" not in r.stderr, r.stderr
-    assert f"{secret} was not let be read" in r.stderr, r.stderr
+    assert f"toolchain: {secret} was refused" in r.stderr, r.stderr
     assert marker not in r.stdout + r.stderr
     assert not (tmp_path / "printed").exists() or not _holding(tmp_path / "printed", marker.encode())

@@ -436,8 +436,8 @@ class _Steps:
 
     def _said_refused(self) -> None:
         if self.refused and self.warn is not None:
-            self.warn(f"{self.shown}: the compiler was not let read {', '.join(self.refused[:3])} (only the "
-                      "submission and the toolchain): it was compiled as if absent")
+            self.warn(f"{self.shown}: the build reads only the submission and the toolchain: "
+                      f"{', '.join(self.refused[:3])} was refused, and compiled as if absent")
 
     def combine(self, objs: list[str]) -> str:
         """The student's object and the course's, as one relocatable object."""

@@ -36,8 +36,7 @@ def compiler_messages(raw: bytes, scratch: Path, copy: Path, original: Path, ref
     prefix = f"{original}:"
     keep = [_cut(ln) for ln in text.splitlines() if ln.startswith(prefix)]
     for name in refused:
-        keep.append(_cut(f"{original}: the build may read only the submission and the toolchain: {name} was not "
-                         "let be read"))
+        keep.append(_cut(f"{original}: the build reads only the submission and the toolchain: {name} was refused"))
     links: list[str] = []
     for m in _LINK.finditer(text):
         line = f"{original}: link error: {m.group(1)} `{m.group(2)}'"
