@@ -257,3 +257,34 @@ def test_a_hostile_build_without_landlock_is_one_line_and_leaks_nothing(tmp_path
     assert f"toolchain: {secret} was refused" in r.stderr, r.stderr
     assert marker not in r.stdout + r.stderr
     assert not (tmp_path / "printed").exists() or not _holding(tmp_path / "printed", marker.encode())
+
+
+def test_a_compiler_wrapper_in_a_home_folder_opens_no_other_file_there(monkeypatch: pytest.MonkeyPatch,
+                                                                       tmp_path: Path) -> None:
+    """CC is a wrapper script in ~/bin: the jail lets the tools run it, but reads nothing else of that home (only
+    a real compiler's install prefix, with its lib/gcc, is taken with its bin)."""
+    from twentyone.errors import CompileError
+    from twentyone.players.c import jail
+    from twentyone.players.c.build import compile_student
+
+    home = tmp_path / "teacher"
+    (home / "bin").mkdir(parents=True)
+    wrapper = home / "bin" / "gcc"
+    wrapper.write_text(f"#!/bin/sh\nexec {shutil.which('gcc')} \"$@\"\n")
+    wrapper.chmod(0o755)
+    marker = f"TWENTYONE_SECRET_{uuid.uuid4().hex}"
+    secret = home / "answers.txt"
+    secret.write_text(marker)
+    monkeypatch.setenv("CC", str(wrapper))
+    monkeypatch.setenv("TWENTYONE_CACHE", str(tmp_path / "cache"))
+    assert str(home / "bin") in jail.toolchain().folders and str(home) not in jail.toolchain().folders
+    src = tmp_path / "li" / "mycodes.c"
+    src.parent.mkdir()
+    src.write_text((BUILD / "paste_incbin.c").read_text().replace("/etc/passwd", str(secret)))
+    watch = Watch([secret])
+    try:
+        with pytest.raises(CompileError):
+            compile_student(src)
+    finally:
+        opened = watch.opened()
+    assert not opened and not _holding(tmp_path / "cache", marker.encode())

@@ -148,17 +148,16 @@ def confinement() -> str:
 
 
 def _toolchain() -> bytes:
-    """The toolchain's identity, the jail's layers and cffi's version: a new one of any means a new build."""
-    global _TOOLCHAIN
-    if _TOOLCHAIN is None:
-        import cffi
+    """The toolchain's identity, cffi's version and the jail's layers: a new one of any means a new build."""
+    if _TOOLCHAIN is not None:  # a test's stand-in
+        return _TOOLCHAIN + b"|" + confinement().encode()
+    import cffi
 
-        try:
-            tools = objects.toolchain_id()
-        except jail.JailError as e:
-            raise PlayerSpecError(e.strerror or str(e)) from None
-        _TOOLCHAIN = tools + b"|cffi " + cffi.__version__.encode()
-    return _TOOLCHAIN + b"|" + confinement().encode()
+    try:
+        tools = objects.toolchain_id()
+    except jail.JailError as e:
+        raise PlayerSpecError(e.strerror or str(e)) from None
+    return tools + b"|cffi " + cffi.__version__.encode() + b"|" + confinement().encode()
 
 
 _TOOLCHAIN: bytes | None = None

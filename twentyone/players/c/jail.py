@@ -147,13 +147,23 @@ def toolchain() -> Toolchain:
             raise JailError(errno.ENOENT, f"the toolchain has no {name} on PATH (needed to build C files)")
         programs[role] = os.path.abspath(where)
         for p in (where, os.path.realpath(where)):
-            home = os.path.dirname(os.path.abspath(p))
-            if os.path.basename(home) == "bin":  # /opt/gcc-13/bin/gcc: its libexec and lib are beside bin
-                home = os.path.dirname(home)
-            if not any(home == f or home.startswith(f + "/") for f in folders):
-                folders.append(home)
+            for home in _homes(os.path.dirname(os.path.abspath(p))):
+                if not any(home == f or home.startswith(f + "/") for f in folders):
+                    folders.append(home)
     found = _TOOLCHAINS[(cc, cxx)] = Toolchain(programs, tuple(folders))
     return found
+
+
+def _homes(folder: str) -> list[str]:
+    """The folders a program in ``folder`` needs: that folder, and the install prefix above a ``bin`` that holds a
+    compiler's own files (``/opt/gcc-13`` for ``/opt/gcc-13/bin/gcc``: its ``libexec/gcc`` and ``lib/gcc``), never a
+    home folder above a ``~/bin`` of wrappers."""
+    out = [folder]
+    prefix = os.path.dirname(folder)
+    if os.path.basename(folder) == "bin" and any(os.path.isdir(os.path.join(prefix, d, "gcc"))
+                                                 for d in ("lib", "libexec", "lib64")):
+        out.append(prefix)
+    return out
 
 
 # -- which layers this host has ----------------------------------------------------------------------------------
