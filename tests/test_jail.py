@@ -288,3 +288,44 @@ def test_a_compiler_wrapper_in_a_home_folder_opens_no_other_file_there(monkeypat
     finally:
         opened = watch.opened()
     assert not opened and not _holding(tmp_path / "cache", marker.encode())
+
+
+def test_a_build_is_never_taken_from_the_cache_under_other_layers(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    """A build made at Landlock ABI 0 is not the one a run at the kernel's ABI takes, nor one made without the path
+    watcher: the cache's key names the layers it was built under."""
+    from tests.conftest import require
+    from twentyone.players.c import jail
+    from twentyone.players.c.build import compile_student
+    from twentyone.players.sandbox import landlock
+
+    require(landlock.kernel_abi() >= 1, "Landlock")
+    monkeypatch.setenv("TWENTYONE_CACHE", str(tmp_path / "cache"))
+    basic = ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c"
+    built = {}
+    for layers in ("native", "0", "no watcher"):
+        with monkeypatch.context() as m:
+            if layers == "0":
+                for k, v in abi_env("0").items():
+                    m.setenv(k, v)
+            if layers == "no watcher":
+                m.setattr(jail, "WATCH", False)
+            built[layers] = compile_student(basic).parent
+    assert len(set(built.values())) == 3, built
+
+
+def test_a_host_with_no_layer_builds_no_untrusted_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No Landlock and no path watcher (switched off, as on a kernel older than 5.5): the build is refused in one
+    line that says why, and nothing is compiled."""
+    from twentyone.errors import PlayerSpecError
+    from twentyone.players.c import jail
+    from twentyone.players.c.build import compile_student
+
+    monkeypatch.setenv("TWENTYONE_CACHE", str(tmp_path / "cache"))
+    for k, v in abi_env("0").items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setattr(jail, "WATCH", False)
+    with pytest.raises(PlayerSpecError) as e:
+        compile_student(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
+    assert "cannot confine the compiler" in str(e.value) and "\n" not in str(e.value)
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.o"))
