@@ -194,7 +194,53 @@ def watch_problem() -> str:
     action = ctypes.c_uint32(_RET_USER_NOTIF)
     if _libc.syscall(_SYS_SECCOMP[arch], _SECCOMP_GET_ACTION_AVAIL, 0, ctypes.byref(action)) != 0:
         return f"seccomp user notification is not available ({os.strerror(ctypes.get_errno())})"
+    if not _TRIED:
+        _TRIED.append(True)
+        problem = _try_listener()
+        if problem:
+            _WATCH_PROBLEM.append(problem)
+            return problem
     return ""
+
+
+_TRIED: list[bool] = []
+
+
+def _said(e: BaseException) -> bytes:
+    """What went wrong in a child, for its parent: an OSError's own words."""
+    text = (e.strerror or str(e)) if isinstance(e, OSError) else str(e)
+    return text.encode("utf-8", "replace")[:500]
+
+
+def _try_listener() -> str:
+    """Install the tools' filter in a child that does nothing else (a container's own filter may already have a
+    listener, or forbid seccomp): '' when it could, else why not."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    prog = _filter()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports and exits
+        try:
+            _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+            listener = _install(prog)
+            socket.send_fds(theirs, [b"k"], [listener])
+        except BaseException as e:  # noqa: BLE001 - told to the parent
+            try:
+                theirs.send(b"e" + _said(e))
+            except BaseException:  # noqa: BLE001
+                pass
+        os._exit(0)
+    theirs.close()
+    try:
+        ours.settimeout(10.0)
+        msg, fds, _, _ = socket.recv_fds(ours, 600, 1)
+    except OSError as e:
+        msg, fds = b"e" + str(e).encode(), []
+    finally:
+        ours.close()
+        os.waitpid(pid, 0)
+    for fd in fds:
+        os.close(fd)
+    return "" if msg.startswith(b"k") and fds else msg[1:].decode("utf-8", "replace") or "no listener"
 
 
 def layers() -> tuple[int, bool]:
@@ -306,7 +352,7 @@ def _child(j: Jail, argv: list[str], env: dict[str, str], out_fd: int, err_fd: i
         os.dup2(err_fd, 2)
         keep = sock.fileno()
         os.closerange(3, keep)
-        os.closerange(keep + 1, 1 << 16)
+        os.closerange(keep + 1, max(resource.getrlimit(resource.RLIMIT_NOFILE)[0], keep + 1))
         os.chdir(j.folder)
         for res, soft, hard in j.limits:
             resource.setrlimit(res, (soft, hard))
@@ -327,7 +373,7 @@ def _child(j: Jail, argv: list[str], env: dict[str, str], out_fd: int, err_fd: i
         os.execve(argv[0], argv, env)
     except BaseException as e:  # noqa: BLE001 - told to the parent, then gone
         try:
-            sock.send(b"e" + str(e).encode("utf-8", "replace")[:500])
+            sock.send(b"e" + _said(e))
         except BaseException:  # noqa: BLE001
             pass
     os._exit(127)
