@@ -157,7 +157,8 @@ def _toolchain() -> bytes:
         tools = objects.toolchain_id()
     except jail.JailError as e:
         raise PlayerSpecError(e.strerror or str(e)) from None
-    return tools + b"|cffi " + cffi.__version__.encode() + b"|" + confinement().encode()
+    version: str = cffi.__version__
+    return tools + b"|cffi " + version.encode() + b"|" + confinement().encode()
 
 
 _TOOLCHAIN: bytes | None = None
