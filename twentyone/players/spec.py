@@ -5,7 +5,7 @@ SPEC is one of the built-in names (``stand``, ``basic``, ``hilo``, ``champion``,
 ``human``, ``chart:path.csv`` (a strategy
 chart, ``chart:french-expert`` for the shipped one), ``path/to/file.py[:K]`` (a course-style Python
 function set K, default 1, or a file defining ``STRATEGY``, a ``Strategy`` subclass or instance),
-``path/to/mycodes.c[:K]`` or ``mycodes.cpp[:K]`` (a student's C or C++ file, compiled through cffi), or a
+``path/to/mycodes.c[:K]`` or ``mycodes.cpp[:K]`` (a student's C or C++ file, compiled once and cached), or a
 folder or zip holding one (``path/to/folder[:K]``, ``path/to/li.zip[:K]``): ``players.intake`` finds the
 strategy file in it, and a zip is unpacked into a temporary folder removed when the process ends.
 
