@@ -215,31 +215,43 @@ def _module_objects() -> Path:
                                    [C_SRC / h for h in COURSE_HEADERS])
 
 
-_GLUE_NAMES: dict[Path, frozenset[str]] = {}
+_GLUE_NAMES: dict[str, frozenset[str]] = {}
 
 
-def _glue_names(folder: Path) -> frozenset[str]:
-    """The global names the project's glue defines (in the objects of ``folder``): a student's file that defines
-    one too (its own ``printf``, made ``tw_printf`` by the output capture) does not link, as it does not with the
-    course's compilers, whose stdio.h defines printf; read once per process with nm."""
-    found = _GLUE_NAMES.get(folder)
+def _glue_names(cached: Path, folder: Path) -> frozenset[str]:
+    """The global names the project's glue defines (its objects from the cache folder ``cached``, copied into
+    ``folder``): a student's file that defines one too (its own ``printf``, made ``tw_printf`` by the output
+    capture) does not link, as it does not with the course's compilers, whose stdio.h defines printf; read once per
+    process and set of objects, with nm."""
+    found = _GLUE_NAMES.get(cached.name)
     if found is None:
         import subprocess
 
         objs = [str(folder / (Path(g).stem + ".o")) for g in GLUE]
         out = subprocess.run([jail.toolchain()["nm"], "-g", "--defined-only", *objs], capture_output=True, text=True,
                              errors="replace").stdout
-        found = _GLUE_NAMES[folder] = frozenset(p[-1] for p in (ln.split() for ln in out.splitlines()) if len(p) == 3)
+        found = _GLUE_NAMES[cached.name] = frozenset(p[-1] for p in (ln.split() for ln in out.splitlines())
+                                                     if len(p) == 3)
     return found
 
 
-def _copy_objects(folder: Path, into: Path) -> list[str]:
-    into.mkdir(exist_ok=True)
-    out = []
-    for obj in sorted(folder.glob("*.o")):
-        shutil.copyfile(obj, into / obj.name)
-        out.append(str(into / obj.name))
-    return out
+def _fetch(make: Callable[[], Path], into: Path) -> tuple[Path, list[str]]:
+    """The project's objects ``make`` returns (their cache folder), copied into the build's folder ``into``; made
+    again if the cache was pruned under this build."""
+    for attempt in (1, 2):
+        folder = make()
+        into.mkdir(exist_ok=True)
+        try:
+            copies = []
+            for obj in sorted(folder.glob("*.o")):
+                shutil.copyfile(obj, into / obj.name)
+                copies.append(str(into / obj.name))
+            if copies:
+                return folder, copies
+        except FileNotFoundError:
+            if attempt == 2:
+                raise
+    raise CompileError(f"the project's objects in {folder} are missing")
 
 
 # -- builds ----------------------------------------------------------------------------------------------------------
@@ -257,11 +269,12 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None, timeo
     if wanted.is_file() and (out_dir / BOX_PROGRAM).is_file():
         touch(out_dir)
         return wanted
-    course, box = _course_objects(), _box_objects()
-    glue = _module_objects() if module else None
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tw-build-", dir=out_dir.parent) as tmp:
         scratch = Path(tmp)
+        _, course = _fetch(_course_objects, scratch / "course")
+        box_dir, box = _fetch(_box_objects, scratch / "box-objects")
+        glue = _fetch(_module_objects, scratch / "glue")[1] if module else None
         include = scratch / "include"
         include.mkdir()
         for rel in COURSE_HEADERS:
@@ -281,11 +294,10 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None, timeo
         else:
             steps.compile([steps.tools["cc"], "-c", "-fPIC", *FLAGS, *forced, str(student)], student_c_flags(source),
                           "part0.o")
-        linked = steps.combine(["part0.o", *_copy_objects(course, scratch / "course")])
-        steps.box(linked, COURSE_FUNCTIONS, _copy_objects(box, scratch / "box-objects"), cpp=lang == "cpp",
-                  clash=_glue_names(box))
+        linked = steps.combine(["part0.o", *course])
+        steps.box(linked, COURSE_FUNCTIONS, box, cpp=lang == "cpp", clash=_glue_names(box_dir, scratch / "box-objects"))
         if glue is not None:
-            steps.module(linked, name, _copy_objects(glue, scratch / "glue"), include, cpp=lang == "cpp")
+            steps.module(linked, name, glue, include, cpp=lang == "cpp")
         check_size(path, scratch)
         if out_dir.is_dir() and glue is not None:  # a box already cached: the module joins it
             os.replace(scratch / _module_file(name), wanted)
@@ -327,11 +339,11 @@ def compile_program(path: Path, source: bytes, *, lang: str, headers: Sequence[P
     units = [objects.Unit(src, "cxx" if src.suffix in (".cpp", ".cc") else "cc",
                           BOX_CXX_FLAGS if src.suffix in (".cpp", ".cc") else BOX_C_FLAGS)
              for src in (C_SRC / "box" / "tw_box.c", C_SRC / "box" / "tw_confine.c", *box_sources)]
-    box = objects.project_objects(cache_dir(), units, box_headers)
     cpp = lang == "cpp" or any(u.tool == "cxx" for u in units)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tw-build-", dir=out_dir.parent) as tmp:
         scratch = Path(tmp)
+        _, box = _fetch(lambda: objects.project_objects(cache_dir(), units, box_headers), scratch / "box-objects")
         include = scratch / "include"
         include.mkdir()
         for header in box_headers:
@@ -346,7 +358,7 @@ def compile_program(path: Path, source: bytes, *, lang: str, headers: Sequence[P
             steps.compile([steps.tools["cc"], "-c", "-fPIC", *FLAGS, f"-I{include}", str(student)],
                           student_c_flags(source), "part0.o")
         linked = steps.combine(["part0.o"])
-        steps.box(linked, tuple(keep), _copy_objects(box, scratch / "box-objects"), cpp=cpp)
+        steps.box(linked, tuple(keep), box, cpp=cpp)
         if not (scratch / BOX_PROGRAM).is_file():
             raise CompileError(f"{path}: the compiler produced no program")
         check_size(path, scratch)

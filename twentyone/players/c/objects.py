@@ -102,7 +102,8 @@ def project_objects(root: Path, units: Sequence[Unit], headers: Sequence[Path]) 
             for u in units:
                 cmd = [tools[u.tool], "-c", *u.flags, f"-I{made}", str(u.source), "-o", str(made / u.object)]
                 proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT, cwd=made,
-                                      env=dict(os.environ, LC_ALL="C"))
+                                      env={"PATH": os.environ.get("PATH", os.defpath), "LC_ALL": "C",
+                                           "TMPDIR": str(scratch)})
                 if proc.returncode:
                     text = (proc.stderr + proc.stdout).decode("utf-8", "replace").strip()
                     raise CompileError(f"the project's own {u.source.name} does not compile with this toolchain",
