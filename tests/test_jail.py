@@ -20,6 +20,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -227,16 +228,40 @@ def test_whether_a_file_exists_is_not_learnt(trick: str, abi: str, user: str) ->
         absent["messages"].replace(str(secret.parent / "none"), "X").replace("-absent", ""), (there, absent)
 
 
-def test_a_section_naming_another_file_is_refused(tmp_path: Path) -> None:
-    """A .gnu_debugaltlink section (which addr2line follows when a crash is located) is refused in one line."""
+@pytest.mark.parametrize("section", [".gnu_debugaltlink", ".interp"])
+def test_a_section_naming_another_file_is_refused(section: str, tmp_path: Path) -> None:
+    """A .gnu_debugaltlink section (which addr2line follows when a crash is located) or an .interp (the program's
+    loader) is refused in one line."""
     from twentyone.errors import CompileError
     from twentyone.players.c.build import compile_student
 
     src = tmp_path / "mycodes.c"
-    src.write_text((BUILD / "section_debugaltlink.c").read_text())
+    src.write_text((BUILD / "section_debugaltlink.c").read_text().replace(".gnu_debugaltlink", section))
     with pytest.raises(CompileError) as e:
         compile_student(src)
-    assert "'.gnu_debugaltlink' section names another file" in (e.value.messages or "")
+    assert f"'{section}' section names another file" in (e.value.messages or "")
+
+
+def test_a_build_stopped_by_ctrl_c_leaves_no_tool_running(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Ctrl-C while a tool of the build runs (in a session of its own, out of the terminal's reach): the tool is
+    killed and reaped before the interrupt goes on."""
+    from twentyone.players.c import jail
+
+    started: list[int] = []
+    real = jail._serve
+
+    def interrupted(j: Any, pid: int, *a: Any) -> Any:
+        started.append(pid)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(jail, "_serve", interrupted)
+    j = jail.jail(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        jail.run(j, [j.tools["cc"], "--version"], time.monotonic() + 60)
+    monkeypatch.setattr(jail, "_serve", real)
+    (pid,) = started
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # already reaped: neither running nor a zombie
 
 
 def test_a_hostile_build_without_landlock_is_one_line_and_leaks_nothing(tmp_path: Path) -> None:
