@@ -170,7 +170,8 @@ def _run(abi: str, user: str) -> Run:
         os.chmod(secret, 0o600)
         _chown(secret, user)
         secrets[name] = (secret, marker)
-        for dest, aim, into in ((subs / name, secret, cases), (subs / f"{name}-absent", secrets_dir / "none", absent_cases)):
+        gone = (subs / f"{name}-absent", secrets_dir / "none", absent_cases)
+        for dest, aim, into in ((subs / name, secret, cases), gone):
             if into is absent_cases and name not in EXISTENCE:
                 continue
             dest.mkdir()

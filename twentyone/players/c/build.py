@@ -388,6 +388,10 @@ _MOVED = ((".init_array", "tw_init_array"), (".ctors", "tw_ctors"), (".preinit_a
 _DATA = ((".data", "tw_data"), (".data.rel.local", "tw_data_rel"), (".data.rel", "tw_data_rel"), (".bss", "tw_bss"))
 
 
+#: A symbol the object defines with global or weak binding, in ``readelf -s``'s listing: its name.
+_DEFINED = re.compile(r"^\s*\d+:\s+\S+\s+\S+\s+\S+\s+(?:GLOBAL|WEAK)\s+\S+\s+(?!UND)\S+\s+(\S+)$", re.M)
+
+
 class _Steps:
     """The steps of one build, each a tool run in the build's jail, in its scratch folder; the first that fails
     raises CompileError with the messages about the student's file."""
@@ -483,8 +487,7 @@ class _Steps:
         if re.search(r"\bIFUNC\b", listing):
             raise CompileError(f"{self.shown} does not compile",
                                f"{self.shown}:1: error: an ifunc resolver runs before the sandbox holds; refused")
-        defined = {m.group(1) for m in re.finditer(r"^\s*\d+:\s+\S+\s+\S+\s+\S+\s+(?:GLOBAL|WEAK)\s+\S+\s+(?!UND)\S+\s+(\S+)$",
-                                                 listing, re.M)}
+        defined = {m.group(1) for m in _DEFINED.finditer(listing)}
         both = sorted(defined & clash)
         if both:
             raise CompileError(f"{self.shown} does not compile", "\n".join(
