@@ -145,14 +145,14 @@ def _driver(cases: list[tuple[str, str, str]], home: Path, user: str, abi: str) 
     return json.loads(p.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def _run(abi: str, user: str) -> Run:
+def _run(abi: str, user: str, request: pytest.FixtureRequest) -> Run:
     """Build every trick at Landlock ABI ``abi`` as ``user``, each aimed at a secret of its own (that user's,
     readable by nobody else), the secrets watched; then the existence tricks again, aimed at absent files."""
     found = _RUNS.get((abi, user))
     if found is not None:
         return found
-    if user == "nobody" and (os.geteuid() != 0 or shutil.which("setpriv") is None):
-        pytest.skip("needs root to become an ordinary user")
+    if user == "nobody":
+        request.getfixturevalue("ordinary_user")  # root and setpriv, and Python's folders passable to that user
     home = _home(user)
     (home / "cache").mkdir()
     secrets_dir = home / "private"
@@ -204,10 +204,11 @@ def _holding(root: Path, needle: bytes) -> list[Path]:
 @pytest.mark.parametrize("user", USERS)
 @pytest.mark.parametrize("abi", ABIS)
 @pytest.mark.parametrize("trick", list(TRICKS))
-def test_no_tool_of_a_build_reads_a_file_outside_it(trick: str, abi: str, user: str) -> None:
+def test_no_tool_of_a_build_reads_a_file_outside_it(trick: str, abi: str, user: str,
+                                                    request: pytest.FixtureRequest) -> None:
     """A hostile build's secret is never opened by any process (inotify), and its marker is in no built file and
     no message: the build is refused, or built without it."""
-    run = _run(abi, user)
+    run = _run(abi, user, request)
     secret, marker = run.secrets[trick]
     assert secret not in run.opened, f"{trick}: a tool of the build opened {secret}"
     got = run.outcomes[trick]
@@ -218,10 +219,10 @@ def test_no_tool_of_a_build_reads_a_file_outside_it(trick: str, abi: str, user: 
 @pytest.mark.parametrize("user", USERS)
 @pytest.mark.parametrize("abi", ABIS)
 @pytest.mark.parametrize("trick", EXISTENCE)
-def test_whether_a_file_exists_is_not_learnt(trick: str, abi: str, user: str) -> None:
+def test_whether_a_file_exists_is_not_learnt(trick: str, abi: str, user: str, request: pytest.FixtureRequest) -> None:
     """``__has_include`` and ``GCC dependency`` of a secret that exists build as they do when it does not: same
     success, same messages (the path aside)."""
-    run = _run(abi, user)
+    run = _run(abi, user, request)
     there, absent = run.outcomes[trick], run.absent[trick]
     secret, _ = run.secrets[trick]
     assert (there["built"] is None) == (absent["built"] is None), (there, absent)
