@@ -120,11 +120,14 @@ class Run:
 
 
 _RUNS: dict[tuple[str, str], Run] = {}
+#: Every folder the runs made, removed after the module's tests (a run that failed half-way included).
+_HOMES: list[Path] = []
 
 
 def _home(user: str) -> Path:
     """A folder the build's user owns (pytest's tmp_path is root's only)."""
     home = Path(tempfile.mkdtemp(prefix=f"twentyone-test-jail-{user}-"))
+    _HOMES.append(home)
     if user == "nobody":
         os.chmod(home, 0o755)
     return home
@@ -193,8 +196,8 @@ def _run(abi: str, user: str, request: pytest.FixtureRequest) -> Run:
 @pytest.fixture(scope="module", autouse=True)
 def _cleanup() -> Any:
     yield
-    for run in _RUNS.values():
-        shutil.rmtree(run.cache.parent, ignore_errors=True)
+    for home in _HOMES:
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def _holding(root: Path, needle: bytes) -> list[Path]:
