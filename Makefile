@@ -51,12 +51,17 @@ CPROG  := build/c-program
 CPROG_CFLAGS := -O2 -std=gnu99 -Ic_src -Ic_src/compat
 CPROG_STUDENT := -D_POSIX_C_SOURCE=200809L -Ulinux -Uunix
 CPROG_GLIBC := -D_GNU_SOURCE
-# $(call cprog_student,SOURCE,OBJECT): the student's messages are the first attempt's when neither compiles.
-cprog_student = if $(CC) $(CPROG_CFLAGS) $(CPROG_STUDENT) -c $(1) -o $(2) 2>$(2).err; then cat $(2).err >&2; \
-	elif $(CC) $(CPROG_CFLAGS) $(CPROG_GLIBC) -c $(1) -o $(2) 2>/dev/null; then :; else cat $(2).err >&2; false; fi
+# $(call cprog_student,SOURCE,OBJECT): the student's messages are the first attempt's when neither compiles, and
+# name the student's file, not its copy.
+cprog_said = sed 's|$(1)|$(MYCODES)|g' $(2).err >&2
+cprog_student = if $(CC) $(CPROG_CFLAGS) $(CPROG_STUDENT) -c $(1) -o $(2) 2>$(2).err; then $(call cprog_said,$(1),$(2)); \
+	elif $(CC) $(CPROG_CFLAGS) $(CPROG_GLIBC) -c $(1) -o $(2) 2>/dev/null; then :; else $(call cprog_said,$(1),$(2)); false; fi
 # The venv is order-only: the build step needs it to exist, not to be newer than setup.py.
+# The previous program is removed first and the new one linked under another name, then moved: a build that fails
+# at any step leaves no twentyone-c, never the previous student's.
 twentyone-c: c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/tw_person.c c_src/twentyone.h c_src/mycodes.h \
              c_src/tw_person.h c_src/compat/tw_compat.c c_src/compat/conio.h c_src/compat/windows.h c_src/compat/tw_msvc.h $(MYCODES) | $(STAMP)
+	@rm -f $@ $(CPROG)/twentyone-c
 	@mkdir -p $(CPROG)
 	$(PY) -m twentyone.players.c.program '$(MYCODES)' $(CPROG)
 	$(call cprog_student,$(CPROG)/manual.c,$(CPROG)/manual.o)
@@ -64,7 +69,8 @@ twentyone-c: c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/tw_person.c c_s
 	nm -g --defined-only $(CPROG)/auto.o | awk 'NF == 3 { print $$3, "tw_auto_" $$3 }' > $(CPROG)/auto.syms
 	objcopy --redefine-syms=$(CPROG)/auto.syms $(CPROG)/auto.o
 	$(CC) $(CPROG_CFLAGS) $$(cat $(CPROG)/main.flags) c_src/main.c c_src/twentyone.c c_src/tw_rng.c c_src/tw_person.c \
-	      c_src/compat/tw_compat.c $(CPROG)/manual.o $(CPROG)/auto.o -o $@
+	      c_src/compat/tw_compat.c $(CPROG)/manual.o $(CPROG)/auto.o -o $(CPROG)/twentyone-c
+	mv -f $(CPROG)/twentyone-c $@
 
 typecheck: install
 	$(PIP) install --quiet mypy

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import argparse
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from twentyone.players.builtin.course import Basic, Stand
 from twentyone.match import Seating, play_match
@@ -784,8 +786,56 @@ def bench_review(runs: int, seconds: float) -> None:
 
 
 #: Further benchmarks register here.
+def bench_builds(runs: int, seconds: float) -> None:
+    """The bench class's 30 hand-ins built into an empty cache as a sandboxed grade builds them: CPU per hand-in
+    (this process and the compilers), and how many times the compiler ran (the project's files once, then each
+    hand-in's own file and its box's link)."""
+    import os
+    import resource
+    import tempfile
+
+    import twentyone.players.c.build as cb
+    import twentyone.players.c.objects as objects
+
+    compilers = {os.path.realpath(p) for p in (shutil.which(os.environ.get("CC", "gcc")),
+                                                 shutil.which(os.environ.get("CXX", "g++"))) if p}
+    count = [0]
+    real_untrusted, real_run = cb._run_untrusted, objects.subprocess.run
+
+    def untrusted(j: Any, argv: list[str], deadline: float) -> Any:
+        count[0] += os.path.realpath(argv[0]) in compilers
+        return real_untrusted(j, argv, deadline)
+
+    def trusted(argv: list[str], *a: Any, **k: Any) -> Any:
+        count[0] += os.path.realpath(argv[0]) in compilers
+        return real_run(argv, *a, **k)
+
+    def cpu() -> float:
+        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+    old_cache = os.environ.get("TWENTYONE_CACHE")
+    cb._run_untrusted, objects.subprocess.run = untrusted, trusted  # type: ignore[assignment]
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            os.environ["TWENTYONE_CACHE"] = str(Path(tmp) / "cache")
+            subs = make_class(Path(tmp) / "class")
+            start = cpu()
+            for d in subs:
+                cb.compile_student(d / "mycodes.c")
+            spent = cpu() - start
+    finally:
+        cb._run_untrusted, objects.subprocess.run = real_untrusted, real_run  # type: ignore[assignment]
+        if old_cache is None:
+            os.environ.pop("TWENTYONE_CACHE", None)
+        else:
+            os.environ["TWENTYONE_CACHE"] = old_cache
+    print(f"builds of the class ({len(subs)} hand-ins, empty cache, {cb.confinement()}): {spent / len(subs):.3f} s "
+          f"of CPU and {count[0] / len(subs):.2f} compiler runs per hand-in")
+
+
 _EXTRA: list[Callable[[int, float], None]] = [bench_analysis, bench_variants, bench_champion, bench_c_players,
-                                              bench_c_program, bench_sandbox, bench_student_runs, bench_grading,
+                                              bench_c_program, bench_builds, bench_sandbox, bench_student_runs, bench_grading,
                                               bench_similarity, bench_judge, bench_judge_strong, bench_review]
 
 

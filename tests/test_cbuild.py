@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -186,3 +188,73 @@ def test_a_constructor_runs_after_confinement_and_before_the_first_call(tmp_path
     finally:
         s.close()
     assert firsts == [(30, 10), (30, 10)]
+
+
+def test_a_sandboxed_player_never_builds_the_cffi_module(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Seated in the sandbox a C file gets its box program only; seated in process (trusted) it gets the cffi module
+    too, beside the same box program."""
+    monkeypatch.setenv("TWENTYONE_CACHE", str(tmp_path / "cache"))
+    path = Path("tests/fixtures/c/students/basic.c")
+    make_strategy(f"{path}:1", warn=lambda m: None, sandbox=Limits()).close()
+    (built,) = [d for d in cache_dir().iterdir() if d.name.startswith("_tw_student_")]
+    assert (built / "box").is_file() and not list(built.glob("*.so"))
+    make_strategy(f"{path}:1", warn=lambda m: None).close()
+    assert len(list(built.glob("*.so"))) == 1
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Every compiler (gcc, g++) a build runs from now on, its student's and the project's alike."""
+    import twentyone.players.c.build as cb
+    import twentyone.players.c.objects as objects
+
+    runs: list[list[str]] = []
+    real_untrusted, real_run = cb._run_untrusted, objects.subprocess.run
+    compilers = {os.path.realpath(p) for p in (shutil.which(os.environ.get("CC", "gcc")),
+                                                 shutil.which(os.environ.get("CXX", "g++"))) if p}
+
+    def untrusted(j: Any, argv: list[str], deadline: float) -> Any:
+        if os.path.realpath(argv[0]) in compilers:
+            runs.append(argv)
+        return real_untrusted(j, argv, deadline)
+
+    def trusted(argv: list[str], *a: Any, **k: Any) -> Any:
+        if os.path.realpath(argv[0]) in compilers:
+            runs.append(argv)
+        return real_run(argv, *a, **k)
+
+    monkeypatch.setattr(cb, "_run_untrusted", untrusted)
+    monkeypatch.setattr(objects.subprocess, "run", trusted)
+    return runs
+
+
+def test_the_projects_objects_are_compiled_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Into an empty cache the first hand-in compiles the project's files once; every later hand-in runs the
+    compiler twice, its own file and the link of its box program, and none of the project's files again."""
+    monkeypatch.setenv("TWENTYONE_CACHE", str(tmp_path / "cache"))
+    runs = _counting(monkeypatch)
+    compile_student(Path("tests/fixtures/c/students/basic.c"))
+    compiled = [Path(r[r.index("-o") - 1]).name for r in runs if r[1] == "-c"]
+    assert sorted(compiled) == sorted(["mycodes.c", "twentyone.c", "tw_rng.c", "tw_box.c", "tw_confine.c",
+                                       "tw_serve.c", "tw_dispatch.c", "tw_capture.c", "tw_compat.c"]), compiled
+    for name in ("static_counter.c", "helpers.c", "sloppy.c"):
+        runs.clear()
+        compile_student(Path("tests/fixtures/c/students") / name)
+        assert len(runs) == 2, runs
+        assert runs[0][1] == "-c" and runs[0][runs[0].index("-o") - 1].endswith("/mycodes.c"), runs[0]
+        assert runs[1][1] == "-o" and runs[1][2].endswith("/box"), runs[1]
+
+
+def test_builds_at_once_into_an_empty_cache_share_one_set_of_objects(tmp_path: Path) -> None:
+    """Three processes building three hand-ins at once into an empty cache all succeed, and the cache holds one set
+    of each kind of the project's objects and no scratch folder."""
+    cache = tmp_path / "cache"
+    script = ("import sys; from pathlib import Path; from twentyone.players.c.build import compile_student; "
+              "print(compile_student(Path(sys.argv[1])))")
+    env = dict(os.environ, TWENTYONE_CACHE=str(cache))
+    procs = [subprocess.Popen([sys.executable, "-c", script, f"tests/fixtures/c/students/{n}.c"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for n in ("basic", "helpers", "sloppy")]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), outs
+    entries = sorted(e.name.rsplit("_", 1)[0] for e in (cache / "c").iterdir() if e.is_dir())
+    assert entries == ["_tw_objects", "_tw_objects", "_tw_student", "_tw_student", "_tw_student"], entries

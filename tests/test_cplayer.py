@@ -142,8 +142,8 @@ def test_two_students_bet1_never_clash() -> None:
 
 def test_symbols_are_hidden_and_builds_cached() -> None:
     """The built module exports only its init function, and an unchanged file is not rebuilt."""
-    built = compile_student(STUDENTS / "basic.c")
-    assert compile_student(STUDENTS / "basic.c") == built
+    built = compile_student(STUDENTS / "basic.c", module=True)
+    assert compile_student(STUDENTS / "basic.c", module=True) == built
     dyn = subprocess.run(["nm", "-D", "--defined-only", str(built)], capture_output=True, text=True).stdout
     names = {line.split()[-1] for line in dyn.splitlines()}
     assert "bet1" not in names and any(n.startswith("PyInit_") for n in names)
@@ -273,6 +273,19 @@ def test_c_program_manual_play_under_person(tmp_path: Path) -> None:
     assert re.search(r"bet +20", r.stdout) and "after 50 rounds" in r.stdout
 
 
+def test_a_failed_make_c_program_leaves_no_previous_program(tmp_path: Path) -> None:
+    """make c-program of a file that does not compile, after a good one: exit non-zero, no twentyone-c left (it
+    would be the previous student's program), and the messages name the student's file."""
+    from tests.handins import c_program
+
+    exe, _ = c_program(STUDENTS / "basic.c", tmp_path)
+    r = subprocess.run(["make", "--no-print-directory", "-C", str(exe.parent), "c-program",
+                        f"MYCODES={HOSTILE / 'syntax_error.c'}"], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0
+    assert not exe.exists() and not (exe.parent / "build" / "c-program" / "twentyone-c").exists()
+    assert "syntax_error.c:" in r.stderr and "manual.c" not in r.stderr, r.stderr  # named as the student knows it
+
+
 def test_c_program_rejects_bad_arguments(tmp_path: Path) -> None:
     """Bad arguments and missing function sets give one line and exit 2."""
     exe = _build_c_program(ROOT / "c_src" / "mycodes.c", tmp_path)
@@ -331,7 +344,7 @@ def test_modules_are_loaded_without_rtld_global() -> None:
 
     from twentyone.players.c.module import load_student
 
-    built = compile_student(STUDENTS / "static_counter.c")
+    built = compile_student(STUDENTS / "static_counter.c", module=True)
     load_student(built)
     with pytest.raises(AttributeError):
         getattr(ctypes.CDLL(None), "PyInit_" + built.name.split(".")[0])

@@ -339,13 +339,15 @@ def test_make_strategy_takes_a_folder_and_a_zip_with_a_function_set(tmp_path: Pa
 
 
 def test_cpp_is_built_in_one_place_as_cpp(tmp_path: Path) -> None:
-    """A .cpp (a file, or a folder's mycodes.cpp) is built by build_c, as C++: the same module either way."""
+    """A .cpp (a file, or a folder's mycodes.cpp) is built by build_c, as C++: the same box program either way (a
+    C++ file always plays in a box, so no cffi module is built for it)."""
     from twentyone.players.spec import build_c, check_file, make_strategy
 
     cpp = HANDINS / "cstyle_cpp" / "mycodes.cpp"
     built = build_c(cpp, SourceKind.CPP)
     check_file(cpp, SourceKind.CPP, 1)
-    assert build_c(cpp, SourceKind.CPP) == built and built.suffix == ".so"
+    assert build_c(cpp, SourceKind.CPP) == built and built.name == "box"
+    assert not list(built.parent.glob("*.so"))
     for spec in (str(cpp), str(HANDINS / "cstyle_cpp")):
         s = make_strategy(spec, warn=lambda m: None)
         s.close()

@@ -133,3 +133,17 @@ def test_a_solution_that_does_not_compile_says_where() -> None:
     with pytest.raises(CompileError) as e:
         sol.prepare()
     assert "does not compile" in str(e.value) and str(bad) in e.value.messages
+
+
+def test_a_solution_that_does_not_link_shows_the_linkers_message() -> None:
+    """A link error whose message names no line of the file shows the linker's own words, trimmed (the helper it
+    lacks), not just "the linker refused it"."""
+    from twentyone.errors import CompileError
+
+    bad = FIXTURES.parent.parent / "fixtures" / "judge" / "nolink.cpp"
+    sol = Solution("nolink", str(bad), "cpp", bad)
+    with pytest.raises(CompileError) as e:
+        sol.prepare()
+    messages = e.value.messages
+    assert "undefined reference to `tools::decide(int)'" in messages, messages
+    assert "tw-build-" not in messages and "/usr/" not in messages, messages

@@ -5,7 +5,7 @@ SPEC is one of the built-in names (``stand``, ``basic``, ``hilo``, ``champion``,
 ``human``, ``chart:path.csv`` (a strategy
 chart, ``chart:french-expert`` for the shipped one), ``path/to/file.py[:K]`` (a course-style Python
 function set K, default 1, or a file defining ``STRATEGY``, a ``Strategy`` subclass or instance),
-``path/to/mycodes.c[:K]`` or ``mycodes.cpp[:K]`` (a student's C or C++ file, compiled through cffi), or a
+``path/to/mycodes.c[:K]`` or ``mycodes.cpp[:K]`` (a student's C or C++ file, compiled once and cached), or a
 folder or zip holding one (``path/to/folder[:K]``, ``path/to/li.zip[:K]``): ``players.intake`` finds the
 strategy file in it, and a zip is unpacked into a temporary folder removed when the process ends.
 
@@ -158,12 +158,13 @@ def confinable() -> str:
     return _CONFINABLE[0]
 
 
-def build_c(path: Path, kind: SourceKind, warn: Warn | None = None) -> Path:
-    """Compile a C (or C++) strategy file, or reuse its cached build; the built module's file.
+def build_c(path: Path, kind: SourceKind, warn: Warn | None = None, *, module: bool = False) -> Path:
+    """Compile a C (or C++) strategy file, or reuse its cached build; its box program, or with ``module`` the cffi
+    module a trusted player loads in process (only then is one built).
 
     The one place that builds a C or C++ strategy file.
     """
-    return compile_student(path, warn)  # C++ by its suffix, through g++ and an extern "C" wrapper
+    return compile_student(path, warn, module=module)  # C++ by its suffix, through g++ and an extern "C" wrapper
 
 
 def check_file(path: Path, kind: SourceKind, k: int, warn: Warn | None = None, limits: Limits | None = None) -> None:
@@ -173,7 +174,7 @@ def check_file(path: Path, kind: SourceKind, k: int, warn: Warn | None = None, l
     Raises PlayerSpecError (CompileError for a file that does not compile) with one line.
     """
     if kind in (SourceKind.C, SourceKind.CPP):
-        missing = missing_functions(build_c(path, kind, warn), k)
+        missing = missing_functions(build_c(path, kind, warn, module=limits is None and kind == SourceKind.C), k)
         if missing:
             raise PlayerSpecError(f"{path.name} has no function set {k} (missing: {', '.join(missing)})")
     elif kind == SourceKind.PY:
@@ -222,13 +223,13 @@ def _read_python(path: Path, k: int, warn: Warn, execute: bool = True) -> Module
 
 def _c_player(path: Path, kind: SourceKind, k: int, warn: Warn, sandbox: Limits | None, capture_dir: Path | None,
               label: str) -> Strategy:
-    built = build_c(path, kind, warn)
+    # A C++ file's global objects own heap memory that a snapshot of its statics cannot restore: it always plays
+    # in a box, a new program for every match.  Only a C file played in process needs its cffi module.
+    built = build_c(path, kind, warn, module=sandbox is None and kind == SourceKind.C)
     missing = missing_functions(built, k)
     if missing:
         raise PlayerSpecError(f"{readable(path)} has no function set {k} (missing: {', '.join(missing)})")
     if sandbox is None and kind == SourceKind.CPP:
-        # A C++ file's global objects own heap memory that a snapshot of its statics cannot restore: it
-        # always plays in a box, a new program for every match.
         sandbox = Limits()
     fs: FunctionSet
     if sandbox is not None:
