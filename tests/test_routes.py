@@ -76,7 +76,8 @@ def _abi(abi: str) -> dict[str, str]:
 @pytest.mark.parametrize("how", [1, 2, 3, "py"], ids=["f_setown", "f_setown_ex", "fioasync", "python"])
 def test_a_descriptors_owner_cannot_signal_the_engine(how: object, abi: str, ordinary_user: OrdinaryUser) -> None:
     """Run by an ordinary user, a hand-in that makes its pipes' owner the engine, with SIGKILL as their signal,
-    ends only its own match: the command finishes (it died with status 137), the fault names the line."""
+    ends only its own match: the command finishes (it died with status 137), the fault names the line (the
+    ioctls' way is refused quietly: they fail with ENOTTY, and the player plays on)."""
     if how == "py":
         path, line = _hand_in(ordinary_user, "owner_signal.py"), None
     else:
@@ -88,6 +89,9 @@ def test_a_descriptors_owner_cannot_signal_the_engine(how: object, abi: str, ord
     me = next(s for s in result["ranking"] if s["seat"] == 1)
     other = next(s for s in result["ranking"] if s["seat"] == 2)
     assert other["rounds"] == result["rounds"] and other["fault"] is None
+    if how == 3:  # no ioctl but FIONREAD reaches the kernel: FIOSETOWN and FIOASYNC fail with ENOTTY, unrun
+        assert me["fault"] is None and me["rounds"] == result["rounds"], me
+        return
     m = FORBIDDEN.search(me["fault_detail"] or "")
     assert me["fault"] == "crash" and m, me
     assert m.group(1) == path.name and m.group(3) in ("aim", "_aim"), me["fault_detail"]

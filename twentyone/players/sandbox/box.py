@@ -468,7 +468,7 @@ class Zygote:
         got = self.sock.recv(4)
         if len(got) != 4:
             raise OSError("the Python boxes' fork server has gone")
-        pid = struct.unpack("=i", got)[0]
+        pid = int(struct.unpack("=i", got)[0])
         if pid <= 0:
             raise OSError("the Python boxes' fork server could not fork")
         try:  # ChildProcessError unless the box is this process's own (WNOWAIT: a box that has ended stays to reap)
