@@ -63,8 +63,12 @@ class Criterion:
     points: float
     max_points: float
     status: Status
-    #: One line that says why, e.g. "912 of 1000 matches won (91.2%, 95% CI 89.3%-92.8%)".
+    #: One line that says why, e.g. "912 of 1000 matches won (91.2%, 95% CI 89.3%-92.8%)"; for a win-rate criterion
+    #: one short sentence a student understands (``Verdict.summary``).
     detail: str
+    #: A win-rate criterion: why, with the statistics (the counts, the interval, the rule that decided and the
+    #: error it allows: ``Verdict.why``); '' for the other lines.
+    why: str = ""
     #: Win-rate criteria: wins (a tie counts as the configuration says), ties, losses, matches played.
     wins: float = 0.0
     ties: int = 0

@@ -16,14 +16,15 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from twentyone.grading.config import GradingConfig, WinRate, config_from_dict, seats_of
+from twentyone.grading.config import GradingConfig, WinRate, seats_of, stored_config
 from twentyone.grading.outcome import EntryKind, counted_incidents
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
 from twentyone.grading.review.numbers import class_reviews
-from twentyone.grading.rubric import Result, early_fail_most, faulted_in, judge_batches, win_step, winner_of
+from twentyone.grading.rubric import Result, faulted_in, judge_batches, winner_of
 from twentyone.grading.standings import Place, judge_tournament, places, standings
 from twentyone.grading.stats import Decision
+from twentyone.grading.verdicts import worded
 from twentyone.grading.store import EntryRow, MatchRow, Store
 from twentyone.safetext import visible, visible_data
 
@@ -43,15 +44,6 @@ TITLES = {
 
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
-
-
-def _chance(p: float) -> str:
-    """A small probability as a reader takes it in: 1%, 0.1%, 1 in 10,000 ..."""
-    return f"{100 * p:.2g}%" if p >= 0.001 else f"1 in {round(1 / p):,}"
-
-
-#: After "so no more count": what became of the matches past a verdict.
-_NOT_COUNTED = ": they are not played, and any already playing are stored but not counted)"
 
 
 def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: GradingConfig) -> Criterion:
@@ -78,35 +70,11 @@ def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: Gr
     else:
         points = 0.0
     status = Status.INCOMPLETE if decision == Decision.OPEN else Status(decision)
-    ties_rule = "a tie counts half" if config.ties == "half" else "a tie counts as a loss"
-    conf = f"{crit.confidence:.0%}"
-    detail = (f"won {c[Result.WIN]}, tied {c[Result.TIE]}, lost {c[Result.LOSS]} of {verdict.matches} matches against "
-              f"{crit.opponent} ({ties_rule}): {_pct(verdict.rate)}, {conf} CI {_pct(verdict.low)}-"
-              f"{_pct(verdict.high)}; threshold {_pct(crit.threshold)}: {status}")
-    if decision == Decision.BORDERLINE:
-        detail += (f" (the interval still holds the threshold after the maximum of {crit.max_matches} matches; "
-                   f"points by the '{config.borderline}' rule)")
-    if judgement.early:
-        look = judgement.settled_at or verdict.matches
-        most = (early_fail_most(look, crit.threshold, crit.early_error, win_step(config.ties))
-                if judgement.settled_at else verdict.rate * verdict.matches)
-        detail += (f" (decided after {verdict.matches} matches by the early look at {look}: "
-                   + ("whatever the matches up to it give, " if judgement.settled_at else "")
-                   + f"it wins at most {most:g} of {look}, and a submission that wins {_pct(crit.threshold)} of its "
-                   f"matches wins so few at most {_chance(crit.early_error)} of the time; an early look can only fail"
-                   + (", so no more count" + _NOT_COUNTED if judgement.settled_at else ")"))
-    elif judgement.settled_at:
-        detail += (f" (decided after {verdict.matches} matches: whatever the matches up to {judgement.settled_at} "
-                   f"gave, the interval at {judgement.settled_at} would {'pass' if decision == Decision.PASS else 'fail'}"
-                   ", so no more count" + _NOT_COUNTED)
-    if judgement.by_faults:
-        detail += (f" (decided after its first {verdict.matches} matches: it faulted in each, and a submission that "
-                   f"wins {_pct(crit.threshold)} of its matches loses {verdict.matches} in a row at most "
-                   f"{_chance((1 - crit.threshold) ** verdict.matches)} of the time, so no more count" + _NOT_COUNTED)
+    verdict = worded(judgement, crit, used, config.ties, config.borderline)
     outcomes = [by_idx[i].outcome for i in range(verdict.matches)]
     sub_money = [o.accounts[(o.seat or 1) - 1] for o in outcomes]
     opp_money = [o.accounts[2 - (o.seat or 1)] for o in outcomes]
-    return Criterion(purpose, title, points, crit_max, status, detail, wins=c[Result.WIN] + (
+    return Criterion(purpose, title, points, crit_max, status, verdict.summary, why=verdict.why, wins=c[Result.WIN] + (
         0.5 * c[Result.TIE] if config.ties == "half" else 0.0), ties=c[Result.TIE], losses=c[Result.LOSS],
         matches=verdict.matches, rate=verdict.rate, low=verdict.low, high=verdict.high,
         threshold=crit.threshold, running=running, mean_account=sum(sub_money) / len(sub_money),
@@ -380,7 +348,7 @@ def class_report(store: Store, dropped: set[str] | None = None) -> ClassReport:
             row.error = None if row.error is None else visible(row.error)
             row.fault_causes = [visible(c, 200) for c in row.fault_causes]
         return ClassReport("tournament", title, created, cfg, [], table, len(rows), rounds, damaged=damage)
-    config = config_from_dict(store.meta("config", {}), "stored configuration")
+    config = stored_config(store.meta("config", {}))
     # The class tournament was played between the entries as stored (a damaged submission played in it too).
     usable = [e for e in entries if e.error is None and e.kind != EntryKind.BUILTIN]
     ranks: dict[str, int] = {}
