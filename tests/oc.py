@@ -85,8 +85,9 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
         for label, r in (("every match tied", Result.TIE), ("every match won", Result.WIN),
                          ("every match lost", Result.LOSS)):
-            counts = [judge_batches(dict.fromkeys(range(c.max_matches), r), c, g.ties).verdict for c in (looks(crit), crit)]
-            print(f"| {label} | | | {counts[0].matches if counts[0] else '-'} | {counts[1].matches if counts[1] else '-'} |")
+            got = [judge_batches(dict.fromkeys(range(c.max_matches), r), c, g.ties).verdict for c in (looks(crit), crit)]
+            shown = [str(v.matches) if v else "-" for v in got]
+            print(f"| {label} | | | {shown[0]} | {shown[1]} |")
         print()
     return 0
 

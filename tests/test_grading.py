@@ -625,7 +625,8 @@ def test_a_looping_submission_costs_its_time_outs_once(tmp_path: Path) -> None:
     # at its first time-out, so nothing past those is played.
     assert (by["beat_stand"].matches, by["beat_basic"].matches) == (2, 5)
     assert "it faulted in each" in by["beat_stand"].why and "it faulted in each" in by["beat_basic"].why
-    assert by["beat_stand"].detail == "Failed after its first 2 matches against stand: it crashed, timed out or erred in each."
+    assert by["beat_stand"].detail == ("Failed after its first 2 matches against stand: it crashed, timed out or erred "
+                                       "in each.")
     with Store.open(tmp_path) as s:
         replays = [r.outcome.replay for r in s.matches()]
         assert s.count() == 2 + 5

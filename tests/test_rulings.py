@@ -1280,7 +1280,8 @@ def _oc_tables() -> dict[str, dict[str, list[str]]]:
 
     text = (Path(__file__).resolve().parent.parent / "twentyone" / "grading" / "GRADING.md").read_text(encoding="utf-8")
     out: dict[str, dict[str, list[str]]] = {}
-    for opponent, rows in re.findall(r"\| beats `(\w+)` \(\d+%\): true rate \|[^\n]*\n\|[^\n]*\n((?:\|[^\n]*\n)+)", text):
+    table = re.compile(r"\| beats `(\w+)` \(\d+%\): true rate \|[^\n]*\n\|[^\n]*\n((?:\|[^\n]*\n)+)")
+    for opponent, rows in table.findall(text):
         cells = [[c.strip() for c in row.strip().strip("|").split("|")] for row in rows.splitlines()]
         out[f"beat_{opponent}"] = {c[0]: c[1:] for c in cells}
     return out
@@ -1379,7 +1380,8 @@ def test_ruling_grade_decision_looks() -> None:
     # look (200) lies above 90%, not at the look itself or later (issue 34, item 6: a settled pass one look late).
     won = judge_batches(dict.fromkeys(range(1000), "win"), GradingConfig().beat_stand.__class__(rule="looks"), "half")
     fewest = next(k for k in range(1, 201) if wilson(k, 200)[1] > 0.9)
-    assert won.verdict is not None and (won.verdict.status, won.verdict.matches, won.settled_at) == ("pass", fewest, 200)
+    assert won.verdict is not None
+    assert (won.verdict.status, won.verdict.matches, won.settled_at) == ("pass", fewest, 200)
     # A tie first, then wins: passed at the very match whose half-win reaches the look's mark (188.5 of 200).
     tie_first = judge_batches({0: "tie", **dict.fromkeys(range(1, 1000), "win")}, won_crit := replace(
         GradingConfig().beat_stand, rule="looks"), "half")
@@ -1486,6 +1488,172 @@ def test_ruling_grade_bonus() -> None:
     for rank, bonus in ((1, 10), (2, 6), (3, 3), (4, 0)):  # without intervals, by rank
         st = _grade(rows, _config(), rank=rank)
         assert st.bonus == bonus and st.total == st.score + bonus and st.score <= st.max_score
+    _duplicate_bonus()
+
+
+def _deal(name: str, deal: int, lost: float, account: int = 1000, fault: str | None = None, hands: int = 50) -> Any:
+    """A stored match of a duplicate deal: ``name`` alone on deal ``deal``'s shoe, ``lost`` EV over ``hands``."""
+    from twentyone.grading.store import MatchRow
+
+    o = replace(outcome([1], [fault], accounts=[account], idx=deal, names=[name], key=f"tournament|deal{deal}|{name}",
+                        rounds=hands), ev_lost=[lost], ev_hands=[hands])
+    return MatchRow(o.key, "tournament", "", deal, 7 + deal, [name], o)
+
+
+def _duplicate_bonus() -> None:
+    """grade_bonus's duplicate format on hand-made deals: ranked by EV lost, a faulted player below every clean one,
+    neighbours told apart deal by deal, shares in half points, identical copies together, the win rate on the same
+    shoes only shown."""
+    from twentyone.grading.config import TournamentBonus
+    from twentyone.grading.deals import deal_standings
+    from twentyone.grading.standings import judge_tournament, places
+
+    names = ["best", "good", "twin1", "twin2", "poor", "crash"]
+    players = [(n, n) for n in names]
+    base = {"best": 1.0, "good": 2.0, "twin1": 2.1, "twin2": 2.1, "poor": 6.0, "crash": 0.0}
+    rows = []
+    for d in range(10):
+        wobble = 0.3 if d % 2 else -0.3  # the same for everyone on a deal: the shoe's luck, which pairing cancels
+        for n in names:
+            fault = "crash" if n == "crash" and d == 3 else None
+            money = {"best": 900, "good": 1100}.get(n, 1000)  # the richest is not the best: money is not ranked
+            rows.append(_deal(n, d, (base[n] + wobble) / 2, money, fault))
+    table, _ = deal_standings(rows, players)
+    assert [r.name for r in table] == ["best", "good", "twin1", "twin2", "poor", "crash"]
+    assert table[0].ev_lost == pytest.approx(1.0) and table[-1].faults == 1 and table[-1].ev_lost == 0
+    assert (table[1].wins, table[1].ties, table[1].losses) == (50, 0, 0)  # the richest on every shoe
+    t = TournamentBonus(matches=5, max_matches=10, bonus=(10.0, 6.0, 3.0))
+    j = judge_tournament(rows, players, t)
+    assert j.decided and j.cuts == [True, True, True, False, True, True]
+    got = {n: (p.first, p.last, p.bonus) for n, p in places(j.standings, t.bonus, cuts=j.cuts, rounded=True).items()}
+    assert got == {"best": (1, 1, 10.0), "good": (2, 2, 6.0), "twin1": (3, 4, 1.5), "twin2": (3, 4, 1.5),
+                   "poor": (5, 5, 0.0), "crash": (6, 6, 0.0)}  # (3 + 0) / 2 = 1.5
+    seven = places(table, (10.0, 6.0, 3.0), cuts=[True] + [False] * 5, rounded=True)
+    assert {p.bonus for p in seven.values()} == {3.0}  # 19 / 6 = 3.17: to the nearest half point
+    # A deal as grade plays it: each alone on the deal's seed, every decision priced and stored with the outcome.
+    from twentyone.grading.outcome import MatchOutcome
+    from twentyone.grading.plan import tournament_jobs
+    from twentyone.grading.runner import play_job
+
+    jobs = tournament_jobs([("b", "basic"), ("s", "stand")], "duplicate", 1, 2026, 6, "course", None)
+    assert [(j.key, j.specs, j.seed, j.priced) for j in jobs] == [("tournament|deal0|b", ("basic",), 2026, True),
+                                                                  ("tournament|deal0|s", ("stand",), 2026, True)]
+    basic, stand = (play_job(j) for j in jobs)
+    assert basic.ev_hands == stand.ev_hands == [50] and 0 <= basic.ev_lost[0] < 1 < stand.ev_lost[0]
+    assert MatchOutcome.from_dict(stand.to_dict(), stand.key, stand.info) == stand
+    with pytest.raises(ValueError):
+        replace(stand, ev_lost=[1.0, 2.0]).check()
+
+
+#: Issue 33's class of 10 remade: seven legal strategies close in strength (stand at 12 to 16, soft 17 or 18, some
+#: doubling and surrender, flat or ramped bets), then three that lose (``Variant`` of ``tests.simclass``).
+_CLASS_OF_TEN = [(15, 18, "10,11", "23456", 0, False, "flat"), (16, 18, "10,11", "3456", 1, False, "flat"),
+                 (14, 18, "11", "23456", 0, False, "flat"), (13, 18, "10,11", "23456", 1, False, "flat20"),
+                 (16, 17, "11", "3456", 0, False, "ramp"), (15, 17, "9,10,11", "23456", 2, False, "flat"),
+                 (12, 18, "10,11", "23456", 0, False, "flat")]
+
+
+def _tournament(players: list[tuple[str, str]], t: Any) -> Any:
+    """Play a class tournament in this process as ``grade`` plays it (``judge_tournament`` asks, ``tournament_jobs``
+    plans, ``play_job`` plays) and return its final judgement."""
+    from twentyone.grading.plan import SEED_OFFSET, tournament_jobs
+    from twentyone.grading.runner import play_job
+    from twentyone.grading.standings import judge_tournament
+    from twentyone.grading.store import MatchRow
+
+    rows: list[MatchRow] = []
+    planned = 0
+    while True:
+        j = judge_tournament(rows, players, t, seats=5)
+        if j.decided:
+            return j
+        jobs = tournament_jobs(j.active, t.format, j.needed - planned, 2026 + SEED_OFFSET, 6, "course", None,
+                               start=planned)
+        planned = j.needed
+        for job in jobs:
+            o = play_job(job)
+            rows.append(MatchRow(o.key, "tournament", "", o.info.idx, o.info.seed, list(o.info.names), o))
+
+
+@pytest.mark.slow
+def test_grade_bonus_separates_the_class_of_issue_33(tmp_path: "Path") -> None:
+    """Issue 33's class: seven legal students close in strength, three that lose. The table tournament plays its 60
+    deals and still leaves the seven sharing places 1-7 (2.71429 each: their pairwise win rates overlap);
+    the duplicate tournament (each alone on the same shoes, decisions priced) tells places apart in half the matches
+    and a third of the rounds, in half points, and gives the same places whatever order its matches are stored in."""
+    from dataclasses import replace as changed
+    from pathlib import Path
+
+    from twentyone.grading.config import TournamentBonus
+    from twentyone.grading.standings import judge_tournament, places
+
+    players = []
+    for i, v in enumerate(_CLASS_OF_TEN):
+        f = tmp_path / f"s{i + 1}.py"
+        f.write_text(f"from tests.simclass import Variant\n\n\nclass S(Variant):\n    def __init__(self):\n"
+                     f"        super().__init__{v!r}\n\n\nSTRATEGY = S\n", encoding="utf-8")
+        players.append((f"s{i + 1}", str(f)))
+    crash = tmp_path / "crash.py"
+    crash.write_text("def bet1(N):\n    return 10\n\n\ndef first_action1(tmpcards, length):\n    return 1 / 0\n\n\n"
+                     "def continue_action1(players):\n    return 's'\n\n\ndef show1(banker, players, pNum, N, pos):\n"
+                     "    pass\n", encoding="utf-8")
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "py"
+    players += [("stand_py", str(fixtures / "stand_py.py") + ":1"), ("fouls_py", str(fixtures / "fouls_py.py") + ":1"),
+                ("crash", str(crash) + ":1")]
+    legal = {f"s{i + 1}" for i in range(7)}
+    bonus = (10.0, 6.0, 3.0)
+    old = _tournament(players, TournamentBonus(format="table5", matches=10, max_matches=60, bonus=bonus))
+    shared = places(old.standings, bonus)
+    assert old.units == 60 and {r.name for r in old.standings[:7]} == legal
+    assert {(shared[n].first, shared[n].last, round(shared[n].bonus, 5)) for n in legal} == {(1, 7, 2.71429)}
+    rates = [r.rate for r in old.standings[:7]]  # as in the issue's class (54.5% to 60.8%): close, all above half
+    assert 0.5 < min(rates) < max(rates) < 0.75
+    new = _tournament(players, TournamentBonus(bonus=bonus))
+    assert new.standings[0].ev_lost is not None and len(new.rows) <= len(old.rows) / 2
+    rounds = [sum(r.outcome.rounds for r in j.rows) for j in (new, old)]  # 50 alone, not 250 at five seats
+    assert rounds[0] < rounds[1] / 3
+    got = places(new.standings, bonus, cuts=new.cuts, rounded=True)
+    assert {r.name for r in new.standings[:7]} == legal and new.cuts is not None and any(new.cuts[1:4])
+    assert len({got[n].bonus for n in legal}) > 1 and all(2 * b.bonus == int(2 * b.bonus) for b in got.values())
+    assert max(got[n].bonus for n in legal) > 2.71429
+    again = judge_tournament(list(reversed(new.rows)), players, changed(TournamentBonus(bonus=bonus)), seats=5)
+    assert places(again.standings, bonus, cuts=again.cuts, rounded=True) == got
+
+
+def test_grade_bonus_stops_when_no_place_can_change() -> None:
+    """The duplicate tournament's stop (RULES.md, grade_bonus) on two players whose EV lost per deal differs by 0 to
+    1 standard deviation: stopping once no more deals could tell them apart loses at most 2% of the separations the
+    whole budget of 30 deals gives (within three standard errors), and two equal players are told apart in under 5%
+    of runs; the equal ones stop well before the budget."""
+    import math
+    import random
+
+    from twentyone.grading.deals import Ledger, DealRecord, separated_pair, settled_pair
+    from twentyone.grading.results import StandingRow
+
+    a, b = (StandingRow(0, n, n, 0, 0, 0, 0, 0.5, 0.0, 1.0, 0.0, 0, 0) for n in "ab")
+    rng = random.Random(33)
+    runs, budget, batch = 600, 30, 5
+    looks = budget // batch
+    for theta in (0.0, 0.3, 0.5, 0.7, 1.0):
+        lost = told = deals = 0
+        for _ in range(runs):
+            book = Ledger()
+            stopped: bool | None = None
+            for d in range(budget):
+                book.deals["a"][d] = DealRecord(5.0, 100, 1000, 50, False)
+                book.deals["b"][d] = DealRecord(5.0 + theta + rng.gauss(0, 1), 100, 1000, 50, False)
+                n = d + 1
+                if stopped is None and n % batch == 0 and n < budget and settled_pair(book, a, b, 0.95, budget, looks):
+                    stopped, deals = separated_pair(book, a, b, 0.95, looks), deals + n
+            whole = separated_pair(book, a, b, 0.95, looks)
+            if stopped is None:
+                stopped, deals = whole, deals + budget
+            lost += whole and not stopped
+            told += stopped
+        assert lost / runs <= 0.02 + 3 * math.sqrt(0.02 * 0.98 / runs), (theta, lost)
+        if theta == 0:
+            assert told / runs <= 0.05 and deals / runs < 0.7 * budget, (told, deals)
 
 
 def test_grade_bonus_stops_when_separated() -> None:
@@ -1495,7 +1663,7 @@ def test_grade_bonus_stops_when_separated() -> None:
     from twentyone.grading.store import MatchRow
 
     players = [("best", "x"), ("mid", "y"), ("low", "z")]
-    t = TournamentBonus(matches=2, max_matches=10, bonus=(10.0,))
+    t = TournamentBonus(matches=2, max_matches=10, bonus=(10.0,), format="table5")
 
     def deal(unit: int, ranks: list[int]) -> list[MatchRow]:
         names = ["best", "mid", "low"]
@@ -1522,7 +1690,7 @@ def test_grade_bonus_seats_no_more_a_player_that_always_times_out() -> None:
     from twentyone.grading.store import MatchRow
 
     players = [("a", "x"), ("b", "y"), ("loop", "z"), ("slow", "w"), ("aces", "v"), ("low", "u")]
-    t = TournamentBonus(matches=2, max_matches=6, bonus=(10.0,))
+    t = TournamentBonus(matches=2, max_matches=6, bonus=(10.0,), format="table5")
     rank = {"a": 1, "b": 1, "slow": 1, "aces": 4, "low": 5, "loop": 6}  # a, b and slow tie: never separated
 
     def deal(unit: int, names: list[str]) -> list[MatchRow]:
@@ -1557,7 +1725,7 @@ def test_grade_bonus_seats_no_more_a_player_that_always_times_out() -> None:
     pair = judge_tournament(deal(0, ["a", "loop"]), players[:3:2], t)  # one player left: done after deal 0
     assert pair.decided and pair.units == 1 and pair.standings[0].name == "a"
     # Before a batch of 10 ends, looks after deals 1, 2 and 4, each planned only once the deals before it are in.
-    t10 = TournamentBonus(matches=10, max_matches=20, bonus=(10.0,))
+    t10 = TournamentBonus(matches=10, max_matches=20, bonus=(10.0,), format="table5")
     rows: list[MatchRow] = []
     needs = []
     for u in range(4):
@@ -2055,7 +2223,8 @@ def test_ruling_grade_early_fail() -> None:
     at_min = _config(beat_stand={"threshold": 0.6, "batch": 40, "min_matches": 60, "max_matches": 80,
                                  "early_looks": [60], "rule": "looks"}).beat_stand
     j = judge_batches(dict(enumerate(["win"] * 20 + ["loss"] * 60)), at_min, "half")
-    assert j.verdict is not None and (j.verdict.status, j.verdict.matches, j.settled_at, j.early) == ("fail", 61, 80, False)
+    assert j.verdict is not None
+    assert (j.verdict.status, j.verdict.matches, j.settled_at, j.early) == ("fail", 61, 80, False)
     assert early_fail_most(60, 0.6, at_min.early_error, 0.5) >= 20  # so an early look at 60 would fail them
     # A look at or after min_matches is the ordinary look's; a bad setting is one line.
     assert judge_batches(dict.fromkeys(range(30), "loss"), _config(beat_stand={

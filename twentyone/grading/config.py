@@ -18,7 +18,8 @@ from typing import Any
 from twentyone.errors import ConfigError, RulesError
 from twentyone.rules import get_rules
 
-__all__ = ["seats_of", "DUPLICATE_GROUP", "DECISION_RULES", "GradingConfig", "LegalPlay", "WinRate", "TournamentBonus", "Isolation",
+__all__ = ["seats_of", "DUPLICATE_GROUP", "DECISION_RULES", "TOURNAMENT_FORMATS", "GradingConfig", "LegalPlay",
+           "WinRate", "TournamentBonus", "Isolation",
            "Similarity", "load_config", "config_from_dict", "stored_config", "example_toml", "draw_seed", "SEEDS"]
 
 #: Base seeds are drawn from, and must lie in, 0 .. SEEDS-1 (a match's seed adds at most a million to it).
@@ -56,6 +57,8 @@ class LegalPlay:
                                   "unaffordable_double", "error", "crash", "timeout")
 
 
+#: The formats of a grade's class tournament (RULES.md, **grade_bonus**).
+TOURNAMENT_FORMATS = ("duplicate", "table5", "pairs")
 #: The decision rules of a win-rate criterion (RULES.md, **grade_decision**): the sequential test, and the
 #: Wilson interval's looks after each batch (the rule before issue 33, kept for runs stored with it).
 DECISION_RULES = ("sequential", "looks")
@@ -85,10 +88,10 @@ class WinRate:
     max_matches: int = 1000
     #: The interval shown beside a win rate (both rules), and the one the ``looks`` rule decides by.
     confidence: float = 0.95
-    #: ``looks``: early looks (RULES.md, **grade_early_fail**): after each of these numbers of matches below ``min_matches``
-    #: (a look at or after it is the ordinary look's), the criterion fails when a submission that wins the
-    #: threshold's share of its matches would win so few with a chance below ``early_error`` (a Chernoff-Hoeffding
-    #: bound).  An early look never passes.
+    #: ``looks``: early looks (RULES.md, **grade_early_fail**): after each of these numbers of matches below
+    #: ``min_matches`` (a look at or after it is the ordinary look's), the criterion fails when a submission that wins
+    #: the threshold's share of its matches would win so few with a chance below ``early_error`` (a
+    #: Chernoff-Hoeffding bound).  An early look never passes.
     early_looks: tuple[int, ...] = (20, 50, 100, 150)
     early_error: float = 0.0005
 
@@ -98,17 +101,20 @@ class TournamentBonus:
     """The class tournament and the bonus points by rank."""
 
     enabled: bool = True
-    #: ``table5`` (tables of up to 5, reseated every match) or ``pairs`` (2-seat round robin).
-    format: str = "table5"
-    #: Units per batch: deals (table5: every table of a deal played once per seat rotation) or rounds of
-    #: every pair (pairs).  Batches are added until the places with a bonus are separated.
-    matches: int = 10
+    #: ``duplicate`` (every player alone on each deal's shoe, every decision priced, ranked by the EV lost:
+    #: ``grading.deals``), ``table5`` (tables of up to 5, reseated every match) or ``pairs`` (2-seat round robin),
+    #: both by pairwise win rate.
+    format: str = "duplicate"
+    #: Units per batch: deals (duplicate: a match of every player; table5: every table of a deal played once per
+    #: seat rotation) or rounds of every pair (pairs).  Batches are added until the places with a bonus are
+    #: separated (or, duplicate, can no longer be).
+    matches: int = 5
     #: The budget: units at most.
-    max_matches: int = 60
+    max_matches: int = 30
     #: The confidence of the intervals that separate places.
     confidence: float = 0.95
-    #: Bonus points for place 1, 2, 3 ...; places past the list get nothing.  Players whose intervals
-    #: overlap share the mean bonus of the places they span.
+    #: Bonus points for place 1, 2, 3 ...; places past the list get nothing.  Players who cannot be told apart
+    #: share the mean bonus of the places they span (duplicate: to the nearest half point).
     bonus: tuple[float, ...] = (10.0, 6.0, 3.0)
 
 
@@ -266,8 +272,9 @@ class GradingConfig:
                 raise bad(f"{name}.early_error", c.early_error,
                           f"1e-09 .. {(1 - c.confidence) / 2:g}, the interval's own one-sided error")
         t = self.tournament
-        if t.format not in ("table5", "pairs"):
-            raise bad("tournament.format", t.format, "table5 or pairs")
+        if t.format not in TOURNAMENT_FORMATS:
+            raise bad("tournament.format", t.format,
+                      ", ".join(TOURNAMENT_FORMATS[:-1]) + " or " + TOURNAMENT_FORMATS[-1])
         if not 1 <= t.matches <= 100000:
             raise bad("tournament.matches", t.matches, "1 .. 100000")
         if not t.matches <= t.max_matches <= 1_000_000:
@@ -439,9 +446,9 @@ def example_toml() -> str:
         "",
         "[tournament]             # class tournament; bonus points by rank",
         f"enabled = {'true' if t.enabled else 'false'}",
-        f'format = "{t.format}"         # or "pairs"',
-        f"matches = {t.matches}            # units per batch: deals (table5, every seat rotation) or pair rounds",
-        f"max_matches = {t.max_matches}        # budget: batches are added until the bonus places are separated",
+        f'format = "{t.format}"    # everyone alone on the same shoes, ranked by EV lost; or "table5", "pairs"',
+        f"matches = {t.matches}              # units per batch: deals (duplicate, table5) or pair rounds",
+        f"max_matches = {t.max_matches}         # budget: batches are added until the bonus places are settled",
         f"confidence = {t.confidence:g}",
         f"bonus = [{', '.join(f'{b:g}' for b in t.bonus)}]",
         "",

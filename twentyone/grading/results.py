@@ -214,6 +214,12 @@ class StandingRow:
     error: str | None = None
     #: Warnings of the intake and the build, one line each.
     notes: list[str] = field(default_factory=list)
+    #: A ``duplicate`` tournament (``grading.deals``): the EV lost per 100 hands against the best play, the mean over
+    #: its deals, with its interval, and the hands priced; None elsewhere.
+    ev_lost: float | None = None
+    ev_low: float | None = None
+    ev_high: float | None = None
+    hands: int = 0
 
 
 @dataclass

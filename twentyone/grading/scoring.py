@@ -38,7 +38,7 @@ TITLES = {
     "legal": "Plays legally: no foul, crash or time-out in any match",
     "beat_stand": "Beats the always-stand player in at least {t:.0%} of 2-seat matches",
     "beat_basic": "Beats the basic-strategy player in at least {t:.0%} of 2-seat matches",
-    "tournament": "Class tournament: bonus by place (players whose intervals overlap share it)",
+    "tournament": "Class tournament: bonus by place (players who cannot be told apart share it)",
 }
 
 
@@ -79,6 +79,23 @@ def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: Gr
         matches=verdict.matches, rate=verdict.rate, low=verdict.low, high=verdict.high,
         threshold=crit.threshold, running=running, mean_account=sum(sub_money) / len(sub_money),
         opponent_mean_account=sum(opp_money) / len(opp_money), confidence=crit.confidence)
+
+
+def _deals_why(standing: StandingRow, units: int, conf: str, place: Place | None) -> str:
+    """Why a ``duplicate`` tournament placed a player where it did (RULES.md, **grade_bonus**)."""
+    high = "-" if standing.ev_high is None or standing.ev_high == float("inf") else f"{standing.ev_high:.2f}"
+    why = (f"Every player played {units} deal(s) alone at the table, each deal on the same shoe for everyone, and "
+           f"every decision was priced with the exact analyser: EV lost {standing.ev_lost:.2f} per 100 hands "
+           f"({conf} CI {standing.ev_low or 0.0:.2f}-{high}) over {standing.hands} hands. Places go by it; two "
+           "neighbours are told apart when their deal-by-deal difference is clear at "
+           f"{conf}, else they share the mean bonus of their places (to the nearest half point). On the same shoes "
+           f"it ended richer than {standing.wins}, level with {standing.ties} and poorer than {standing.losses} of "
+           f"the other players' matches (mean final money {standing.mean_account:,.0f}).")
+    if standing.faults:
+        why += " It faulted (crashed, timed out or erred) in some deal, so it ranks below every player that never did."
+    if place is not None and place.copies:
+        why += " Identical copies of one hand-in share their places."
+    return why
 
 
 #: What the course's own program (main.c and twentyone.c as handed out, with the bugs RULES.md lists) did
@@ -267,12 +284,18 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
             bonus = scale[tournament_rank - 1] if tournament_rank <= len(scale) else 0.0
             where = f"rank {tournament_rank}"
         detail = f"{where} of {tournament_size} in the class tournament"
-        if standing is not None:
-            conf = f"{config.tournament.confidence:.0%}"
+        why = ""
+        conf = f"{config.tournament.confidence:.0%}"
+        if standing is not None and standing.ev_lost is not None:  # the duplicate format (grading.deals)
+            why = _deals_why(standing, units, conf, place)
+            detail = (f"{where[0].upper()}{where[1:]} of {tournament_size} in the class tournament, bonus {bonus:g}: "
+                      f"on the same shoes as everyone, its decisions gave up {standing.ev_lost:.2f} per 100 hands "
+                      "against the best play.")
+        elif standing is not None:
             detail += (f" (pairwise win rate {_pct(standing.rate)}, {conf} CI {_pct(standing.low)}-"
                        f"{_pct(standing.high)}, over {units} deal(s))")
         crits.append(Criterion("tournament", TITLES["tournament"], bonus, max(scale, default=0.0), Status.BONUS,
-                               detail, matches=standing.matches if standing else 0,
+                               detail, why=why, matches=standing.matches if standing else 0,
                                rate=standing.rate if standing else None, low=standing.low if standing else None,
                                high=standing.high if standing else None, confidence=config.tournament.confidence))
     score = 0.0 if reference else sum(c.points for c in crits if c.name != "tournament")
@@ -360,7 +383,9 @@ def class_report(store: Store, dropped: set[str] | None = None) -> ClassReport:
         judged = judge_tournament(t_rows, [(e.name, e.spec) for e in usable], config.tournament,
                                   seats=seats_of(config.rules))
         units = judged.units
-        shared = places(judged.standings, config.tournament.bonus, _code_of(store)) if units else {}
+        duplicate = config.tournament.format == "duplicate"
+        shared = places(judged.standings, config.tournament.bonus, _code_of(store), judged.cuts,
+                        rounded=duplicate) if units else {}
         for st in judged.standings:
             if units:
                 ranks[st.name] = st.rank
