@@ -1530,6 +1530,19 @@ def _duplicate_bonus() -> None:
                    "poor": (5, 5, 0.0), "crash": (6, 6, 0.0)}  # (3 + 0) / 2 = 1.5
     seven = places(table, (10.0, 6.0, 3.0), cuts=[True] + [False] * 5, rounded=True)
     assert {p.bonus for p in seven.values()} == {3.0}  # 19 / 6 = 3.17: to the nearest half point
+    # Identical copies on top: a bonus depends on where their group ends, so deals go on until the next player is
+    # told apart from them (or can no longer be), not only until the bonus places' own boundaries are settled.
+    pattern = [2.1, 1.4, 0.3, 2.0, 1.1, 1.9, 0.6, 1.5, 1.2, 1.8]
+    copies = [f"c{i}" for i in range(1, 5)]
+    deals = [_deal(n, d, 0.1) for d in range(30) for n in copies]
+    deals += [_deal("next", d, pattern[d % 10] / 2) for d in range(30)] + [_deal("last", d, 4.0) for d in range(30)]
+    field = [(n, n) for n in copies + ["next", "last"]]
+    first = judge_tournament([r for r in deals if r.idx < 5], field, t := TournamentBonus(bonus=(10.0, 6.0, 3.0)))
+    assert not first.decided and first.cuts == [True, False, False, False, False, True]  # 5 deals: next not yet apart
+    j = judge_tournament(deals, field, t)
+    assert j.decided and 5 < j.units < 30 and j.cuts == [True, False, False, False, True, True]
+    got = {n: p.bonus for n, p in places(j.standings, t.bonus, cuts=j.cuts, rounded=True).items()}
+    assert got == {"c1": 5.0, "c2": 5.0, "c3": 5.0, "c4": 5.0, "next": 0.0, "last": 0.0}  # 19 / 4 = 4.75
     # A deal as grade plays it: each alone on the deal's seed, every decision priced and stored with the outcome.
     from twentyone.grading.outcome import MatchOutcome
     from twentyone.grading.plan import tournament_jobs

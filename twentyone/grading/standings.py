@@ -216,8 +216,11 @@ def judge_tournament(rows: Sequence[MatchRow], players: Sequence[tuple[str, str]
             usable = _usable(table)
             looks = -(-budget // t.matches)  # the batch looks over the budget: each separates at its share
             cuts = [True] + [separated_pair(book, a, b, t.confidence, looks) for a, b in zip(usable, usable[1:])]
+            # The boundaries a bonus depends on: those of the bonus places, and on past them up to the first that is
+            # told apart (a group that holds the last bonus place shares its points with everyone in it).
+            last = next((i for i in range(len(t.bonus), len(usable)) if cuts[i]), len(usable) - 1)
             settled = all(settled_pair(book, usable[i - 1], usable[i], t.confidence, budget, looks)
-                          for i in range(1, min(len(t.bonus), len(usable) - 1) + 1))
+                          for i in range(1, last + 1))
             out = _withdrawn_from_deals(used, active, table, len(t.bonus))
         else:
             table = standings(used, players, errors, t.confidence)
