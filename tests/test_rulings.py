@@ -1758,6 +1758,28 @@ def test_ruling_grade_incident_kinds() -> None:
     assert not uncounted.incidents[0].counted and "not count" in uncounted.criteria[0].detail
 
 
+def test_ruling_grade_decision_limit() -> None:
+    """A grade's decision limit is 0.25 s of CPU (it was 1 s), in the configuration, the example file, the sandbox
+    limits of every match and grade's help; match keeps 1 s."""
+    import os
+    import subprocess
+    import sys
+    import tomllib
+
+    from twentyone.grading.config import GradingConfig, example_toml
+    from twentyone.grading.grader import limits_of
+
+    g = GradingConfig()
+    assert g.isolation.decision_timeout == 0.25
+    assert tomllib.loads(example_toml())["isolation"]["decision_timeout"] == 0.25
+    limits = limits_of(g.isolation)
+    assert limits is not None and limits.decision_timeout == 0.25
+    helps = [subprocess.run([sys.executable, "-m", "twentyone", cmd, "--help"], capture_output=True, text=True,
+                            timeout=60, env={**os.environ, "COLUMNS": "200"}).stdout
+             for cmd in ("grade", "match")]
+    assert "CPU time limit per decision (0.25)" in helps[0] and "(1.0)" in helps[1]
+
+
 def test_ruling_grade_timeouts() -> None:
     """A time-out stands only when a replay alone confirms it ('confirmed on replay'); else the replay counts."""
     from twentyone.grading.runner import confirm_timeout

@@ -123,8 +123,9 @@ class Isolation:
     """How submissions run: in the sandbox (default) with these limits, or trusted in process."""
 
     trusted: bool = False
-    #: CPU seconds per decision (the worker's own CPU time: machine load never counts).
-    decision_timeout: float = 1.0
+    #: CPU seconds per decision (the box's own CPU time: machine load never counts): RULES.md,
+    #: **grade_decision_limit** (the slowest real hand-in's decision takes about 3 ms).
+    decision_timeout: float = 0.25
     #: Wall-clock seconds per match.
     match_timeout: float = 60.0
     #: Wall-clock seconds per decision, a backstop against sleeping and blocking (0: 10x decision_timeout).
