@@ -92,18 +92,26 @@ def test_winner_of_counts_a_fault_as_a_loss() -> None:
     assert winner_of(outcome([1, 1]), 1) == "tie"
 
 
-def test_decision_stops_as_soon_as_the_interval_excludes_the_threshold(tmp_path: Path) -> None:
-    """An always-stand submission fails both win criteria within the first batch, as soon as no result of the
-    rest of the batch could change the look at 20: the rest is never played."""
+def test_decision_stops_as_soon_as_the_test_decides(tmp_path: Path) -> None:
+    """An always-stand submission fails both win criteria by the sequential test within 20 matches; matches are
+    asked for 10 at a time, so none past the task of the verdict is played."""
     rep = grade([STAND_PY], small(tournament={"enabled": False}), tmp_path, False, QUIET)
     (st,) = rep.students
     by = {c.name: c for c in st.criteria}
-    assert by["beat_stand"].status == "fail" and by["beat_stand"].matches < 20
-    assert "decided after" in by["beat_stand"].detail
+    assert by["beat_stand"].status == "fail" and by["beat_stand"].matches == 18
+    assert by["beat_stand"].detail.startswith("Failed after 18 matches against stand") and "sequential" in by[
+        "beat_stand"].why
     assert by["beat_basic"].status == "fail" and by["beat_basic"].high is not None and by["beat_basic"].high < 0.6
     assert by["legal"].status == "pass" and st.score == 60
-    with Store.open(tmp_path) as s:  # tasks of 10: the second task of the batch was dropped before it started
-        assert len(list(s.matches("beat_stand"))) == 10 and len(list(s.matches("legal"))) == 5
+    with Store.open(tmp_path) as s:  # tasks of 10: nothing after the task holding the verdict (18) was asked for
+        assert len(list(s.matches("beat_stand"))) == 20 and len(list(s.matches("legal"))) == 5
+    # The looks (rule = "looks") at 20: settled within the first task, whose successor is dropped unplayed.
+    looks = small(tournament={"enabled": False}, beat_stand={"rule": "looks"}, beat_basic={"rule": "looks"})
+    rep = grade([STAND_PY], looks, tmp_path / "looks", False, QUIET)
+    c = {c.name: c for c in rep.students[0].criteria}["beat_stand"]
+    assert c.status == "fail" and c.matches < 20 and "Decided after" in c.why
+    with Store.open(tmp_path / "looks") as s:
+        assert len(list(s.matches("beat_stand"))) == 10
 
 
 def test_borderline_at_the_maximum(tmp_path: Path) -> None:
@@ -111,7 +119,8 @@ def test_borderline_at_the_maximum(tmp_path: Path) -> None:
     rep = grade([BASIC_C], small(tournament={"enabled": False}), tmp_path, False, QUIET)
     c = {c.name: c for c in rep.students[0].criteria}["beat_stand"]
     assert c.status == "borderline" and c.matches == 60 and c.low is not None and c.low < 0.9 < (c.high or 0)
-    assert "borderline" in c.detail and len(c.running) == 3
+    assert c.detail.startswith("Borderline: after all 60 matches against stand") and "borderline" in c.why
+    assert [r[0] for r in c.running] == [10, 20, 30, 40, 50, 60]  # the rate and its interval every 10 matches
     assert c.points == (20 if (c.rate or 0) >= 0.9 else 0)  # the 'estimate' rule
 
 
@@ -502,11 +511,12 @@ def test_grader_resumes_from_the_store_without_replaying(tmp_path: Path) -> None
         g = Grader(s, cfg, entries)
         first = [j for t in g.first_tasks() for j in t]
         runner_outcomes = runner.play_batch(first[:7])
-        g.on_done(runner_outcomes)
+        due = [j.key for t in g.on_done(runner_outcomes) for j in t]
         g2 = Grader(s, cfg, entries)
         again = [j.key for t in g2.first_tasks() for j in t]
         assert not set(again) & {o.key for o in runner_outcomes}
-        assert len(again) == len(first) - 7
+        # The rest of the first tasks, and what the 7 stored matches made due, each once.
+        assert sorted(again) == sorted([j.key for j in first[7:]] + due) and len(set(again)) == len(again)
 
 
 @pytest.mark.timeout(300)
@@ -645,7 +655,9 @@ def test_a_looping_submission_costs_its_time_outs_once(tmp_path: Path) -> None:
     # Each fails on its opening run of faults (RULES.md, grade_faults): 2 at 90%, 5 at 60%; a worker's task stops
     # at its first time-out, so nothing past those is played.
     assert (by["beat_stand"].matches, by["beat_basic"].matches) == (2, 5)
-    assert "it faulted in each" in by["beat_stand"].detail and "it faulted in each" in by["beat_basic"].detail
+    assert "it faulted in each" in by["beat_stand"].why and "it faulted in each" in by["beat_basic"].why
+    assert by["beat_stand"].detail == ("Failed after its first 2 matches against stand: it crashed, timed out or erred "
+                                       "in each.")
     with Store.open(tmp_path) as s:
         replays = [r.outcome.replay for r in s.matches()]
         assert s.count() == 2 + 5

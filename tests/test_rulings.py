@@ -1189,23 +1189,182 @@ def _looks_only(results: list[str], crit: Any, ties: str = "half") -> str:
         n = min(n + crit.batch, crit.max_matches)
 
 
+def _bets_oracle(results: list[str], crit: Any, ties: str = "half") -> tuple[str, int]:
+    """The sequential test written out by hand from RULES.md (grade_decision): per seed (two matches) the mean y; a
+    pass bet x (1 + a (y - low)) and a fail bet x (1 + b (high - y)), a and b Kelly's d / (v + d^2) for the larger
+    d of the zone's width and the distance from the mean seen to the edge, v the variance seen, both from a prior of
+    2 units at the threshold, capped at 0.8 of what keeps the wealth positive; a pass at 1 / pass_error, a fail at
+    1 / fail_error, borderline at max_matches.  (verdict, matches)."""
+    import math
+
+    t, low, high = crit.threshold, crit.threshold - crit.zone, crit.threshold + crit.zone
+    value = {"win": 1.0, "tie": 0.5 if ties == "half" else 0.0, "loss": 0.0}
+    seen = [t, t]  # the prior: two units at the threshold ...
+    spread = 2 * t * (1 - t) / 2  # ... with the variance of a unit of two matches at the threshold
+    wealth_pass = wealth_fail = 1.0
+    for k in range(2, crit.max_matches + 1, 2):
+        mean = sum(seen) / len(seen)
+        var = (spread + sum((x - mean) ** 2 for x in seen[2:]) + 2 * (t - mean) ** 2) / len(seen)
+        up, down = max(mean - low, high - low), max(high - mean, high - low)
+        a = min(up / (var + up * up), 0.8 / low)
+        b = min(down / (var + down * down), 0.8 / (1 - high))
+        y = (value[results[k - 2]] + value[results[k - 1]]) / 2
+        wealth_pass *= 1 + a * (y - low)
+        wealth_fail *= 1 + b * (high - y)
+        seen.append(y)
+        if math.log(wealth_fail) >= math.log(1 / crit.fail_error):
+            return "fail", k
+        if math.log(wealth_pass) >= math.log(1 / crit.pass_error):
+            return "pass", k
+    return "borderline", crit.max_matches
+
+
 def test_ruling_grade_decision() -> None:
-    """Decided at the first look whose interval excludes the threshold, or as soon as no later result before that
-    look could change it; later matches are not counted, and the verdict is always the looks' own."""
+    """The sequential test: two bets per seed, a pass or a fail as soon as one reaches its mark, borderline at the
+    maximum; the verdict counts the matches up to it, in index order, whatever else is stored; a submission that ties
+    every match is decided in 48 matches, where the looks took 188; the report says it in one sentence, and why."""
     import random
 
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.rubric import judge_batches
+    from twentyone.grading.verdicts import worded
+
+    g = GradingConfig()
+    assert (g.beat_stand.rule, g.beat_stand.zone, g.beat_basic.zone) == ("sequential", 0.02, 0.04)
+    rng = random.Random(11)
+    for crit in (g.beat_stand, g.beat_basic, _config(beat_stand={"max_matches": 120}).beat_stand):
+        for _ in range(120):
+            p = rng.choice([0.3, 0.5, 0.55, 0.6, 0.65, 0.85, 0.9, 0.95, 1.0])
+            tie = rng.choice([0.0, 0.2, 0.9])
+            played = [rng.choices(["win", "tie", "loss"], [p - min(p, 1 - p) * tie, 2 * min(p, 1 - p) * tie,
+                                                            1 - p - min(p, 1 - p) * tie])[0]
+                      for _ in range(crit.max_matches)]
+            j = judge_batches(dict(enumerate(played)), crit, "half")
+            assert j.verdict is not None and (j.verdict.status, j.verdict.matches) == _bets_oracle(played, crit)
+            # Only the matches up to the verdict, in index order, count: what comes after, or is missing after, or
+            # was stored first, changes nothing.
+            k = j.verdict.matches
+            later = dict(reversed(list(enumerate(played[:k] + ["loss"] * (crit.max_matches - k)))))
+            assert judge_batches(later, crit, "half").verdict == j.verdict
+            assert judge_batches(dict(enumerate(played[:k])), crit, "half").verdict == j.verdict
+            if k > 2:  # one match fewer: not decided yet, the next matches asked for
+                short = judge_batches(dict(enumerate(played[:k - 1])), crit, "half")
+                assert not short.decided and k - 1 < short.needed <= crit.max_matches
+    # Variance counts: every match tied (rate 50%) fails beat_basic after 48 matches (the looks: 188).
+    tied = dict.fromkeys(range(1000), "tie")
+    assert judge_batches(tied, g.beat_basic, "half").verdict.matches == 48  # type: ignore[union-attr]
+    looks = _config(beat_basic={"weight": 20, "rule": "looks"}).beat_basic
+    assert judge_batches(tied, looks, "half").verdict.matches == 188  # type: ignore[union-attr]
+    # A pass comes early too: every match won passes after 82 and 26 matches (the looks: never before 200).
+    for crit, n in ((g.beat_stand, 82), (g.beat_basic, 26)):
+        j = judge_batches(dict.fromkeys(range(1000), "win"), crit, "half")
+        assert (j.verdict.status, j.verdict.matches) == ("pass", n)  # type: ignore[union-attr]
+        v = worded(j, crit, ["win"] * n, "half")  # type: ignore[list-item]
+        assert v.summary == (f"Passed after {n} matches against {crit.opponent}: it won 100.0% of them, enough to show "
+                             f"it reaches the {crit.threshold:.0%} line.")
+        assert f"Won {n}, tied 0, lost 0 of {n}" in v.why and "sequential test" in v.why
+        assert f"at most {100 * crit.pass_error:g}% of the time" in v.why
+    # On the student's page: one sentence, the statistics behind it.
+    c = _grade(_graded(["loss"] * 30), _config(beat_stand={"max_matches": 30})).criteria[1]
+    assert (c.status, c.matches, c.points) == ("fail", 16, 0)
+    assert c.detail == ("Failed after 16 matches against stand: it won 0.0% of them, enough to show it falls short of "
+                        "the 90% line.")
+    assert c.why.startswith("Won 0, tied 0, lost 16 of 16 matches against stand (a tie counts half): 0.0%, 95% CI")
+    assert "1 / " not in c.detail and "fail bet" not in c.detail
+
+
+def _oc_tables() -> dict[str, dict[str, list[str]]]:
+    """GRADING.md's operating-characteristic tables: criterion -> first cell -> the row's cells."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "twentyone" / "grading" / "GRADING.md").read_text(encoding="utf-8")
+    out: dict[str, dict[str, list[str]]] = {}
+    table = re.compile(r"\| beats `(\w+)` \(\d+%\): true rate \|[^\n]*\n\|[^\n]*\n((?:\|[^\n]*\n)+)")
+    for opponent, rows in table.findall(text):
+        cells = [[c.strip() for c in row.strip().strip("|").split("|")] for row in rows.splitlines()]
+        out[f"beat_{opponent}"] = {c[0]: c[1:] for c in cells}
+    return out
+
+
+@pytest.mark.slow
+def test_grade_decision_operating_characteristic() -> None:
+    """The sequential test gives GRADING.md's chance of the points and mean matches at each true rate, within four
+    standard errors (of the simulation here and of GRADING.md's 4,000 runs), and its counts for a submission that
+    wins, loses or ties every match exactly; and the chance of the points at each edge of the zone is no higher
+    (low edge) or lower (high edge) than the looks' by more than those errors."""
+    import math
+
+    from tests.oc import RATES, operating
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.rubric import judge_batches
+
+    g = GradingConfig()
+    tables = _oc_tables()
+    assert set(tables) == {"beat_stand", "beat_basic"}
+    documented = 4000
+    for name, crit in g.win_criteria().items():
+        rows = tables[name]
+        assert [float(r) for r in rows if r[0].isdigit()] == list(RATES[name])
+        edges = (round(crit.threshold - crit.zone, 2), round(crit.threshold + crit.zone, 2))
+        for rate in RATES[name]:
+            looks_points, points, _, matches = (float(x) for x in rows[f"{rate:.2f}"])
+            runs = 2000 if rate in edges else 400  # the edges closely: their errors are the rule's promise
+            got = operating(crit, rate, runs, seed="test")
+            p = min(max(points, 1 / runs), 1 - 1 / runs)
+            assert abs(got.points - points) <= 4 * math.sqrt(p * (1 - p) * (1 / runs + 1 / documented)) + 5e-4, (
+                name, rate, got)
+            se = got.matches_sd * math.sqrt(1 / runs + 1 / documented)
+            assert abs(got.matches - matches) <= 4 * se + 0.5, (name, rate, got)
+            lp = min(max(looks_points, 1 / documented), 1 - 1 / documented)
+            edge = 4 * math.sqrt(2 * lp * (1 - lp) / documented) + 5e-4
+            if rate == edges[0]:  # the same error at each edge as the looks
+                assert points <= looks_points + edge
+            if rate == edges[1]:
+                assert points >= looks_points - edge
+        won, lost, tied = (int(x) for x in rows["every match won / lost / tied"][3].split(" / "))
+        assert [judge_batches(dict.fromkeys(range(1000), r), crit, "half").verdict.matches  # type: ignore[union-attr]
+                for r in ("win", "loss", "tie")] == [won, lost, tied]
+
+
+def _earliest(played: list[str], crit: Any) -> int:
+    """The fewest matches after which the looks' verdict cannot change (RULES.md, grade_decision_looks): every
+    completion up to the next look that can decide (all won, all lost) gives the same decided verdict there."""
+    n = len(played)
+    for k in range(1, n + 1):
+        ends = {_looks_only(played[:k] + [r] * (n - k), crit) for r in ("win", "loss")}
+        nxt = min(crit.batch, crit.max_matches)
+        while nxt < max(k, crit.min_matches) and nxt < crit.max_matches:
+            nxt = min(nxt + crit.batch, crit.max_matches)
+        at_look = {_looks_only(played[:k] + [r] * (nxt - k), replace(crit, max_matches=nxt)) for r in ("win", "loss")}
+        if k >= nxt:
+            at_look = {_looks_only(played[:k], replace(crit, max_matches=k))}
+        if len(at_look) == 1 and at_look <= {"pass", "fail"} and len(ends) == 1:
+            return k
+    return n
+
+
+def test_ruling_grade_decision_looks() -> None:
+    """rule = "looks" (and a run stored without a rule): decided at the first look whose interval excludes the
+    threshold, or as soon as no later result before that look could change it, never a match later; later matches
+    are not counted, and the verdict is always the looks' own."""
+    import random
+
+    from twentyone.grading.config import GradingConfig, stored_config
     from twentyone.grading.rubric import judge_batches
     from twentyone.grading.stats import wilson
 
+    def looks(**kw: Any) -> Any:
+        return _config(beat_stand={"batch": 10, "min_matches": 10, "max_matches": 30, "rule": "looks", **kw})
+
     rows = _graded(["loss"] * 10 + ["win"] * 20)
-    c = _grade(rows, _config()).criteria[1]
+    c = _grade(rows, looks()).criteria[1]
     # All lost: settled at the first k whose best case (every match up to the look at 10 won) still fails there.
     first = next(k for k in range(1, 11) if wilson(10 - k, 10)[2] < 0.9)
-    assert (c.status, c.matches, c.points) == ("fail", first, 0) and first < 10 and "decided after" in c.detail
-    waits = _grade(_graded(["win"] * 10 + ["loss"] * 10), _config(beat_stand={"batch": 10, "min_matches": 20,
-                                                                               "max_matches": 30}))
+    assert (c.status, c.matches, c.points) == ("fail", first, 0) and first < 10 and "Decided after" in c.why
+    waits = _grade(_graded(["win"] * 10 + ["loss"] * 10), looks(min_matches=20))
     assert 10 < waits.criteria[1].matches <= 20  # nothing is decided at the look of 10, before min_matches
-    cfg = _config(beat_stand={"batch": 10, "min_matches": 20, "max_matches": 50}).beat_stand
+    cfg = looks(min_matches=20, max_matches=50).beat_stand
     rng = random.Random(5)
     for _ in range(300):  # an early verdict is the looks' verdict, however the skipped matches would have gone
         p = rng.choice([0.3, 0.8, 0.9, 0.95, 1.0])
@@ -1215,6 +1374,26 @@ def test_ruling_grade_decision() -> None:
         k = j.verdict.matches
         for rest in (["win"] * 50, ["loss"] * 50, played[k:]):
             assert _looks_only(played[:k] + rest[:50 - k], cfg) == j.verdict.status
+        # ... and it comes at the first match after which it could not change, not a match (or a look) later.
+        assert k == _earliest(played, cfg), played
+    # Every match won under the defaults of the looks: passed after the fewest wins whose interval at the first
+    # look (200) lies above 90%, not at the look itself or later (issue 34, item 6: a settled pass one look late).
+    won = judge_batches(dict.fromkeys(range(1000), "win"), GradingConfig().beat_stand.__class__(rule="looks"), "half")
+    fewest = next(k for k in range(1, 201) if wilson(k, 200)[1] > 0.9)
+    assert won.verdict is not None
+    assert (won.verdict.status, won.verdict.matches, won.settled_at) == ("pass", fewest, 200)
+    # A tie first, then wins: passed at the very match whose half-win reaches the look's mark (188.5 of 200).
+    tie_first = judge_batches({0: "tie", **dict.fromkeys(range(1, 1000), "win")}, won_crit := replace(
+        GradingConfig().beat_stand, rule="looks"), "half")
+    mark = next(k for k in range(1, 201) if wilson(k - 0.5, 200)[1] > 0.9)
+    assert tie_first.verdict is not None and (tie_first.verdict.status, tie_first.verdict.matches) == ("pass", mark)
+    assert won_crit.rule == "looks" and wilson(mark - 1.5, 200)[1] <= 0.9 < wilson(mark - 0.5, 200)[1]
+    # A run stored before the sequential test has no rule in its criteria: it is decided by the looks again.
+    old = GradingConfig().to_dict()
+    for name in ("beat_stand", "beat_basic"):
+        del old[name]["rule"]
+    assert stored_config(old).beat_stand.rule == stored_config(old).beat_basic.rule == "looks"
+    assert stored_config(GradingConfig().to_dict()) == GradingConfig()
 
 
 def test_ruling_grade_borderline() -> None:
@@ -1309,6 +1488,185 @@ def test_ruling_grade_bonus() -> None:
     for rank, bonus in ((1, 10), (2, 6), (3, 3), (4, 0)):  # without intervals, by rank
         st = _grade(rows, _config(), rank=rank)
         assert st.bonus == bonus and st.total == st.score + bonus and st.score <= st.max_score
+    _duplicate_bonus()
+
+
+def _deal(name: str, deal: int, lost: float, account: int = 1000, fault: str | None = None, hands: int = 50) -> Any:
+    """A stored match of a duplicate deal: ``name`` alone on deal ``deal``'s shoe, ``lost`` EV over ``hands``."""
+    from twentyone.grading.store import MatchRow
+
+    o = replace(outcome([1], [fault], accounts=[account], idx=deal, names=[name], key=f"tournament|deal{deal}|{name}",
+                        rounds=hands), ev_lost=[lost], ev_hands=[hands])
+    return MatchRow(o.key, "tournament", "", deal, 7 + deal, [name], o)
+
+
+def _duplicate_bonus() -> None:
+    """grade_bonus's duplicate format on hand-made deals: ranked by EV lost, a faulted player below every clean one,
+    neighbours told apart deal by deal, shares in half points, identical copies together, the win rate on the same
+    shoes only shown."""
+    from twentyone.grading.config import TournamentBonus
+    from twentyone.grading.deals import deal_standings
+    from twentyone.grading.standings import judge_tournament, places
+
+    names = ["best", "good", "twin1", "twin2", "poor", "crash"]
+    players = [(n, n) for n in names]
+    base = {"best": 1.0, "good": 2.0, "twin1": 2.1, "twin2": 2.1, "poor": 6.0, "crash": 0.0}
+    rows = []
+    for d in range(10):
+        wobble = 0.3 if d % 2 else -0.3  # the same for everyone on a deal: the shoe's luck, which pairing cancels
+        for n in names:
+            fault = "crash" if n == "crash" and d == 3 else None
+            money = {"best": 900, "good": 1100}.get(n, 1000)  # the richest is not the best: money is not ranked
+            rows.append(_deal(n, d, (base[n] + wobble) / 2, money, fault))
+    table, _ = deal_standings(rows, players)
+    assert [r.name for r in table] == ["best", "good", "twin1", "twin2", "poor", "crash"]
+    assert table[0].ev_lost == pytest.approx(1.0) and table[-1].faults == 1 and table[-1].ev_lost == 0
+    assert (table[1].wins, table[1].ties, table[1].losses) == (50, 0, 0)  # the richest on every shoe
+    t = TournamentBonus(matches=5, max_matches=10, bonus=(10.0, 6.0, 3.0))
+    j = judge_tournament(rows, players, t)
+    assert j.decided and j.cuts == [True, True, True, False, True, True]
+    got = {n: (p.first, p.last, p.bonus) for n, p in places(j.standings, t.bonus, cuts=j.cuts, rounded=True).items()}
+    assert got == {"best": (1, 1, 10.0), "good": (2, 2, 6.0), "twin1": (3, 4, 1.5), "twin2": (3, 4, 1.5),
+                   "poor": (5, 5, 0.0), "crash": (6, 6, 0.0)}  # (3 + 0) / 2 = 1.5
+    seven = places(table, (10.0, 6.0, 3.0), cuts=[True] + [False] * 5, rounded=True)
+    assert {p.bonus for p in seven.values()} == {3.0}  # 19 / 6 = 3.17: to the nearest half point
+    # Identical copies on top: a bonus depends on where their group ends, so deals go on until the next player is
+    # told apart from them (or can no longer be), not only until the bonus places' own boundaries are settled.
+    pattern = [2.1, 1.4, 0.3, 2.0, 1.1, 1.9, 0.6, 1.5, 1.2, 1.8]
+    copies = [f"c{i}" for i in range(1, 5)]
+    deals = [_deal(n, d, 0.1) for d in range(30) for n in copies]
+    deals += [_deal("next", d, pattern[d % 10] / 2) for d in range(30)] + [_deal("last", d, 4.0) for d in range(30)]
+    field = [(n, n) for n in copies + ["next", "last"]]
+    first = judge_tournament([r for r in deals if r.idx < 5], field, t := TournamentBonus(bonus=(10.0, 6.0, 3.0)))
+    assert not first.decided and first.cuts == [True, False, False, False, False, True]  # 5 deals: next not yet apart
+    j = judge_tournament(deals, field, t)
+    assert j.decided and 5 < j.units < 30 and j.cuts == [True, False, False, False, True, True]
+    got = {n: p.bonus for n, p in places(j.standings, t.bonus, cuts=j.cuts, rounded=True).items()}
+    assert got == {"c1": 5.0, "c2": 5.0, "c3": 5.0, "c4": 5.0, "next": 0.0, "last": 0.0}  # 19 / 4 = 4.75
+    # A deal as grade plays it: each alone on the deal's seed, every decision priced and stored with the outcome.
+    from twentyone.grading.outcome import MatchOutcome
+    from twentyone.grading.plan import tournament_jobs
+    from twentyone.grading.runner import play_job
+
+    jobs = tournament_jobs([("b", "basic"), ("s", "stand")], "duplicate", 1, 2026, 6, "course", None)
+    assert [(j.key, j.specs, j.seed, j.priced) for j in jobs] == [("tournament|deal0|b", ("basic",), 2026, True),
+                                                                  ("tournament|deal0|s", ("stand",), 2026, True)]
+    basic, stand = (play_job(j) for j in jobs)
+    assert basic.ev_hands == stand.ev_hands == [50] and 0 <= basic.ev_lost[0] < 1 < stand.ev_lost[0]
+    assert MatchOutcome.from_dict(stand.to_dict(), stand.key, stand.info) == stand
+    with pytest.raises(ValueError):
+        replace(stand, ev_lost=[1.0, 2.0]).check()
+
+
+#: Issue 33's class of 10 remade: seven legal strategies close in strength (stand at 12 to 16, soft 17 or 18, some
+#: doubling and surrender, flat or ramped bets), then three that lose (``Variant`` of ``tests.simclass``).
+_CLASS_OF_TEN = [(15, 18, "10,11", "23456", 0, False, "flat"), (16, 18, "10,11", "3456", 1, False, "flat"),
+                 (14, 18, "11", "23456", 0, False, "flat"), (13, 18, "10,11", "23456", 1, False, "flat20"),
+                 (16, 17, "11", "3456", 0, False, "ramp"), (15, 17, "9,10,11", "23456", 2, False, "flat"),
+                 (12, 18, "10,11", "23456", 0, False, "flat")]
+
+
+def _tournament(players: list[tuple[str, str]], t: Any) -> Any:
+    """Play a class tournament in this process as ``grade`` plays it (``judge_tournament`` asks, ``tournament_jobs``
+    plans, ``play_job`` plays) and return its final judgement."""
+    from twentyone.grading.plan import SEED_OFFSET, tournament_jobs
+    from twentyone.grading.runner import play_job
+    from twentyone.grading.standings import judge_tournament
+    from twentyone.grading.store import MatchRow
+
+    rows: list[MatchRow] = []
+    planned = 0
+    while True:
+        j = judge_tournament(rows, players, t, seats=5)
+        if j.decided:
+            return j
+        jobs = tournament_jobs(j.active, t.format, j.needed - planned, 2026 + SEED_OFFSET, 6, "course", None,
+                               start=planned)
+        planned = j.needed
+        for job in jobs:
+            o = play_job(job)
+            rows.append(MatchRow(o.key, "tournament", "", o.info.idx, o.info.seed, list(o.info.names), o))
+
+
+@pytest.mark.slow
+def test_grade_bonus_separates_the_class_of_issue_33(tmp_path: "Path") -> None:
+    """Issue 33's class: seven legal students close in strength, three that lose. The table tournament plays its 60
+    deals and still leaves the seven sharing places 1-7 (2.71429 each: their pairwise win rates overlap);
+    the duplicate tournament (each alone on the same shoes, decisions priced) tells places apart in half the matches
+    and a third of the rounds, in half points, and gives the same places whatever order its matches are stored in."""
+    from dataclasses import replace as changed
+    from pathlib import Path
+
+    from twentyone.grading.config import TournamentBonus
+    from twentyone.grading.standings import judge_tournament, places
+
+    players = []
+    for i, v in enumerate(_CLASS_OF_TEN):
+        f = tmp_path / f"s{i + 1}.py"
+        f.write_text(f"from tests.simclass import Variant\n\n\nclass S(Variant):\n    def __init__(self):\n"
+                     f"        super().__init__{v!r}\n\n\nSTRATEGY = S\n", encoding="utf-8")
+        players.append((f"s{i + 1}", str(f)))
+    crash = tmp_path / "crash.py"
+    crash.write_text("def bet1(N):\n    return 10\n\n\ndef first_action1(tmpcards, length):\n    return 1 / 0\n\n\n"
+                     "def continue_action1(players):\n    return 's'\n\n\ndef show1(banker, players, pNum, N, pos):\n"
+                     "    pass\n", encoding="utf-8")
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "py"
+    players += [("stand_py", str(fixtures / "stand_py.py") + ":1"), ("fouls_py", str(fixtures / "fouls_py.py") + ":1"),
+                ("crash", str(crash) + ":1")]
+    legal = {f"s{i + 1}" for i in range(7)}
+    bonus = (10.0, 6.0, 3.0)
+    old = _tournament(players, TournamentBonus(format="table5", matches=10, max_matches=60, bonus=bonus))
+    shared = places(old.standings, bonus)
+    assert old.units == 60 and {r.name for r in old.standings[:7]} == legal
+    assert {(shared[n].first, shared[n].last, round(shared[n].bonus, 5)) for n in legal} == {(1, 7, 2.71429)}
+    rates = [r.rate for r in old.standings[:7]]  # as in the issue's class (54.5% to 60.8%): close, all above half
+    assert 0.5 < min(rates) < max(rates) < 0.75
+    new = _tournament(players, TournamentBonus(bonus=bonus))
+    assert new.standings[0].ev_lost is not None and len(new.rows) <= len(old.rows) / 2
+    rounds = [sum(r.outcome.rounds for r in j.rows) for j in (new, old)]  # 50 alone, not 250 at five seats
+    assert rounds[0] < rounds[1] / 3
+    got = places(new.standings, bonus, cuts=new.cuts, rounded=True)
+    assert {r.name for r in new.standings[:7]} == legal and new.cuts is not None and any(new.cuts[1:4])
+    assert len({got[n].bonus for n in legal}) > 1 and all(2 * b.bonus == int(2 * b.bonus) for b in got.values())
+    assert max(got[n].bonus for n in legal) > 2.71429
+    again = judge_tournament(list(reversed(new.rows)), players, changed(TournamentBonus(bonus=bonus)), seats=5)
+    assert places(again.standings, bonus, cuts=again.cuts, rounded=True) == got
+
+
+def test_grade_bonus_stops_when_no_place_can_change() -> None:
+    """The duplicate tournament's stop (RULES.md, grade_bonus) on two players whose EV lost per deal differs by 0 to
+    1 standard deviation: stopping once no more deals could tell them apart loses at most 2% of the separations the
+    whole budget of 30 deals gives (within three standard errors), and two equal players are told apart in under 5%
+    of runs; the equal ones stop well before the budget."""
+    import math
+    import random
+
+    from twentyone.grading.deals import Ledger, DealRecord, separated_pair, settled_pair
+    from twentyone.grading.results import StandingRow
+
+    a, b = (StandingRow(0, n, n, 0, 0, 0, 0, 0.5, 0.0, 1.0, 0.0, 0, 0) for n in "ab")
+    rng = random.Random(33)
+    runs, budget, batch = 600, 30, 5
+    looks = budget // batch
+    for theta in (0.0, 0.3, 0.5, 0.7, 1.0):
+        lost = told = deals = 0
+        for _ in range(runs):
+            book = Ledger()
+            stopped: bool | None = None
+            for d in range(budget):
+                book.deals["a"][d] = DealRecord(5.0, 100, 1000, 50, False)
+                book.deals["b"][d] = DealRecord(5.0 + theta + rng.gauss(0, 1), 100, 1000, 50, False)
+                n = d + 1
+                if stopped is None and n % batch == 0 and n < budget and settled_pair(book, a, b, 0.95, budget, looks):
+                    stopped, deals = separated_pair(book, a, b, 0.95, looks), deals + n
+            whole = separated_pair(book, a, b, 0.95, looks)
+            if stopped is None:
+                stopped, deals = whole, deals + budget
+            lost += whole and not stopped
+            told += stopped
+        assert lost / runs <= 0.02 + 3 * math.sqrt(0.02 * 0.98 / runs), (theta, lost)
+        if theta == 0:
+            assert told / runs <= 0.05 and deals / runs < 0.7 * budget, (told, deals)
 
 
 def test_grade_bonus_stops_when_separated() -> None:
@@ -1318,7 +1676,7 @@ def test_grade_bonus_stops_when_separated() -> None:
     from twentyone.grading.store import MatchRow
 
     players = [("best", "x"), ("mid", "y"), ("low", "z")]
-    t = TournamentBonus(matches=2, max_matches=10, bonus=(10.0,))
+    t = TournamentBonus(matches=2, max_matches=10, bonus=(10.0,), format="table5")
 
     def deal(unit: int, ranks: list[int]) -> list[MatchRow]:
         names = ["best", "mid", "low"]
@@ -1345,7 +1703,7 @@ def test_grade_bonus_seats_no_more_a_player_that_always_times_out() -> None:
     from twentyone.grading.store import MatchRow
 
     players = [("a", "x"), ("b", "y"), ("loop", "z"), ("slow", "w"), ("aces", "v"), ("low", "u")]
-    t = TournamentBonus(matches=2, max_matches=6, bonus=(10.0,))
+    t = TournamentBonus(matches=2, max_matches=6, bonus=(10.0,), format="table5")
     rank = {"a": 1, "b": 1, "slow": 1, "aces": 4, "low": 5, "loop": 6}  # a, b and slow tie: never separated
 
     def deal(unit: int, names: list[str]) -> list[MatchRow]:
@@ -1380,7 +1738,7 @@ def test_grade_bonus_seats_no_more_a_player_that_always_times_out() -> None:
     pair = judge_tournament(deal(0, ["a", "loop"]), players[:3:2], t)  # one player left: done after deal 0
     assert pair.decided and pair.units == 1 and pair.standings[0].name == "a"
     # Before a batch of 10 ends, looks after deals 1, 2 and 4, each planned only once the deals before it are in.
-    t10 = TournamentBonus(matches=10, max_matches=20, bonus=(10.0,))
+    t10 = TournamentBonus(matches=10, max_matches=20, bonus=(10.0,), format="table5")
     rows: list[MatchRow] = []
     needs = []
     for u in range(4):
@@ -1398,6 +1756,28 @@ def test_ruling_grade_incident_kinds() -> None:
     uncounted = _grade(rows, _config(legal={"incidents": ["crash", "timeout"]}))
     assert uncounted.criteria[0].points == 60 and uncounted.incident_count == 0
     assert not uncounted.incidents[0].counted and "not count" in uncounted.criteria[0].detail
+
+
+def test_ruling_grade_decision_limit() -> None:
+    """A grade's decision limit is 0.25 s of CPU (it was 1 s), in the configuration, the example file, the sandbox
+    limits of every match and grade's help; match keeps 1 s."""
+    import os
+    import subprocess
+    import sys
+    import tomllib
+
+    from twentyone.grading.config import GradingConfig, example_toml
+    from twentyone.grading.grader import limits_of
+
+    g = GradingConfig()
+    assert g.isolation.decision_timeout == 0.25
+    assert tomllib.loads(example_toml())["isolation"]["decision_timeout"] == 0.25
+    limits = limits_of(g.isolation)
+    assert limits is not None and limits.decision_timeout == 0.25
+    helps = [subprocess.run([sys.executable, "-m", "twentyone", cmd, "--help"], capture_output=True, text=True,
+                            timeout=60, env={**os.environ, "COLUMNS": "200"}).stdout
+             for cmd in ("grade", "match")]
+    assert "CPU time limit per decision (0.25)" in helps[0] and "(1.0)" in helps[1]
 
 
 def test_ruling_grade_timeouts() -> None:
@@ -1748,15 +2128,16 @@ def test_ruling_grade_faults() -> None:
 
     c = _grade(_graded(["loss"] * 30, faults=[True] * 30), _config()).criteria[1]
     assert (c.status, c.matches, c.points) == ("fail", 2, 0)
-    assert "decided after its first 2 matches: it faulted in each" in c.detail and "at most 1% of the time" in c.detail
+    assert "Decided after its first 2 matches: it faulted in each" in c.why and "at most 1% of the time" in c.why
+    assert c.detail == "Failed after its first 2 matches against stand: it crashed, timed out or erred in each."
     # The same losses without a fault: decided by the looks only, later (RULES.md, grade_decision).
     plain = _grade(_graded(["loss"] * 30), _config()).criteria[1]
-    assert plain.status == "fail" and plain.matches > 2 and "faulted in each" not in plain.detail
+    assert plain.status == "fail" and plain.matches > 2 and "faulted in each" not in plain.why
     # A run broken by a played match, even a lost one, decides nothing.
     broken = _grade(_graded(["loss"] * 2 + ["win"] * 28, faults=[True, False] + [False] * 28), _config()).criteria[1]
-    assert broken.matches > 2 and "faulted in each" not in broken.detail
+    assert broken.matches > 2 and "faulted in each" not in broken.why
     later = _grade(_graded(["win"] + ["loss"] * 29, faults=[False] + [True] * 29), _config()).criteria[1]
-    assert later.status == "fail" and later.matches > 2 and "faulted in each" not in later.detail
+    assert later.status == "fail" and later.matches > 2 and "faulted in each" not in later.why
     g = GradingConfig()
     assert (fault_run(g.beat_stand), fault_run(g.beat_basic)) == (2, 5)
     assert (fewest_counted(g.beat_stand, g.ties), fewest_counted(g.beat_basic, g.ties)) == (2, 5)
@@ -1766,7 +2147,8 @@ def test_ruling_grade_faults() -> None:
             crit = WinRate(threshold=threshold, confidence=confidence)
             n, alpha = fault_run(crit), (1 - confidence) / 2
             assert n >= 1 and (1 - threshold) ** n < alpha <= (1 - threshold) ** (n - 1)
-    assert fault_run(WinRate(threshold=0.5, batch=4, min_matches=4, max_matches=8)) == 0  # 0.5^4 = 6.25%
+    assert fault_run(WinRate(threshold=0.5, batch=4, min_matches=4, max_matches=8, rule="looks")) == 0  # 0.5^4 = 6.25%
+    assert fault_run(WinRate(threshold=0.5, max_matches=6)) == 0 and fault_run(WinRate(threshold=0.5)) == 6
     # Only whole runs from index 0 count, whatever else is stored.
     j = judge_batches({1: "loss", 2: "loss"}, g.beat_stand, "half", {1, 2})
     assert j.verdict is None
@@ -1806,11 +2188,11 @@ def _tail(n: int, most: float, p: float, tie: float) -> float:
 
 
 def test_ruling_grade_early_fail() -> None:
-    """Before min_matches, early looks (20, 50, 100, 150 by default) fail a criterion, and never pass it, when a
-    submission that wins the threshold's share of its matches (ties half) would win so few with a chance below
-    early_error (1 in 2,000) by the Chernoff-Hoeffding bound; they settle a fail early as the ordinary looks do.
-    A submission that loses every match now fails beat_stand after 9 matches and beat_basic after 17, not 29 and
-    94 (issue 22, item 7: a hand-in that loops on some hands)."""
+    """Under the looks: before min_matches, early looks (20, 50, 100, 150 by default) fail a criterion, and never
+    pass it, when a submission that wins the threshold's share of its matches (ties half) would win so few with a
+    chance below early_error (1 in 2,000) by the Chernoff-Hoeffding bound; they settle a fail early as the ordinary
+    looks do. A submission that loses every match fails beat_stand after 9 matches and beat_basic after 17, not 29
+    and 94 (issue 22, item 7: a hand-in that loops on some hands)."""
     import random
 
     from twentyone.errors import ConfigError
@@ -1819,13 +2201,15 @@ def test_ruling_grade_early_fail() -> None:
     from twentyone.grading.stats import wilson
 
     g = GradingConfig()
+    g = replace(g, beat_stand=replace(g.beat_stand, rule="looks"), beat_basic=replace(g.beat_basic, rule="looks"))
     assert g.beat_stand.early_looks == g.beat_basic.early_looks == (20, 50, 100, 150)
     lost = {crit.opponent: judge_batches(dict.fromkeys(range(1000), "loss"), crit, g.ties)
             for crit in g.win_criteria().values()}
     assert {k: (j.verdict.matches, j.settled_at, j.early) for k, j in lost.items() if j.verdict} == {
         "stand": (9, 20, True), "basic": (17, 20, True)}
     # Against the ordinary looks alone, as before: 29 and 94.
-    off = _config(beat_stand={"early_looks": []}, beat_basic={"weight": 20, "early_looks": []})
+    off = _config(beat_stand={"early_looks": [], "rule": "looks"}, beat_basic={"weight": 20, "early_looks": [],
+                                                                              "rule": "looks"})
     assert [judge_batches(dict.fromkeys(range(1000), "loss"), c, g.ties).verdict.matches  # type: ignore[union-attr]
             for c in off.win_criteria().values()] == [29, 94]
     assert (fewest_counted(g.beat_stand, g.ties), fewest_counted(g.beat_basic, g.ties)) == (2, 5)  # grade_faults'
@@ -1847,17 +2231,17 @@ def test_ruling_grade_early_fail() -> None:
             rest = more + ["win"] * (crit.max_matches - look)
             assert _early_oracle(rest, crit) == _looks_only(rest, crit)  # the early looks decide nothing
     # The report says which look decided it and with what chance.
-    c = _grade(_graded(["loss"] * 300), _config(beat_stand={})).criteria[1]
+    c = _grade(_graded(["loss"] * 300), _config(beat_stand={"rule": "looks"})).criteria[1]
     assert (c.status, c.matches, c.points) == ("fail", 9, 0)
-    assert "by the early look at 20" in c.detail and "at most 11 of 20" in c.detail and "1 in 2,000" in c.detail
-    at = _grade(_graded(["win"] * 11 + ["loss"] * 9 + ["win"] * 280), _config(beat_stand={})).criteria[1]
-    assert (at.status, at.matches) == ("fail", 20) and "early look at 20" in at.detail
+    assert "by the early look at 20" in c.why and "at most 11 of 20" in c.why and "1 in 2,000" in c.why
+    at = _grade(_graded(["win"] * 11 + ["loss"] * 9 + ["win"] * 280), _config(beat_stand={"rule": "looks"})).criteria[1]
+    assert (at.status, at.matches) == ("fail", 20) and "early look at 20" in at.why
     # An early look never passes: every match won waits for the first ordinary look (200).
     won = judge_batches(dict.fromkeys(range(1000), "win"), g.beat_stand, g.ties)
     assert won.verdict is not None and won.verdict.status == "pass" and not won.early and won.settled_at == 200
     # The verdict is the looks' own, however the matches it did not play would have gone.
     cfg = _config(beat_stand={"batch": 10, "min_matches": 60, "max_matches": 80, "early_looks": [10, 20, 40],
-                              "early_error": 0.01}).beat_stand
+                              "early_error": 0.01, "rule": "looks"}).beat_stand
     rng = random.Random(7)
     early = 0
     for _ in range(400):
@@ -1870,9 +2254,18 @@ def test_ruling_grade_early_fail() -> None:
         for rest in (["win"] * 80, ["loss"] * 80, played[k:]):
             assert _early_oracle(played[:k] + rest[:80 - k], cfg) == j.verdict.status
     assert early > 50
+    # An early look at min_matches is the ordinary look's, even when the ordinary look falls later (60 is not a
+    # whole number of batches of 40: the look is at 80): 20 wins then losses fail by the look at 80, after 61
+    # matches; taken as an early look it would fail after 59 or 60 (issue 34, item 6).
+    at_min = _config(beat_stand={"threshold": 0.6, "batch": 40, "min_matches": 60, "max_matches": 80,
+                                 "early_looks": [60], "rule": "looks"}).beat_stand
+    j = judge_batches(dict(enumerate(["win"] * 20 + ["loss"] * 60)), at_min, "half")
+    assert j.verdict is not None
+    assert (j.verdict.status, j.verdict.matches, j.settled_at, j.early) == ("fail", 61, 80, False)
+    assert early_fail_most(60, 0.6, at_min.early_error, 0.5) >= 20  # so an early look at 60 would fail them
     # A look at or after min_matches is the ordinary look's; a bad setting is one line.
     assert judge_batches(dict.fromkeys(range(30), "loss"), _config(beat_stand={
-        "early_looks": [20, 50]}).beat_stand, "half").verdict.matches == 9  # type: ignore[union-attr]
+        "early_looks": [20, 50], "rule": "looks"}).beat_stand, "half").verdict.matches == 9  # type: ignore[union-attr]
     for bad in ({"early_looks": [3]}, {"early_looks": [50, 20]}, {"early_looks": [20, 20]}, {"early_looks": [2.5]},
                 {"early_error": 0.05}, {"early_error": 0}):
         with pytest.raises(ConfigError) as e:

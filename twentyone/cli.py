@@ -152,7 +152,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no table")
     sm.add_argument("--trusted", action="store_true", default=None,
                     help="run files in this process, for speed, when you vouch for the code")
-    for name, default in (("decision-timeout", "1.0"), ("decision-wall-timeout", "10x --decision-timeout"),
+    for name, default in (("decision-timeout", "0.25"), ("decision-wall-timeout", "10x --decision-timeout"),
                           ("match-timeout", "60")):
         sm.add_argument(f"--{name}", type=float, default=None, metavar="SECONDS", help=f"as for grade ({default})")
 
@@ -217,7 +217,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--trusted", action="store_true", default=None,
                    help="run files in this process, for speed, when you vouch for the code")
     g.add_argument("--decision-timeout", type=float, default=None, metavar="SECONDS",
-                   help="CPU time limit per decision (1.0)")
+                   help="CPU time limit per decision (0.25)")
     g.add_argument("--decision-wall-timeout", type=float, default=None, metavar="SECONDS",
                    help="wall-clock backstop per decision, against sleeping (default 10x --decision-timeout)")
     g.add_argument("--match-timeout", type=float, default=None, metavar="SECONDS",

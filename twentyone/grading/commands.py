@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.config import GradingConfig, Isolation, config_from_dict, draw_seed
+from twentyone.grading.config import GradingConfig, Isolation, config_from_dict, draw_seed, stored_config
 from twentyone.grading.outcome import EntryKind, MatchOutcome
 from twentyone.grading.results import ClassReport
 from twentyone.grading.scoring import class_report
@@ -305,7 +305,7 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
     if resume:
         store = _resume_run(out, "grade")
         try:
-            stored_cfg = config_from_dict(store.meta("config", {}), "stored configuration")
+            stored_cfg = stored_config(store.meta("config", {}))
             if config is not None and config.seed is None:  # no seed given: the run's own is kept
                 config = replace(config, seed=stored_cfg.seed)
             if config_given and config is not None and config != stored_cfg:

@@ -18,8 +18,9 @@ from typing import Any
 from twentyone.errors import ConfigError, RulesError
 from twentyone.rules import get_rules
 
-__all__ = ["seats_of", "DUPLICATE_GROUP", "GradingConfig", "LegalPlay", "WinRate", "TournamentBonus", "Isolation",
-           "Similarity", "load_config", "config_from_dict", "example_toml", "draw_seed", "SEEDS"]
+__all__ = ["seats_of", "DUPLICATE_GROUP", "DECISION_RULES", "TOURNAMENT_FORMATS", "GradingConfig", "LegalPlay",
+           "WinRate", "TournamentBonus", "Isolation",
+           "Similarity", "load_config", "config_from_dict", "stored_config", "example_toml", "draw_seed", "SEEDS"]
 
 #: Base seeds are drawn from, and must lie in, 0 .. SEEDS-1 (a match's seed adds at most a million to it).
 SEEDS = 2**63
@@ -56,6 +57,13 @@ class LegalPlay:
                                   "unaffordable_double", "error", "crash", "timeout")
 
 
+#: The formats of a grade's class tournament (RULES.md, **grade_bonus**).
+TOURNAMENT_FORMATS = ("duplicate", "table5", "pairs")
+#: The decision rules of a win-rate criterion (RULES.md, **grade_decision**): the sequential test, and the
+#: Wilson interval's looks after each batch (the rule before issue 33, kept for runs stored with it).
+DECISION_RULES = ("sequential", "looks")
+
+
 @dataclass(frozen=True)
 class WinRate:
     """A "beats X in at least T of 2-seat matches" criterion and its match budget."""
@@ -63,15 +71,27 @@ class WinRate:
     weight: float = 20.0
     threshold: float = 0.9
     opponent: str = "stand"
-    #: Matches per batch; even, since each seed is played twice with the seats swapped.
+    #: How the criterion is decided: ``sequential`` (``grading.sequential``) or ``looks``.
+    rule: str = "sequential"
+    #: The sequential test's indifference zone, threshold - zone .. threshold + zone: a submission at or below its
+    #: low edge reaches a pass with a chance of at most ``pass_error``, one at or above its high edge a fail with a
+    #: chance of at most ``fail_error`` (a borderline verdict's points at ``max_matches`` come on top).
+    zone: float = 0.02
+    pass_error: float = 0.015
+    fail_error: float = 0.008
+    #: ``looks``: matches per batch (a look after each); even, since each seed is played twice with the seats
+    #: swapped.
     batch: int = 100
+    #: ``looks``: the first ordinary look.
     min_matches: int = 200
+    #: Both rules: a criterion still undecided after this many matches is borderline.
     max_matches: int = 1000
+    #: The interval shown beside a win rate (both rules), and the one the ``looks`` rule decides by.
     confidence: float = 0.95
-    #: Early looks (RULES.md, **grade_early_fail**): after each of these numbers of matches below ``min_matches``
-    #: (a look at or after it is the ordinary look's), the criterion fails when a submission that wins the
-    #: threshold's share of its matches would win so few with a chance below ``early_error`` (a Chernoff-Hoeffding
-    #: bound).  An early look never passes.
+    #: ``looks``: early looks (RULES.md, **grade_early_fail**): after each of these numbers of matches below
+    #: ``min_matches`` (a look at or after it is the ordinary look's), the criterion fails when a submission that wins
+    #: the threshold's share of its matches would win so few with a chance below ``early_error`` (a
+    #: Chernoff-Hoeffding bound).  An early look never passes.
     early_looks: tuple[int, ...] = (20, 50, 100, 150)
     early_error: float = 0.0005
 
@@ -81,17 +101,20 @@ class TournamentBonus:
     """The class tournament and the bonus points by rank."""
 
     enabled: bool = True
-    #: ``table5`` (tables of up to 5, reseated every match) or ``pairs`` (2-seat round robin).
-    format: str = "table5"
-    #: Units per batch: deals (table5: every table of a deal played once per seat rotation) or rounds of
-    #: every pair (pairs).  Batches are added until the places with a bonus are separated.
-    matches: int = 10
+    #: ``duplicate`` (every player alone on each deal's shoe, every decision priced, ranked by the EV lost:
+    #: ``grading.deals``), ``table5`` (tables of up to 5, reseated every match) or ``pairs`` (2-seat round robin),
+    #: both by pairwise win rate.
+    format: str = "duplicate"
+    #: Units per batch: deals (duplicate: a match of every player; table5: every table of a deal played once per
+    #: seat rotation) or rounds of every pair (pairs).  Batches are added until the places with a bonus are
+    #: separated (or, duplicate, can no longer be).
+    matches: int = 5
     #: The budget: units at most.
-    max_matches: int = 60
+    max_matches: int = 30
     #: The confidence of the intervals that separate places.
     confidence: float = 0.95
-    #: Bonus points for place 1, 2, 3 ...; places past the list get nothing.  Players whose intervals
-    #: overlap share the mean bonus of the places they span.
+    #: Bonus points for place 1, 2, 3 ...; places past the list get nothing.  Players who cannot be told apart
+    #: share the mean bonus of the places they span (duplicate: to the nearest half point).
     bonus: tuple[float, ...] = (10.0, 6.0, 3.0)
 
 
@@ -100,8 +123,9 @@ class Isolation:
     """How submissions run: in the sandbox (default) with these limits, or trusted in process."""
 
     trusted: bool = False
-    #: CPU seconds per decision (the worker's own CPU time: machine load never counts).
-    decision_timeout: float = 1.0
+    #: CPU seconds per decision (the box's own CPU time: machine load never counts): RULES.md,
+    #: **grade_decision_limit** (the slowest real hand-in's decision takes about 3 ms).
+    decision_timeout: float = 0.25
     #: Wall-clock seconds per match.
     match_timeout: float = 60.0
     #: Wall-clock seconds per decision, a backstop against sleeping and blocking (0: 10x decision_timeout).
@@ -143,7 +167,8 @@ class GradingConfig:
     borderline: str = "estimate"
     legal: LegalPlay = field(default_factory=LegalPlay)
     beat_stand: WinRate = field(default_factory=WinRate)
-    beat_basic: WinRate = field(default_factory=lambda: WinRate(threshold=0.6, opponent="basic"))
+    beat_basic: WinRate = field(default_factory=lambda: WinRate(threshold=0.6, opponent="basic", zone=0.04,
+                                                                pass_error=0.003, fail_error=0.003))
     tournament: TournamentBonus = field(default_factory=TournamentBonus)
     isolation: Isolation = field(default_factory=Isolation)
     similarity: Similarity = field(default_factory=Similarity)
@@ -226,11 +251,21 @@ class GradingConfig:
                 raise bad(f"{name}.opponent", c.opponent, "one of " + ", ".join(BUILTIN_OPPONENTS))
             if c.batch < 2 or c.batch % 2:
                 raise bad(f"{name}.batch", c.batch, "an even number, 2 or more")
-            if not c.batch <= c.min_matches <= c.max_matches <= 1_000_000:
+            if c.rule == "looks" and not c.batch <= c.min_matches <= c.max_matches <= 1_000_000:
                 raise ConfigError(f"{where}: {name}: need batch <= min_matches <= max_matches <= 1000000, "
                                   f"got {c.batch}, {c.min_matches}, {c.max_matches}")
+            if not 2 <= c.max_matches <= 1_000_000:
+                raise bad(f"{name}.max_matches", c.max_matches, "2 .. 1000000")
             if not 0.5 <= c.confidence < 1:
                 raise bad(f"{name}.confidence", c.confidence, "0.5 .. 0.999")
+            if c.rule not in DECISION_RULES:
+                raise bad(f"{name}.rule", c.rule, " or ".join(DECISION_RULES))
+            if not 0 < c.zone < min(c.threshold, 1 - c.threshold):
+                raise bad(f"{name}.zone", c.zone, f"above 0 and below {min(c.threshold, 1 - c.threshold):g}, so "
+                          "that threshold - zone and threshold + zone are rates")
+            for key in ("pass_error", "fail_error"):
+                if not 1e-9 <= getattr(c, key) <= 0.5:
+                    raise bad(f"{name}.{key}", getattr(c, key), "1e-09 .. 0.5")
             looks = list(c.early_looks)
             if any(e < 2 or e % 2 for e in looks) or looks != sorted(set(looks)):
                 raise bad(f"{name}.early_looks", looks, "even numbers of matches, 2 or more, in increasing order")
@@ -238,8 +273,9 @@ class GradingConfig:
                 raise bad(f"{name}.early_error", c.early_error,
                           f"1e-09 .. {(1 - c.confidence) / 2:g}, the interval's own one-sided error")
         t = self.tournament
-        if t.format not in ("table5", "pairs"):
-            raise bad("tournament.format", t.format, "table5 or pairs")
+        if t.format not in TOURNAMENT_FORMATS:
+            raise bad("tournament.format", t.format,
+                      ", ".join(TOURNAMENT_FORMATS[:-1]) + " or " + TOURNAMENT_FORMATS[-1])
         if not 1 <= t.matches <= 100000:
             raise bad("tournament.matches", t.matches, "1 .. 100000")
         if not t.matches <= t.max_matches <= 1_000_000:
@@ -335,6 +371,18 @@ def config_from_dict(data: dict[str, Any], where: str = "config") -> GradingConf
     return replace(base, **top).check(where)
 
 
+def stored_config(data: dict[str, Any]) -> GradingConfig:
+    """The configuration a run stored (``GradingConfig.to_dict``).  A run stored before the sequential test
+    (issue 33) has no ``rule`` in its criteria: they were decided by the looks, and are again, so that ``report`` and
+    ``--resume`` give the grade the run gave."""
+    data = dict(data)
+    for name in ("beat_stand", "beat_basic"):
+        section = data.get(name)
+        if isinstance(section, dict) and "rule" not in section:
+            data[name] = {**section, "rule": "looks"}
+    return config_from_dict(data, "stored configuration")
+
+
 def load_config(path: Path | None) -> GradingConfig:
     """The course defaults, changed by the TOML file at ``path`` if given."""
     if path is None:
@@ -381,11 +429,15 @@ def example_toml() -> str:
             f"weight = {w.weight:g}",
             f"threshold = {w.threshold:g}",
             f'opponent = "{w.opponent}"',
-            f"batch = {w.batch}              # matches per look (each seed twice, seats swapped)",
-            f"min_matches = {w.min_matches}",
-            f"max_matches = {w.max_matches}",
-            f"confidence = {w.confidence:g}",
-            "# early looks: fail (never pass) when a submission at the threshold would do as badly",
+            f'rule = "{w.rule}"   # the sequential test, or "looks" (the Wilson interval after each batch)',
+            f"zone = {w.zone:g}           # sequential: the indifference zone, threshold - zone .. threshold + zone",
+            f"pass_error = {w.pass_error:g}    # sequential: the chance at most of a pass at threshold - zone",
+            f"fail_error = {w.fail_error:g}    # sequential: the chance at most of a fail at threshold + zone",
+            f"max_matches = {w.max_matches}    # still undecided here: borderline",
+            f"confidence = {w.confidence:g}     # of the interval shown beside the rate (and the looks')",
+            f"batch = {w.batch}           # looks: matches per look (each seed twice, seats swapped)",
+            f"min_matches = {w.min_matches}     # looks: the first ordinary look",
+            "# looks: early looks fail (never pass) when a submission at the threshold would do as badly",
             "# with a chance below early_error (at each look)",
             "early_looks = [" + ", ".join(map(str, w.early_looks)) + "]",
             f"early_error = {w.early_error:g}",
@@ -395,9 +447,9 @@ def example_toml() -> str:
         "",
         "[tournament]             # class tournament; bonus points by rank",
         f"enabled = {'true' if t.enabled else 'false'}",
-        f'format = "{t.format}"         # or "pairs"',
-        f"matches = {t.matches}            # units per batch: deals (table5, every seat rotation) or pair rounds",
-        f"max_matches = {t.max_matches}        # budget: batches are added until the bonus places are separated",
+        f'format = "{t.format}"    # everyone alone on the same shoes, ranked by EV lost; or "table5", "pairs"',
+        f"matches = {t.matches}              # units per batch: deals (duplicate, table5) or pair rounds",
+        f"max_matches = {t.max_matches}         # budget: batches are added until the bonus places are settled",
         f"confidence = {t.confidence:g}",
         f"bonus = [{', '.join(f'{b:g}' for b in t.bonus)}]",
         "",

@@ -10,7 +10,9 @@ Each hand-in given is taken through the intake, as ``grade`` takes it, and named
 
 Everything else (every other student's matches, the hand-ins not given) is kept.  The class tournament is then
 played as a fresh grade of the class as it now is would play it, on the same seeds (RULES.md,
-**grade_late_handins**): in ``pairs`` only the pairs of a new or changed hand-in are played (every other pair's
+**grade_late_handins**): in ``duplicate`` (the default) only a new or changed hand-in's deals are played (each
+player plays alone on a deal, so every other player's deals stand); in ``pairs`` only the pairs of a new or changed
+hand-in are played (every other pair's
 matches stand: a pair's matches depend on its two players alone), on every round already played and then as
 the stop rule asks; in ``table5`` the tables of a deal are drawn from the whole field, so every deal is played
 again (the stored tournament matches are set aside).  So the scores are those of a fresh grade of the final
@@ -86,6 +88,10 @@ def _tournament_line(fmt: str, units: int, joined: list[str], changed: list[str]
                                 f"{', '.join(changed)} changed" if changed else "",
                                 f"{', '.join(left)} can no longer play" if left else "") if x)
     played = f"1-{units}" if units > 1 else "1"
+    if fmt == "duplicate":
+        return (f"tournament ({who}): the deals of {', '.join(joined + changed) or 'nobody'} are played on the deals "
+                f"already played ({played}), on the same seeds, then as the stop rule asks; every other player's deals "
+                "stand: each plays alone on a deal (RULES.md, grade_late_handins)")
     if fmt == "pairs":
         return (f"tournament ({who}): the pairs of {', '.join(joined + changed) or 'nobody'} with every other player are "
                 f"played on the rounds already played ({played}), on the same seeds, then as the stop rule asks; "
@@ -187,6 +193,6 @@ def _set_aside(store: Store, config: GradingConfig, stored: dict[str, EntryRow],
     late.tournament = _tournament_line(t.format, units, joined, redone, left)
     touched = set(redone) | set(left)
     for row in store.matches("tournament"):
-        if t.format != "pairs" or touched & set(row.names):
+        if t.format not in ("pairs", "duplicate") or touched & set(row.names):
             aside.add(row.key)
     return aside

@@ -87,6 +87,10 @@ class MatchOutcome:
     trace: tuple[TraceRound, ...] = ()
     #: The round log kept for the review and the replay, packed (``grading.keptlog``; '' when none was kept).
     log: str = ""
+    #: A priced match (a deal of a ``duplicate`` class tournament): per seat, the EV its decisions lost against the
+    #: best play, in initial bets, and the hands priced (``twentyone.review.pricing``); empty when not priced.
+    ev_lost: list[float] = field(default_factory=list)
+    ev_hands: list[int] = field(default_factory=list)
 
     @property
     def seat(self) -> int | None:
@@ -105,6 +109,8 @@ class MatchOutcome:
             del d["trace"]
         if not self.log:
             del d["log"]
+        if not self.ev_lost:
+            del d["ev_lost"], d["ev_hands"]
         return d
 
     @classmethod
@@ -123,6 +129,7 @@ class MatchOutcome:
             first_fault=str(d.get("first_fault", "")),
             trace=tuple(TraceRound.from_list(r) for r in d.get("trace") or ()),
             log=str(d.get("log") or ""),
+            ev_lost=[float(x) for x in d.get("ev_lost") or []], ev_hands=[int(x) for x in d.get("ev_hands") or []],
         ).check()
 
     def check(self) -> MatchOutcome:
@@ -140,6 +147,9 @@ class MatchOutcome:
             raise ValueError("a negative count of rounds or fouls")
         if any(len(h) != n for h in self.bankroll) or any(not 1 <= i.seat <= n for i in self.incidents):
             raise ValueError("a bankroll or an incident of a seat the match does not have")
+        if self.ev_lost and not (len(self.ev_lost) == len(self.ev_hands) == n and min(self.ev_hands) >= 0
+                                 and all(x >= 0 for x in self.ev_lost)):
+            raise ValueError(f"priced EV lost {self.ev_lost} over {self.ev_hands} hands for {n} seats")
         return self
 
 

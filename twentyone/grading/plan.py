@@ -5,6 +5,8 @@ Tournaments have two formats:
 - ``pairs``: a round robin of 2-seat matches.  Every pair plays ``matches`` matches; match i uses seed
   ``seed + i // 2`` and the seats swap every match, so each shoe sequence is played once from each seat
   (duplicate format).
+- ``duplicate`` (a grade's class tournament): ``matches`` deals; on each, every entry plays alone at the table on
+  the deal's seed ``seed + m``, so all see the same shoe, and every decision is priced (``MatchJob.priced``).
 - ``table5``: ``matches`` deals of the whole field.  With as many entries as the rule set has seats (five in
   the course) or fewer they all sit at one table and the seating rotates one place every match; with more,
   every deal shuffles the entries (from the seed) into tables of as equal a size as possible, at most the
@@ -61,6 +63,9 @@ class MatchJob:
     trace: bool = False
     #: Seat each player alone at the table on ``seed`` and compare them (one-seat rules: the duplicate format).
     duplicate: bool = False
+    #: Price every decision of every seat with the exact analyser (``MatchOutcome.ev_lost``): a deal of a
+    #: ``duplicate`` class tournament.
+    priced: bool = False
 
 
 def tables(n: int, deal: int, seed: int, size: int = 5) -> list[list[int]]:
@@ -87,7 +92,8 @@ def tournament_jobs(entries: Sequence[tuple[str, str]], fmt: str, matches: int, 
 
     A unit is a deal in ``table5``: its tables, each played once per seat rotation, so every entry of a
     table takes every seat on the deal's seed (``len(entries)`` matches a deal).  In ``pairs`` a unit is
-    one match of every pair, the seats swapped on odd units, so each seed is played from both seats.
+    one match of every pair, the seats swapped on odd units, so each seed is played from both seats.  In
+    ``duplicate`` a unit is a deal: every entry alone at the table on the deal's seed, each match priced.
     Under one-seat rules a pair (``pairs``, on seed ``seed + unit``) or a group of up to ``DUPLICATE_GROUP``
     entries (``table5``) is one duplicate job.  A job's ``info.idx`` is its unit.
     """
@@ -104,6 +110,14 @@ def tournament_jobs(entries: Sequence[tuple[str, str]], fmt: str, matches: int, 
                              bankroll=unit == 0 and not jobs, duplicate=duplicate))
 
     for unit in range(start, start + matches):
+        if fmt == "duplicate":  # every entry alone on the deal's shoe, priced
+            for name, spec in entries:
+                key = f"tournament|deal{unit}|{name}"
+                if key not in skip:
+                    info = JobInfo("tournament", "", unit, seed + unit, (name,))
+                    jobs.append(MatchJob(key, (spec,), seed + unit, info, decks, rules, limits=limits, bankroll=False,
+                                         priced=True))
+            continue
         if fmt == "pairs":
             for a in range(len(entries)):
                 for b in range(a + 1, len(entries)):

@@ -63,8 +63,12 @@ class Criterion:
     points: float
     max_points: float
     status: Status
-    #: One line that says why, e.g. "912 of 1000 matches won (91.2%, 95% CI 89.3%-92.8%)".
+    #: One line that says why, e.g. "912 of 1000 matches won (91.2%, 95% CI 89.3%-92.8%)"; for a win-rate criterion
+    #: one short sentence a student understands (``Verdict.summary``).
     detail: str
+    #: A win-rate criterion: why, with the statistics (the counts, the interval, the rule that decided and the
+    #: error it allows: ``Verdict.why``); '' for the other lines.
+    why: str = ""
     #: Win-rate criteria: wins (a tie counts as the configuration says), ties, losses, matches played.
     wins: float = 0.0
     ties: int = 0
@@ -210,6 +214,12 @@ class StandingRow:
     error: str | None = None
     #: Warnings of the intake and the build, one line each.
     notes: list[str] = field(default_factory=list)
+    #: A ``duplicate`` tournament (``grading.deals``): the EV lost per 100 hands against the best play, the mean over
+    #: its deals, with its interval, and the hands priced; None elsewhere.
+    ev_lost: float | None = None
+    ev_low: float | None = None
+    ev_high: float | None = None
+    hands: int = 0
 
 
 @dataclass

@@ -1,8 +1,9 @@
-"""Who won a match, what a tie counts, and the one rule that decides a win-rate criterion batch by batch.
+"""Who won a match, what a tie counts, and the one rule that decides a win-rate criterion.
 
 Both sides of grading use these: ``grader`` to know which matches to play next, ``scoring`` to turn
 the stored matches into points.  So the score never depends on who computed it, nor on the order in
-which matches finished.
+which matches finished.  A criterion is decided by the sequential test (``grading.sequential``, after every seed)
+or, under ``rule = "looks"``, by the Wilson interval batch by batch (RULES.md, **grade_decision**).
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from functools import lru_cache
 
 from twentyone.grading.config import WinRate
 from twentyone.grading.outcome import MatchOutcome
+from twentyone.grading.sequential import UNIT, SequentialTest, Step
 from twentyone.grading.stats import Decision, Verdict, decide, lower_tail_bound, wilson
 
-__all__ = ["Result", "pair_result", "winner_of", "faulted_in", "win_value", "Judgement", "judge_batches", "fault_run",
-           "early_fail_most", "fewest_counted", "win_step"]
+__all__ = ["Result", "pair_result", "winner_of", "faulted_in", "win_value", "Judgement", "judge_batches",
+           "judge_sequential", "judge_looks", "fault_run", "early_fail_most", "fewest_counted", "win_step", "ASK"]
 
 
 class Result(StrEnum):
@@ -85,6 +87,8 @@ class Judgement:
     by_faults: int = 0
     #: True when the verdict is a fail at, or settled by, an early look (RULES.md, **grade_early_fail**).
     early: bool = False
+    #: The sequential test's last step (``rule = "sequential"``), None under the looks or before a whole unit.
+    step: Step | None = None
 
     @property
     def decided(self) -> bool:
@@ -97,10 +101,11 @@ def fault_run(crit: WinRate) -> int:
     fewest n with (1 - threshold)^n below the one-sided error of the Wilson interval, (1 - confidence) / 2.  A
     faulted match is lost, and a submission that wins (a tie counting half) at least the threshold's share of
     its matches loses each of them with a chance of at most 1 - threshold, so it loses all of its first n less
-    often than that.  0 when no run shorter than the criterion's first look would do."""
+    often than that.  0 when no run shorter than the criterion's first look (the looks), or than its maximum (the
+    sequential test), would do."""
     alpha = (1.0 - crit.confidence) / 2.0
     lose = 1.0 - crit.threshold
-    first_look = _next_look(0, crit)
+    first_look = _next_look(0, crit) if crit.rule == "looks" else crit.max_matches
     n = 1
     while n < first_look:
         if lose ** n < alpha:
@@ -177,9 +182,65 @@ def _settled(wins: float, k: int, crit: WinRate, ties: str) -> tuple[Decision, i
     return None
 
 
+#: Matches asked for at a time past those in hand under the sequential test: a criterion decided meanwhile plays
+#: none of those not yet started (``grader.wanted``), so it plays at most a task's worth past its verdict.
+ASK = 10
+#: Under the sequential test, ``Judgement.running`` notes the rate and its interval every so many matches.
+RUNNING_EVERY = 10
+
+
 def judge_batches(results: Mapping[int, Result], crit: WinRate, ties: str,
                   faulted: Container[int] = frozenset()) -> Judgement:
-    """Apply the decision rule (RULES.md, **grade_decision**) to the results of matches 0, 1, 2 ...
+    """Apply the decision rule of ``crit`` (RULES.md, **grade_decision**) to the results of matches 0, 1, 2 ...: the
+    sequential test (``judge_sequential``) or the looks (``judge_looks``).  ``verdicts.worded`` says it in words."""
+    return (judge_sequential if crit.rule == "sequential" else judge_looks)(results, crit, ties, faulted)
+
+
+def judge_sequential(results: Mapping[int, Result], crit: WinRate, ties: str,
+                     faulted: Container[int] = frozenset()) -> Judgement:
+    """The sequential test (``grading.sequential``) on the results of matches 0, 1, 2 ... in index order, one seed
+    (``UNIT`` matches) at a time: pass or fail as soon as a bet reaches its bar, borderline at ``max_matches``.  A
+    criterion whose first ``fault_run`` matches the submission all faulted in fails there (``Judgement.by_faults``;
+    RULES.md, **grade_faults**)."""
+    j = Judgement(None)
+    run = fault_run(crit)
+    test = SequentialTest(crit.threshold, crit.zone, crit.pass_error, crit.fail_error)
+    wins = 0.0
+    unit = 0.0
+    k = 0
+    while k < crit.max_matches and k in results:
+        value = win_value(results[k], ties)
+        wins += value
+        unit += value
+        k += 1
+        if k == run and all(i in faulted for i in range(run)):
+            j.verdict = Verdict(Decision.FAIL, k, *wilson(wins, k, crit.confidence))
+            j.needed, j.by_faults = k, k
+            return j
+        if k % UNIT:
+            continue
+        j.step = test.add(unit / UNIT)
+        unit = 0.0
+        if j.step.verdict or k % RUNNING_EVERY == 0:
+            j.running.append((k, *wilson(wins, k, crit.confidence)))
+        if j.step.verdict:
+            j.verdict = Verdict(Decision(j.step.verdict), k, *wilson(wins, k, crit.confidence))
+            j.needed = k
+            return j
+    if k >= crit.max_matches:
+        j.verdict = Verdict(Decision.BORDERLINE, k, *wilson(wins, k, crit.confidence))
+        if not j.running or j.running[-1][0] != k:
+            j.running.append((k, j.verdict.rate, j.verdict.low, j.verdict.high))
+        j.needed = k
+        return j
+    j.verdict = Verdict(Decision.OPEN, k, *wilson(wins, k, crit.confidence)) if k else None
+    j.needed = min(crit.max_matches, k - k % UNIT + ASK)
+    return j
+
+
+def judge_looks(results: Mapping[int, Result], crit: WinRate, ties: str,
+                faulted: Container[int] = frozenset()) -> Judgement:
+    """Apply the looks (``rule = "looks"``: RULES.md, **grade_decision_looks**) to the results of matches 0, 1, 2 ...
 
     Whole batches only, in index order: after each batch the Wilson interval passes, fails, or asks for
     the next batch, up to the maximum where it is borderline.  A criterion already decided stops early: when,

@@ -96,6 +96,7 @@ def play_job(job: MatchJob) -> MatchOutcome:
     log = RoundLog(keep=True)
     result = play_match(seatings, job.decks, job.seed, get_rules(job.rules), log=log, history=job.bankroll)
     by_seat = {s.seat: s for s in result.ranking}
+    ev_lost, ev_hands = _priced(log, n) if job.priced else ([], [])
     return MatchOutcome(
         key=job.key, info=job.info, reason=result.reason, rounds=result.rounds,
         accounts=[by_seat[i + 1].account for i in range(n)],
@@ -108,7 +109,25 @@ def play_job(job: MatchJob) -> MatchOutcome:
         incidents=_incidents(log, lambda seat: seat, {k + 1: s.strategy for k, s in enumerate(seatings)}),
         trace=tracer.trace() if tracer is not None else (),
         log=_kept_log(job, log),
+        ev_lost=ev_lost, ev_hands=ev_hands,
     )
+
+
+def _priced(log: RoundLog, seats: int) -> tuple[list[float], list[int]]:
+    """``ev_lost`` and ``ev_hands`` of a priced match (``MatchJob.priced``): per seat, the EV its decisions lost
+    against the best play off the cards it could see (the review's exact analyser), in initial bets, and the hands
+    it played; a round the analyser cannot replay is left out of both."""
+    from twentyone.review.logs import parse_records
+    from twentyone.review.pricing import review_match
+
+    match = parse_records(list(enumerate(log.records or [], 1)), "a priced match")
+    lost: list[float] = []
+    hands: list[int] = []
+    for seat in range(1, seats + 1):
+        review = review_match(match, seat)
+        lost.append(sum(p.loss for p in review.priced if p.loss is not None))
+        hands.append(review.hands)
+    return lost, hands
 
 
 def _incidents(log: RoundLog, seat_of: Callable[[int], int], strategies: dict[int, Strategy]) -> list[Incident]:

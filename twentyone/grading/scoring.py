@@ -16,14 +16,15 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from twentyone.grading.config import GradingConfig, WinRate, config_from_dict, seats_of
+from twentyone.grading.config import GradingConfig, WinRate, seats_of, stored_config
 from twentyone.grading.outcome import EntryKind, counted_incidents
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
 from twentyone.grading.review.numbers import class_reviews
-from twentyone.grading.rubric import Result, early_fail_most, faulted_in, judge_batches, win_step, winner_of
+from twentyone.grading.rubric import Result, faulted_in, judge_batches, winner_of
 from twentyone.grading.standings import Place, judge_tournament, places, standings
 from twentyone.grading.stats import Decision
+from twentyone.grading.verdicts import worded
 from twentyone.grading.store import EntryRow, MatchRow, Store
 from twentyone.safetext import visible, visible_data
 
@@ -37,21 +38,12 @@ TITLES = {
     "legal": "Plays legally: no foul, crash or time-out in any match",
     "beat_stand": "Beats the always-stand player in at least {t:.0%} of 2-seat matches",
     "beat_basic": "Beats the basic-strategy player in at least {t:.0%} of 2-seat matches",
-    "tournament": "Class tournament: bonus by place (players whose intervals overlap share it)",
+    "tournament": "Class tournament: bonus by place (players who cannot be told apart share it)",
 }
 
 
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
-
-
-def _chance(p: float) -> str:
-    """A small probability as a reader takes it in: 1%, 0.1%, 1 in 10,000 ..."""
-    return f"{100 * p:.2g}%" if p >= 0.001 else f"1 in {round(1 / p):,}"
-
-
-#: After "so no more count": what became of the matches past a verdict.
-_NOT_COUNTED = ": they are not played, and any already playing are stored but not counted)"
 
 
 def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: GradingConfig) -> Criterion:
@@ -78,39 +70,32 @@ def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: Gr
     else:
         points = 0.0
     status = Status.INCOMPLETE if decision == Decision.OPEN else Status(decision)
-    ties_rule = "a tie counts half" if config.ties == "half" else "a tie counts as a loss"
-    conf = f"{crit.confidence:.0%}"
-    detail = (f"won {c[Result.WIN]}, tied {c[Result.TIE]}, lost {c[Result.LOSS]} of {verdict.matches} matches against "
-              f"{crit.opponent} ({ties_rule}): {_pct(verdict.rate)}, {conf} CI {_pct(verdict.low)}-"
-              f"{_pct(verdict.high)}; threshold {_pct(crit.threshold)}: {status}")
-    if decision == Decision.BORDERLINE:
-        detail += (f" (the interval still holds the threshold after the maximum of {crit.max_matches} matches; "
-                   f"points by the '{config.borderline}' rule)")
-    if judgement.early:
-        look = judgement.settled_at or verdict.matches
-        most = (early_fail_most(look, crit.threshold, crit.early_error, win_step(config.ties))
-                if judgement.settled_at else verdict.rate * verdict.matches)
-        detail += (f" (decided after {verdict.matches} matches by the early look at {look}: "
-                   + ("whatever the matches up to it give, " if judgement.settled_at else "")
-                   + f"it wins at most {most:g} of {look}, and a submission that wins {_pct(crit.threshold)} of its "
-                   f"matches wins so few at most {_chance(crit.early_error)} of the time; an early look can only fail"
-                   + (", so no more count" + _NOT_COUNTED if judgement.settled_at else ")"))
-    elif judgement.settled_at:
-        detail += (f" (decided after {verdict.matches} matches: whatever the matches up to {judgement.settled_at} "
-                   f"gave, the interval at {judgement.settled_at} would {'pass' if decision == Decision.PASS else 'fail'}"
-                   ", so no more count" + _NOT_COUNTED)
-    if judgement.by_faults:
-        detail += (f" (decided after its first {verdict.matches} matches: it faulted in each, and a submission that "
-                   f"wins {_pct(crit.threshold)} of its matches loses {verdict.matches} in a row at most "
-                   f"{_chance((1 - crit.threshold) ** verdict.matches)} of the time, so no more count" + _NOT_COUNTED)
+    verdict = worded(judgement, crit, used, config.ties, config.borderline)
     outcomes = [by_idx[i].outcome for i in range(verdict.matches)]
     sub_money = [o.accounts[(o.seat or 1) - 1] for o in outcomes]
     opp_money = [o.accounts[2 - (o.seat or 1)] for o in outcomes]
-    return Criterion(purpose, title, points, crit_max, status, detail, wins=c[Result.WIN] + (
+    return Criterion(purpose, title, points, crit_max, status, verdict.summary, why=verdict.why, wins=c[Result.WIN] + (
         0.5 * c[Result.TIE] if config.ties == "half" else 0.0), ties=c[Result.TIE], losses=c[Result.LOSS],
         matches=verdict.matches, rate=verdict.rate, low=verdict.low, high=verdict.high,
         threshold=crit.threshold, running=running, mean_account=sum(sub_money) / len(sub_money),
         opponent_mean_account=sum(opp_money) / len(opp_money), confidence=crit.confidence)
+
+
+def _deals_why(standing: StandingRow, units: int, conf: str, place: Place | None) -> str:
+    """Why a ``duplicate`` tournament placed a player where it did (RULES.md, **grade_bonus**)."""
+    high = "-" if standing.ev_high is None or standing.ev_high == float("inf") else f"{standing.ev_high:.2f}"
+    why = (f"Every player played {units} deal(s) alone at the table, each deal on the same shoe for everyone, and "
+           f"every decision was priced with the exact analyser: EV lost {standing.ev_lost:.2f} per 100 hands "
+           f"({conf} CI {standing.ev_low or 0.0:.2f}-{high}) over {standing.hands} hands. Places go by it; two "
+           "neighbours are told apart when their deal-by-deal difference is clear at "
+           f"{conf}, else they share the mean bonus of their places (to the nearest half point). On the same shoes "
+           f"it ended richer than {standing.wins}, level with {standing.ties} and poorer than {standing.losses} of "
+           f"the other players' matches (mean final money {standing.mean_account:,.0f}).")
+    if standing.faults:
+        why += " It faulted (crashed, timed out or erred) in some deal, so it ranks below every player that never did."
+    if place is not None and place.copies:
+        why += " Identical copies of one hand-in share their places."
+    return why
 
 
 #: What the course's own program (main.c and twentyone.c as handed out, with the bugs RULES.md lists) did
@@ -299,13 +284,20 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
             bonus = scale[tournament_rank - 1] if tournament_rank <= len(scale) else 0.0
             where = f"rank {tournament_rank}"
         detail = f"{where} of {tournament_size} in the class tournament"
-        if standing is not None:
-            conf = f"{config.tournament.confidence:.0%}"
+        why = ""
+        conf = f"{config.tournament.confidence:.0%}"
+        if standing is not None and standing.ev_lost is not None:  # the duplicate format (grading.deals)
+            why = _deals_why(standing, units, conf, place)
+            detail = (f"{where[0].upper()}{where[1:]} of {tournament_size} in the class tournament, bonus {bonus:g}: "
+                      f"on the same shoes as everyone, its decisions gave up {standing.ev_lost:.2f} per 100 hands "
+                      "against the best play.")
+        elif standing is not None:
             detail += (f" (pairwise win rate {_pct(standing.rate)}, {conf} CI {_pct(standing.low)}-"
                        f"{_pct(standing.high)}, over {units} deal(s))")
         crits.append(Criterion("tournament", TITLES["tournament"], bonus, max(scale, default=0.0), Status.BONUS,
-                               detail, wins=standing.wins if standing else 0.0, ties=standing.ties if standing else 0,
-                               losses=standing.losses if standing else 0, matches=standing.matches if standing else 0,
+                               detail, why=why, wins=standing.wins if standing else 0.0,
+                               ties=standing.ties if standing else 0, losses=standing.losses if standing else 0,
+                               matches=standing.matches if standing else 0,
                                rate=standing.rate if standing else None, low=standing.low if standing else None,
                                high=standing.high if standing else None, confidence=config.tournament.confidence))
     score = 0.0 if reference else sum(c.points for c in crits if c.name != "tournament")
@@ -381,7 +373,7 @@ def class_report(store: Store, dropped: set[str] | None = None) -> ClassReport:
             row.error = None if row.error is None else visible(row.error)
             row.fault_causes = [visible(c, 200) for c in row.fault_causes]
         return ClassReport("tournament", title, created, cfg, [], table, len(rows), rounds, damaged=damage)
-    config = config_from_dict(store.meta("config", {}), "stored configuration")
+    config = stored_config(store.meta("config", {}))
     # The class tournament was played between the entries as stored (a damaged submission played in it too).
     usable = [e for e in entries if e.error is None and e.kind != EntryKind.BUILTIN]
     ranks: dict[str, int] = {}
@@ -393,7 +385,9 @@ def class_report(store: Store, dropped: set[str] | None = None) -> ClassReport:
         judged = judge_tournament(t_rows, [(e.name, e.spec) for e in usable], config.tournament,
                                   seats=seats_of(config.rules))
         units = judged.units
-        shared = places(judged.standings, config.tournament.bonus, _code_of(store)) if units else {}
+        duplicate = config.tournament.format == "duplicate"
+        shared = places(judged.standings, config.tournament.bonus, _code_of(store), judged.cuts,
+                        rounded=duplicate) if units else {}
         for st in judged.standings:
             if units:
                 ranks[st.name] = st.rank

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from twentyone.grading.config import DUPLICATE_GROUP, TournamentBonus
+from twentyone.grading.deals import deal_standings, half_points, separated_pair, settled_pair
 from twentyone.grading.results import StandingRow
 from twentyone.grading.rubric import Result, pair_result
 from twentyone.grading.stats import wilson
@@ -81,9 +82,11 @@ def matches_per_unit(n: int, fmt: str, seats: int = 5) -> int:
     """Matches in one unit of a tournament of ``n`` entries at tables of ``seats`` (``plan.tournament_jobs``): a
     deal of ``table5`` seats everyone once per rotation of its table (``n`` matches), or under one-seat rules
     is one duplicate job per group of up to ``plan.DUPLICATE_GROUP``; a unit of ``pairs`` is one match of every
-    pair."""
+    pair; a deal of ``duplicate`` one match of every player, alone."""
     if fmt == "pairs":
         return n * (n - 1) // 2
+    if fmt == "duplicate":  # every player alone on the deal's shoe
+        return n
     return n if seats > 1 else -(-n // DUPLICATE_GROUP)
 
 
@@ -109,19 +112,20 @@ class Place:
     copies: bool = False
 
 
-def places(table: Sequence[StandingRow], bonus: Sequence[float],
-           code: Mapping[str, str] | None = None) -> dict[str, Place]:
+def places(table: Sequence[StandingRow], bonus: Sequence[float], code: Mapping[str, str] | None = None,
+           cuts: Sequence[bool] | None = None, rounded: bool = False) -> dict[str, Place]:
     """Each usable player's place range and bonus (RULES.md, **grade_bonus**).
 
-    Players in rank order form groups in which each one's interval overlaps the next one's; a group spans
-    places ``first .. last`` and each of its players gets the mean bonus of those places (none past the
-    list).  ``code`` maps a player to its code as graded: players with the same code are identical copies,
-    and the groups from the first copy's to the last copy's become one, so identical copies get identical
-    bonuses whatever their seats made of their records.
+    Players in rank order form groups in which each one's interval overlaps the next one's (or, given ``cuts``,
+    ``cuts[i]`` says whether the i-th usable player is told apart from the one before it: ``duplicate``); a group
+    spans places ``first .. last`` and each of its players gets the mean bonus of those places (none past the
+    list), to the nearest half point when ``rounded``.  ``code`` maps a player to its code as graded: players with
+    the same code are identical copies, and the groups from the first copy's to the last copy's become one, so
+    identical copies get identical bonuses whatever their seats made of their records.
     """
     rows = _usable(table)
     # cut[i]: a group ends before rows[i] (its interval lies wholly above the next one's).
-    cut = [i for i in range(1, len(rows)) if rows[i - 1].low > rows[i].high]
+    cut = [i for i in range(1, len(rows)) if (cuts[i] if cuts is not None else rows[i - 1].low > rows[i].high)]
     joined: set[int] = set()
     if code:
         at: dict[str, list[int]] = {}
@@ -135,6 +139,7 @@ def places(table: Sequence[StandingRow], bonus: Sequence[float],
     for start, end in zip(bounds, bounds[1:]):
         spanned = [bonus[p] if p < len(bonus) else 0.0 for p in range(start, end)]
         share = sum(spanned) / len(spanned)
+        share = half_points(share) if rounded else share
         copies = any(start < c < end for c in joined)
         for r in rows[start:end]:
             out[r.name] = Place(start + 1, end, share, copies)
@@ -154,6 +159,9 @@ class TournamentJudgement:
     rows: list[MatchRow] = field(default_factory=list)
     #: The players the next batch seats: every player, less those withdrawn (``withdrawn``).
     active: list[tuple[str, str]] = field(default_factory=list)
+    #: ``duplicate``: for each usable player in rank order, whether it is told apart from the one before it
+    #: (``deals.separated_pair``; the first is True); None under the other formats, whose intervals say it.
+    cuts: list[bool] | None = None
 
 
 def withdrawn(rows: Iterable[MatchRow], players: Sequence[tuple[str, str]], table: Sequence[StandingRow] = (),
@@ -182,7 +190,8 @@ def judge_tournament(rows: Sequence[MatchRow], players: Sequence[tuple[str, str]
     """Apply the tournament's stop rule to its stored matches, unit by unit (RULES.md, **grade_bonus**).
 
     Units are added in batches of ``t.matches``; after each whole batch, the tournament is done when the
-    top places that carry a bonus are separated at ``t.confidence`` (``separated``), or when the budget
+    top places that carry a bonus are separated at ``t.confidence`` (``separated``; in ``duplicate``, when each
+    boundary of those places is separated or can no longer be: ``deals.settled_pair``), or when the budget
     ``t.max_matches`` units is reached.  Only whole units in order count, so the result does not depend
     on which matches finished first.  ``seats``: the seats of the rule set's tables.  After units 1, 2 and 4
     (``EARLY_LOOKS``) and after each batch, a player who timed out in every match it played, or who timed out
@@ -201,18 +210,45 @@ def judge_tournament(rows: Sequence[MatchRow], players: Sequence[tuple[str, str]
         if not all(have[u] >= matches_per_unit(len(active), t.format, seats) for u in range(start, units)):
             return judged
         used = [r for r in rows if r.outcome.info.idx < units]
-        table = standings(used, players, errors, t.confidence)
-        out = withdrawn(used, active, table, len(t.bonus))
+        cuts: list[bool] | None = None
+        if t.format == "duplicate":
+            table, book = deal_standings(used, players, errors, t.confidence)
+            usable = _usable(table)
+            looks = -(-budget // t.matches)  # the batch looks over the budget: each separates at its share
+            cuts = [True] + [separated_pair(book, a, b, t.confidence, looks) for a, b in zip(usable, usable[1:])]
+            # The boundaries a bonus depends on: those of the bonus places, and on past them up to the first that is
+            # told apart (a group that holds the last bonus place shares its points with everyone in it).
+            last = next((i for i in range(len(t.bonus), len(usable)) if cuts[i]), len(usable) - 1)
+            settled = all(settled_pair(book, usable[i - 1], usable[i], t.confidence, budget, looks)
+                          for i in range(1, last + 1))
+            out = _withdrawn_from_deals(used, active, table, len(t.bonus))
+        else:
+            table = standings(used, players, errors, t.confidence)
+            settled = separated(table, len(t.bonus))
+            out = withdrawn(used, active, table, len(t.bonus))
         active = [p for p in active if p[0] not in out]
         if batch_end or len(active) < 2:
-            done = units >= budget or separated(table, len(t.bonus)) or len(active) < 2
-            judged = TournamentJudgement(table, units, done, units, used, active)
+            done = units >= budget or settled or len(active) < 2
+            judged = TournamentJudgement(table, units, done, units, used, active, cuts)
             if done:
                 return judged
         else:  # the first unit's look: who is withdrawn, nothing decided
             judged = replace(judged, active=active)
         start = units
     return judged
+
+
+def _withdrawn_from_deals(rows: Iterable[MatchRow], players: Sequence[tuple[str, str]], table: Sequence[StandingRow],
+                         bonus_places: int) -> list[str]:
+    """``duplicate``: the players of ``players`` who timed out in every match they played, or timed out at all while
+    at least ``bonus_places`` players never faulted: a player that faulted ranks below every one that never did
+    (``deals.deal_standings``), so it can take no bonus, and each further time-out would cost a decision limit."""
+    timed = {name for name in withdrawn(rows, players)}
+    clean = sum(1 for r in _usable(table) if r.faults == 0)
+    for r in rows:
+        if r.outcome.faults[0] == Foul.TIMEOUT and clean >= bonus_places:
+            timed.add(r.names[0])
+    return [name for name, _ in players if name in timed]
 
 
 #: Before its first batch ends, the tournament is looked at after these many units, for withdrawals only

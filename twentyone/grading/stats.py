@@ -71,6 +71,10 @@ class Verdict:
     rate: float
     low: float
     high: float
+    #: The verdict in one short sentence a student understands (``verdicts.worded``), '' until worded.
+    summary: str = ""
+    #: Why, with the statistics behind it: the counts, the interval, the rule and its error (``verdicts.worded``).
+    why: str = ""
 
 
 def decide(wins: float, n: int, threshold: float, min_matches: int, max_matches: int,
