@@ -20,6 +20,7 @@ from twentyone.errors import IllegalActionError, strategy_text
 from twentyone.legality import (BET_VALUES, FAULTS, Foul, change_problem, double_amount, double_problem,
                                 insurance_problem, not_a_bet, not_an_action, raised, split_problem,
                                 surrender_problem)
+from twentyone.records import ShowArgs
 from twentyone.rules import COURSE, Rules
 from twentyone.seat import Hand, Seat
 from twentyone.strategy import Strategy
@@ -79,6 +80,9 @@ class Table:
             "d": self._double_problem, "u": self._surrender_problem, "p": self._split_problem, "c": self._change_problem}
         #: Strategy faults of the current round: seat, cause, detail (for the round log).
         self.round_faults: list[dict[str, Any]] = []
+        #: While ``show_all`` shows the settled round: what every view shows of it, made once by the first view that
+        #: needs it (``TableSeatView.packed_show``: "own", ``showK``'s packed arguments); None otherwise.
+        self.shown: dict[str, ShowArgs] | None = None
 
     # -- shoe: init_cards / shuffle_cards / getcard ----------------------------------------------
     def shuffle_cards(self, mid_round: bool = False) -> None:
@@ -629,18 +633,22 @@ class Table:
         will be asked for its bet; it is shown the round through ``Strategy.show_before_bet``.
         """
         min_bet = self.rules.min_bet
-        for s in self.seats:
-            if s.faulted:
-                continue
-            try:
-                if bets_follow and s.in_game and s.account >= min_bet:
-                    s.strategy.show_before_bet(s.view)
-                else:
-                    s.strategy.show(s.view)
-            except StrategyFault as e:
-                self._fault_outside_round(s, e.cause, e.detail)
-            except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
-                self._fault_outside_round(s, Foul.ERROR, raised("show", e))
+        self.shown = {}  # nothing a seat sees changes until the next round
+        try:
+            for s in self.seats:
+                if s.faulted:
+                    continue
+                try:
+                    if bets_follow and s.in_game and s.account >= min_bet:
+                        s.strategy.show_before_bet(s.view)
+                    else:
+                        s.strategy.show(s.view)
+                except StrategyFault as e:
+                    self._fault_outside_round(s, e.cause, e.detail)
+                except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
+                    self._fault_outside_round(s, Foul.ERROR, raised("show", e))
+        finally:
+            self.shown = None
 
     def _fault_outside_round(self, s: Seat, cause: Foul, detail: str) -> None:
         """A fault in show: the hand is already settled and stays so; the player leaves the match."""
