@@ -143,19 +143,16 @@ class CFunctionSet:
     def _crashed(self, value: int, function: int) -> StrategyFault:
         """The fault of a call that crashed (``value``: its result); later calls of the file in this match get
         it too, as the sets of one program share its memory."""
-        sig = _CRASHED - value
-        name = _CRASH_NAMES.get(sig, f"signal {sig}")
-        try:
-            signame = signal.Signals(sig).name
-        except ValueError:
-            signame = str(sig)
+        sig = _CRASHED - value  # one of _CRASH_NAMES: the only signals tw_dispatch.c catches
         words = self._ffi.new("uint64_t[]", _CRASH_WORDS)
         n = self._lib.tw_crash_report(words, _CRASH_WORDS)
         where = locate(self.state.built, tuple(int(words[i]) for i in range(n)), self.source_name or "line") \
             if n else None
         if where is not None and not self.source_name:
             where = where.replace("line:", "line ", 1)
-        detail = f"{name} (signal {signame}) in {_FUNCTIONS[function]}{self.k}" + (f" at {where}" if where else "")
+        # as the sandbox words it (sandbox.client), and the function when the debug information names no line
+        detail = f"{_CRASH_NAMES[sig]} (signal {signal.Signals(sig).name}) " + (
+            f"at {where}" if where else f"in {_FUNCTIONS[function]}{self.k}")
         self.state.crash = StrategyFault(Foul.CRASH, f"the file crashed earlier in this match: {detail}")
         return StrategyFault(Foul.CRASH, detail)
 
