@@ -18,6 +18,8 @@ import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from twentyone.rules import INT_MAX
+
 if TYPE_CHECKING:
     from twentyone.rules import Rules
 
@@ -28,8 +30,6 @@ __all__ = ["Player", "Banker", "SeatView", "NO_CARD", "INT_MAX", "PLAYER", "BANK
 NO_CARD = "-"
 HOLE = "X"
 
-#: The largest C ``int``: the course's records hold money in ``int`` (RULES.md, **account_limit**).
-INT_MAX = 2**31 - 1
 #: The course's ``Player`` struct, 64 bytes: name[20], account, mycards[20], count, state, mybets, points, rounds.
 PLAYER = struct.Struct("=20si20sic3xiii")
 #: The course's ``Banker`` struct, 32 bytes: mycards[20], count, state, points.

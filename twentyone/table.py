@@ -21,7 +21,7 @@ from twentyone.legality import (BET_VALUES, FAULTS, Foul, change_problem, double
                                 insurance_problem, not_a_bet, not_an_action, raised, split_problem,
                                 surrender_problem)
 from twentyone.records import ShowArgs
-from twentyone.rules import COURSE, Rules
+from twentyone.rules import COURSE, INT_MAX, Rules
 from twentyone.seat import Hand, Seat
 from twentyone.strategy import Strategy
 from twentyone.view import TableSeatView
@@ -561,6 +561,9 @@ class Table:
                 s.account += 2 * s.bet
             elif t == d:
                 s.account += s.bet
+        for s in active:
+            if s.account > INT_MAX:  # the course's int holds no more: what passes it is not paid (account_limit)
+                s.account = INT_MAX
 
     # -- a whole round -----------------------------------------------------------------------
     def play_round(self, active: list[Seat]) -> bool:
