@@ -7,9 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from twentyone.match import Seating, play_match
+from twentyone.players.builtin.champion import Champion
 from twentyone.players.builtin.course import Basic
 from twentyone.players.spec import make_strategy
+from twentyone.records import SeatView, pack_banker, pack_player
+from twentyone.rules import PRESETS
 from twentyone.strategy import Strategy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,3 +83,62 @@ def test_match_trusted_with_a_segfaulting_file_reports_it(tmp_path: Path) -> Non
     assert proc.returncode == 0, proc.stderr
     text = " ".join(proc.stdout.split())
     assert "crash: segmentation fault (signal SIGSEGV) at segfault_first_action1.c:5 in first_action1" in text
+
+
+class _Busy(Strategy):
+    """Splits, changes, doubles and insures whenever it may, and notes what it saw: every kind of record."""
+
+    def __init__(self) -> None:
+        self.checked = 0
+        self.split = self.changed = False
+
+    def _check(self, view: SeatView) -> None:
+        for k in range(1, 6):
+            for first in (False, True):
+                want = b"".join(pack_player(p) for p in view.players(k, self_first=first))
+                assert view.packed_players(k, self_first=first) == want
+            width = max(view.seats, k)
+            assert view.packed_show(k) == (pack_banker(view.banker()), b"".join(
+                pack_player(p) for p in view.players(k)), width + 1, view.decks, view.pos)
+        assert view.packed_show() == view.packed_show(view.seat)
+        self.checked += 1
+        self.split = self.split or len(view.hands) > 1
+        self.changed = self.changed or "c" in view.players()[view.seat - 1].state
+
+    def bet(self, view: SeatView) -> int:
+        self._check(view)
+        return 10 + view.rounds % 7
+
+    def first_action(self, view: SeatView) -> str:
+        self._check(view)
+        if view.can_change and view.rounds % 2:
+            return "c"
+        if view.can_split:
+            return "p"
+        if view.can_insure and view.rounds % 2:
+            return "i"
+        return self.continue_action(view)
+
+    def continue_action(self, view: SeatView) -> str:
+        self._check(view)
+        if view.can_split:
+            return "p"
+        if view.can_double and view.total in (9, 10, 11):
+            return "d"
+        return "h" if view.total < 16 else "s"
+
+    def show(self, view: SeatView) -> None:
+        self._check(view)
+
+
+@pytest.mark.parametrize("rules", ["course", "s17-3to2-6d", "french"])
+def test_packed_records_are_the_player_and_banker_copies(rules: str) -> None:
+    """What a compiled file is handed (packed structs) is byte for byte the Player/Banker copies, at every call,
+    through insurance, doubles, splits, Changers and the end-of-round show, at every function set's view."""
+    game = PRESETS[rules]
+    players = [_Busy() for _ in range(min(game.max_seats, 3))]
+    for seed in range(3):
+        play_match([Seating(f"p{i}", "busy", p) for i, p in enumerate(players)], game.decks, seed, game)
+    assert all(p.checked > 300 for p in players)
+    assert any(p.split for p in players) == game.split
+    assert any(p.changed for p in players) == game.changer
