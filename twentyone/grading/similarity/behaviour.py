@@ -81,6 +81,9 @@ class Play:
     #: The situation each of its traced matches began in: two plays that share one met (in a grade, every two that
     #: played a traced match in common).
     openings: frozenset[tuple[Slot, Key]] = frozenset()
+    #: Each situation of ``starts`` (in its order) as integers: the match's number in ``plays_of``, the shoe, the
+    #: cards dealt, the round, each seat's money.
+    table: list[tuple[int, ...]] = field(default_factory=list)
 
     @property
     def decisions(self) -> int:
@@ -129,17 +132,21 @@ def plays_of(traces: Mapping[str, Mapping[Slot, Sequence[TraceRound]]]) -> list[
     hits below 15 agrees with "hit below 15" on every decision.
     """
     out = []
+    slots: dict[Slot, int] = {}
     for name, by_slot in traces.items():
         choices: list[str] = []
         masks: list[int] = []
         rounds: list[tuple[Slot, TraceRound]] = []
         first: list[int] = []
         starts: dict[tuple[Slot, Key], tuple[int, int]] = {}
+        table: list[tuple[int, ...]] = []
         stake = _usual_stake(by_slot)
         for slot in sorted(by_slot):
             for r in by_slot[slot]:
                 here = len(choices)
-                starts.setdefault((slot, r[:4]), (here, len(r.agree)))  # r[:4]: r.key, as one slice
+                span = (here, len(r.agree))
+                if starts.setdefault((slot, r[:4]), span) is span:  # r[:4]: r.key, as one slice
+                    table.append((slots.setdefault(slot, len(slots)), *r[:3], *r.money))
                 rounds.append((slot, r))
                 first.append(here)
                 choices.append("?" if r.bet is None else str(r.bet))  # r.choices(), without a list of its own
@@ -150,7 +157,7 @@ def plays_of(traces: Mapping[str, Mapping[Slot, Sequence[TraceRound]]]) -> list[
         agree = np.array(masks, dtype=np.int64)
         counts = [int(c) for c in _bits(agree).sum(axis=0)] if masks else [0] * len(REFERENCES)
         opened = frozenset((slot, by_slot[slot][0].key) for slot in by_slot if by_slot[slot])
-        out.append(Play(name, choices, agree, rounds, first, starts, counts, stake, opened))
+        out.append(Play(name, choices, agree, rounds, first, starts, counts, stake, opened, table))
     return out
 
 
@@ -182,17 +189,12 @@ class Situations:
 
 def _numbered(plays: Sequence[Play]) -> list[np.ndarray]:
     """The number of each situation of each play's ``starts`` (in its order), the same number for the same situation
-    of every play: the situations as rows of integers (match, shoe, cards dealt, round, each seat's money), numbered
-    by one sort of all of them."""
-    slots: dict[Slot, int] = {}
-    seats = max((len(key[3]) for p in plays for _, key in p.starts), default=0)
+    of every play: the situations' rows of integers (``Play.table``) numbered by one sort of all of them."""
+    seats = max((len(row) for p in plays for row in p.table), default=0)
     pad = {n: (-1,) * (seats - n) for n in range(seats + 1)}
-    tables = []
-    for p in plays:
-        rows = [(slots.setdefault(slot, len(slots)), key[0], key[1], key[2], *key[3], *pad[len(key[3])])
-                for slot, key in p.starts]
-        tables.append(np.array(rows, dtype=np.int64).reshape(-1, 4 + seats))
-    if not tables or not sum(len(t) for t in tables):
+    tables = [np.array([row + pad[len(row)] if len(row) < seats else row for row in p.table],
+                       dtype=np.int64).reshape(-1, seats) for p in plays]
+    if not seats or not sum(len(t) for t in tables):
         return [np.zeros(len(p.starts), dtype=np.int64) for p in plays]
     every = np.concatenate(tables)
     order = np.lexsort(every.T[::-1])
