@@ -487,6 +487,9 @@ def test_ruling_account_limit(how: str, tmp_path: "Path") -> None:
     assert second["players"][0]["bet"] == (777 if how != "python" else INT_MAX)
     assert first["players"][0]["foul"] is None and second["players"][0]["foul"] is None
     assert result.by_seat(1).account == INT_MAX  # the second win too stops at the limit
+    if how == "python":  # a Black Jack's payment stops there too
+        sc = deal("AT98", [Scripted("", bet=INT_MAX)], accounts=[INT_MAX - 5])
+        assert (sc.seat(1)["bj"], sc.seat(1)["bet"], sc.table.seats[0].account) == (True, INT_MAX - 5, INT_MAX)
     for key, value in (("start_money", INT_MAX + 1), ("min_bet", INT_MAX + 1), ("max_bet", INT_MAX + 1),
                        ("target_money", INT_MAX)):
         with pytest.raises(RulesError, match=key):

@@ -30,6 +30,7 @@ __all__ = ["Table", "TableSeatView", "Foul", "FAULTS", "StrategyFault", "Stacked
 
 
 _BET_LOW, _BET_HIGH = BET_VALUES.start, BET_VALUES.stop
+_INT_MAX = INT_MAX
 
 
 class StrategyFault(Exception):
@@ -533,17 +534,23 @@ class Table:
         rules = self.rules
         d = self.dealer_total()
         dealer_bust = d > 21
+        # A payment that would take an account past a C int stops at INT_MAX (account_limit): only a dealer Black
+        # Jack's insurance, a Black Jack, split hands and a win pay more than the seat staked.
         for s in active:
             if s.foul is not None:
                 continue
             if dealer_bj:
                 if s.insured:
                     s.account += rules.insurance_return(s.insurance)
+                    if s.account > _INT_MAX:
+                        s.account = _INT_MAX
                 if s.bj:
                     s.account += s.bet
                 continue
             if s.bj:
                 s.account += rules.blackjack_return(s.bet)
+                if s.account > _INT_MAX:
+                    s.account = _INT_MAX
                 continue
             if s.surrendered:
                 s.account += s.bet // 2
@@ -553,17 +560,18 @@ class Table:
                     t = h.total()
                     h.returned = 0 if t > 21 else 2 * h.bet if dealer_bust or t > d else h.bet if t == d else 0
                     s.account += h.returned
+                if s.account > _INT_MAX:
+                    s.account = _INT_MAX
                 continue
             t = s.total()
             if t > 21:
                 continue
             if dealer_bust or t > d:
                 s.account += 2 * s.bet
+                if s.account > _INT_MAX:
+                    s.account = _INT_MAX
             elif t == d:
                 s.account += s.bet
-        for s in active:
-            if s.account > INT_MAX:  # the course's int holds no more: what passes it is not paid (account_limit)
-                s.account = INT_MAX
 
     # -- a whole round -----------------------------------------------------------------------
     def play_round(self, active: list[Seat]) -> bool:
