@@ -140,7 +140,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def bench_c_players(runs: int, seconds: float) -> None:
-    """Two C basic-strategy players through the Python engine, in process (target >= 20,000 rounds/s)."""
+    """Two C basic-strategy players through the Python engine, in process (target >= 20,000 rounds/s); and that
+    against the pure engine (basic vs stand, as ``bench_engine``) in CPU time, the two run in turn in this run
+    (issue 33: >= 0.5)."""
     from twentyone.players.spec import make_strategy
 
     basic_c = str(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
@@ -148,6 +150,19 @@ def bench_c_players(runs: int, seconds: float) -> None:
     rate = median_of(runs, lambda: _rounds_per_second(
         lambda: [Seating("c1", "basic.c:1", a), Seating("c2", "basic.c:2", b)], seconds))
     print(f"engine, 2 C basic players in process: {rate:,.0f} rounds/s (target >= 20,000)")
+
+    def cpu_rate(make_seats: Callable[[], list[Seating]]) -> float:
+        t, rounds = time.process_time(), 0
+        for seed in range(40):
+            rounds += play_match(make_seats(), 6, seed).rounds
+        return rounds / (time.process_time() - t)
+
+    pairs = [(cpu_rate(lambda: [Seating("c1", "basic.c:1", a), Seating("c2", "basic.c:2", b)]),
+              cpu_rate(lambda: [Seating("p1", "basic", Basic()), Seating("p2", "stand", Stand())]))
+             for _ in range(max(runs, 3))]
+    ratio = statistics.median(c / p for c, p in pairs)
+    print(f"in-process C / pure engine (2 seats, CPU time, run in turn): {statistics.median(c for c, _ in pairs):,.0f} "
+          f"/ {statistics.median(p for _, p in pairs):,.0f} rounds/s = {ratio:.2f} (issue 33 target >= 0.5)")
 
 
 def bench_c_program(runs: int, seconds: float) -> None:
@@ -608,6 +623,50 @@ def bench_similarity(runs: int, seconds: float) -> None:
           f"{1000 * plain:.0f} ms; 8 traced matches a submission add {8 * (traced - plain):.2f} s of CPU")
 
 
+def similarity_class(n: int) -> tuple[list[str], list[Any], dict[str, Any]]:
+    """A class of ``n`` for the similarity page: the code of ``make_class(n)`` (the bench class, each file as its
+    student's) and the traces of ``tests.simclass.traced_class(n)``: (names, sources with the templates, traces)."""
+    import tempfile
+
+    from tests.simclass import traced_class
+    from twentyone.grading.similarity.fingerprints import read_text
+    from twentyone.grading.similarity.pairs import template_sources
+    from twentyone.grading.store import SourceRow
+
+    traces = traced_class(n)
+    names = list(traces)
+    with tempfile.TemporaryDirectory() as tmp:
+        folders = make_class(Path(tmp), n)
+        rows = [SourceRow(name, "submission", "mycodes.c", "c", read_text((d / "mycodes.c").read_bytes()))
+                for name, d in zip(names, folders)]
+    return names, rows + template_sources(), traces
+
+
+def bench_similarity_scale(runs: int, seconds: float) -> None:
+    """Issue 33: the similarity page of a class of 300 against a class of 30 (the bench class's code and the
+    similarity benchmark's traces, ``similarity_class``), in CPU time: the pairs scored, the reasons counted and the
+    JSON made (target <= 10: nothing grows faster than the class)."""
+    from twentyone.grading.config import Similarity
+    from twentyone.grading.similarity.pairs import build
+
+    took = {}
+    for n in (30, 300):
+        names, sources, traces = similarity_class(n)
+
+        def once() -> float:
+            t = time.process_time()
+            rep = build(names, sources, traces, Similarity(), "bench")
+            rep.unlisted_counts()
+            rep.to_dict()
+            return time.process_time() - t
+
+        took[n] = min(once() for _ in range(max(runs, 3)))
+        rep = build(names, sources, traces, Similarity(), "bench")
+        print(f"similarity of a class of {n}: {took[n]:.2f} s of CPU ({len(rep.pairs):,} pairs scored of "
+              f"{n * (n - 1) // 2:,}, {len(rep.flagged())} flagged)")
+    print(f"similarity, a class of 300 / a class of 30: {took[300] / took[30]:.1f} (issue 33 target <= 10)")
+
+
 def bench_variants(runs: int, seconds: float) -> None:
     """Issue 17: a preset with splitting, double after split and a hole card (s17-3to2-6d) against the course
     preset, at 2 and 5 seats, each seat playing its rule set's exact basic chart (``ChartStrategy``: the
@@ -835,8 +894,9 @@ def bench_builds(runs: int, seconds: float) -> None:
 
 
 _EXTRA: list[Callable[[int, float], None]] = [bench_analysis, bench_variants, bench_champion, bench_c_players,
-                                              bench_c_program, bench_builds, bench_sandbox, bench_student_runs, bench_grading,
-                                              bench_similarity, bench_judge, bench_judge_strong, bench_review]
+                                              bench_c_program, bench_builds, bench_sandbox, bench_student_runs,
+                                              bench_grading, bench_similarity, bench_similarity_scale, bench_judge,
+                                              bench_judge_strong, bench_review]
 
 
 def bench_report(runs: int, seconds: float) -> None:

@@ -449,6 +449,53 @@ def test_ruling_bet_garbage(garbage: Any) -> None:
     assert sc.table.seats[0].faulted
 
 
+#: A C file whose set 1 bets 2,000,000,000 until its show has seen an account of INT_MAX, then 777.
+_ACCOUNT_LIMIT_C = """#include "mycodes.h"
+static int seen;
+int bet1(int N) { return seen ? 777 : 2000000000; }
+char first_action1(char* t, int len) { return 's'; }
+char continue_action1(Player(*p)[]) { return 's'; }
+void show1(Banker* b, Player(*p)[], int pNum, int N, int pos) { if ((*p)[0].account == 2147483647) seen = 1; }
+"""
+
+
+@pytest.mark.parametrize("how", ["python", "trusted", "sandboxed"])
+def test_ruling_account_limit(how: str, tmp_path: "Path") -> None:
+    """account_limit: 'an account never holds more than 2,147,483,647 ... Money a settlement would pay beyond it
+    is not paid'; a C file is shown that account, in process and in the sandbox, and faults nothing."""
+    from twentyone.players.sandbox.limits import Limits
+    from twentyone.players.spec import make_strategy
+    from twentyone.rules import INT_MAX
+
+    rich = replace(COURSE, start_money=2_000_000_000, rounds_per_seat=2)
+    strategy: Strategy
+    if how == "python":
+        strategy = Scripted("ss", bet=INT_MAX)
+    else:
+        src = tmp_path / "rich.c"
+        src.write_text(_ACCOUNT_LIMIT_C, encoding="utf-8")
+        strategy = make_strategy(f"{src}:1", warn=lambda m: None, sandbox=Limits() if how == "sandboxed" else None)
+    log = RoundLog(keep=True)
+    try:
+        # Both rounds: the seat T9 stands on 19, the dealer T7 stands on 17: the seat wins its whole account.
+        result = play_match([Seating("p1", how, strategy)], 1, 0, rich, log=log,
+                            generator=StackedGenerator([full("T9T7T9T7")]))
+    finally:
+        strategy.close()
+    first, second = rounds_of(log.records or [])
+    assert (first["players"][0]["bet"], first["players"][0]["account_after"]) == (2_000_000_000, INT_MAX)
+    assert second["players"][0]["bet"] == (777 if how != "python" else INT_MAX)
+    assert first["players"][0]["foul"] is None and second["players"][0]["foul"] is None
+    assert result.by_seat(1).account == INT_MAX  # the second win too stops at the limit
+    if how == "python":  # a Black Jack's payment stops there too
+        sc = deal("AT98", [Scripted("", bet=INT_MAX)], accounts=[INT_MAX - 5])
+        assert (sc.seat(1)["bj"], sc.seat(1)["bet"], sc.table.seats[0].account) == (True, INT_MAX - 5, INT_MAX)
+    for key, value in (("start_money", INT_MAX + 1), ("min_bet", INT_MAX + 1), ("max_bet", INT_MAX + 1),
+                       ("target_money", INT_MAX)):
+        with pytest.raises(RulesError, match=key):
+            replace(COURSE, **{key: value})
+
+
 # -- dealing and naturals --------------------------------------------------------------------------
 def test_ruling_deal_order() -> None:
     """deal_order: 'two consecutive cards face up ... then the dealer receives two ... then cards in play order'."""

@@ -5,21 +5,41 @@ record handed to a strategy is a fresh copy; changing it changes nothing in the 
 ``SeatView`` is the contract of what one seat may see (a ``typing.Protocol``): the up card, the
 seat's own cards, the other seats' visible cards, and at the end of the round the dealer's whole
 hand.  The table implements it (``twentyone.view.TableSeatView``); so does the course adapter.
+
+``PLAYER`` and ``BANKER`` are the same records as the C structs' bytes (``c_src/twentyone.h``): the table packs
+its seats this way once (``Seat.packed``) for a C strategy, in process or in a sandbox's box, with no
+``Player`` object in between.  Every number in them is a C ``int``: the table keeps every account at most
+``INT_MAX`` (RULES.md, **account_limit**), so they always fit.
 """
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from twentyone.rules import INT_MAX
 
 if TYPE_CHECKING:
     from twentyone.rules import Rules
 
-__all__ = ["Player", "Banker", "SeatView", "NO_CARD"]
+__all__ = ["Player", "Banker", "SeatView", "NO_CARD", "INT_MAX", "PLAYER", "BANKER", "NO_PLAYER", "STATE_BYTE", "ShowArgs",
+           "pack_player", "pack_banker"]
 
 #: What ``tmpcards`` shows for a seat that is empty or out of the game, and for the hole card.
 NO_CARD = "-"
 HOLE = "X"
+
+#: The course's ``Player`` struct, 64 bytes: name[20], account, mycards[20], count, state, mybets, points, rounds.
+PLAYER = struct.Struct("=20si20sic3xiii")
+#: The course's ``Banker`` struct, 32 bytes: mycards[20], count, state, points.
+BANKER = struct.Struct("=20sic3xi")
+#: A seat nobody sits at, as a function set with a larger K than the table's seats sees it: all zero.
+NO_PLAYER = bytes(PLAYER.size)
+#: The arguments of the course's ``showK`` with the records packed: (Banker, Player array, pNum, N, pos).
+ShowArgs = tuple[bytes, bytes, int, int, int]
+#: A record's one-character state as its byte ('' is NUL).
+STATE_BYTE = {c: c.encode("latin-1")[:1] or b"\0" for c in ("", "i", "h", "s", "d", "u", "p", "a", "c", "l")}
 
 
 @dataclass(slots=True)
@@ -163,3 +183,24 @@ class SeatView(Protocol):
 
     def banker(self) -> Banker:
         """A fresh Banker copy: the shown cards, 'l' once the hole card is shown."""
+
+    def packed_players(self, k: int | None = None, *, self_first: bool = False) -> bytes:
+        """``players(k, self_first=...)`` as C ``Player`` structs (``PLAYER``), one after the other."""
+
+    def packed_banker(self) -> bytes:
+        """``banker()`` as the C ``Banker`` struct (``BANKER``)."""
+
+    def packed_show(self, k: int | None = None) -> ShowArgs:
+        """The arguments of the course's ``showK`` for set ``k``, the records packed: (banker, players, pNum, N,
+        pos)."""
+
+
+def pack_player(p: Player) -> bytes:
+    """``p`` as the C struct: the strings cut to 19 bytes (and a NUL), as the C side stores them."""
+    return PLAYER.pack(p.name.encode("utf-8")[:19], p.account, p.mycards.encode("latin-1")[:19], p.count,
+                       p.state.encode("latin-1")[:1] or b"\0", p.mybets, p.points, p.rounds)
+
+
+def pack_banker(b: Banker) -> bytes:
+    """``b`` as the C struct."""
+    return BANKER.pack(b.mycards.encode("latin-1")[:19], b.count, b.state.encode("latin-1")[:1] or b"\0", b.points)

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from twentyone.errors import RulesError
 
-__all__ = ["Rules", "PRESETS", "COURSE", "get_rules", "describe_game", "parse_assignment", "format_value", "OPTIONS", "MAX_SEED",
+__all__ = ["Rules", "PRESETS", "COURSE", "get_rules", "describe_game", "parse_assignment", "format_value", "OPTIONS", "MAX_SEED", "INT_MAX",
            "DOUBLE_ON", "RESHUFFLE_AT"]
 
 #: The largest match seed: seeds are 0 .. 2^64-1.
@@ -37,6 +37,9 @@ DOUBLE_ON: Final = ("any", "9-11", "10-11", "none")
 RESHUFFLE_AT: Final = ("quarter", "half", "deck", "round")
 #: Most cards a ``reshuffle_at=N`` may name.
 _MAX_RESHUFFLE_CARDS: Final = 10**6
+#: The most money an account holds: the course's records keep it in a C ``int`` (RULES.md, **account_limit**); the
+#: money options stay within it.
+INT_MAX: Final = 2**31 - 1
 
 #: Every option a ``--rule KEY=VALUE`` may set: name -> (kind, detail, what it means).  Kinds: ``bool``;
 #: ``int`` with (lo, hi); ``int?`` the same or ``none`` (no limit); ``payout`` a fraction such as 3/2;
@@ -46,12 +49,12 @@ OPTIONS: Final[dict[str, tuple[str, Any, str]]] = {
     "min_decks": ("int", (1, 5000), "fewest decks a table may use"),
     "max_decks": ("int", (1, 5000), "most decks a table may use"),
     "max_seats": ("int", (1, 5), "most player seats"),
-    "start_money": ("int", (1, 10**12), "every player's money at the start"),
-    "min_bet": ("int", (1, 10**12), "smallest bet (a smaller one is raised to it)"),
-    "max_bet": ("int?", (1, 10**12), "largest bet (a larger one is lowered to it), none: no limit"),
+    "start_money": ("int", (1, INT_MAX), "every player's money at the start"),
+    "min_bet": ("int", (1, INT_MAX), "smallest bet (a smaller one is raised to it)"),
+    "max_bet": ("int?", (1, INT_MAX), "largest bet (a larger one is lowered to it), none: no limit"),
     "max_shoes": ("int?", (1, 10**6), "the match ends instead of shuffling one shoe more; none: no limit"),
     "rounds_per_seat": ("int?", (1, 10**6), "the match ends after this many rounds per seat; none: no limit"),
-    "target_money": ("int?", (1, 10**15), "the match ends when a player's money exceeds this; none: never"),
+    "target_money": ("int?", (1, INT_MAX - 1), "the match ends when a player's money exceeds this; none: never"),
     "reshuffle_at": ("choice", RESHUFFLE_AT, "penetration: reshuffle after a round with fewer than a quarter, "
                      "a half or one deck of the shoe left, or after every round; or N: fewer than N cards left"),
     "dealer_hits_soft_17": ("bool", None, "the dealer hits a soft 17"),

@@ -6,7 +6,7 @@ splits, its dealt hand ends with ``p`` and its ``hands`` list holds the split ha
 right; ``cur`` is the hand being played (the seat itself otherwise).
 
 Strategies never get a ``Seat``; they get its read-only view (``twentyone.view.TableSeatView``).
-``record`` makes the course's ``Player`` copy of it.
+``record`` makes the course's ``Player`` copy of it, ``packed`` the same record as the C struct's bytes.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from twentyone.cards import BEST_TOTAL, VALUE
 from twentyone.legality import Foul
-from twentyone.records import Player, SeatView
+from twentyone.records import PLAYER, STATE_BYTE, Player, SeatView
 from twentyone.strategy import Strategy
 
 __all__ = ["Hand", "Seat"]
@@ -80,13 +80,15 @@ class Seat(Hand):
     __slots__ = (
         "seat", "name", "spec", "strategy", "view", "account", "in_game", "faulted", "rounds",
         "in_round", "insurance", "insured", "surrendered", "foul", "fault_cause", "fault_detail", "bj", "account_before",
-        "hands", "cur",
+        "hands", "cur", "name_bytes",
     )
 
     def __init__(self, seat: int, name: str, spec: str, strategy: Strategy, money: int) -> None:
         super().__init__()
         self.seat = seat
         self.name = name
+        #: The name as the C struct holds it (UTF-8, at most 19 bytes).
+        self.name_bytes = name.encode("utf-8")[:19]
         self.spec = spec
         self.strategy = strategy
         self.account = money
@@ -149,3 +151,17 @@ class Seat(Hand):
         cards = "".join(self.cards)
         return Player(self.name, self.account, cards, len(cards), self.state, self.bet,
                       BEST_TOTAL[self.ace][self.hard], self.rounds)
+
+    def packed(self) -> bytes:
+        """``record()`` as the C ``Player`` struct's 64 bytes (``records.PLAYER``), made without a ``Player``."""
+        state = STATE_BYTE.get(self.state) or self.state.encode("latin-1")[:1]
+        if self.hands:
+            cards = "".join("".join(h.cards) for h in self.hands)
+            return _pack_player(self.name_bytes, self.account, cards.encode("latin-1")[:19], len(cards), state,
+                                self.stake(), BEST_TOTAL[self.cur.ace][self.cur.hard], self.rounds)
+        cards = "".join(self.cards)
+        return _pack_player(self.name_bytes, self.account, cards.encode("latin-1")[:19], len(cards), state, self.bet,
+                            BEST_TOTAL[self.ace][self.hard], self.rounds)
+
+
+_pack_player = PLAYER.pack

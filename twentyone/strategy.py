@@ -16,10 +16,10 @@ from typing import Protocol
 
 from twentyone.cards import calculate, hand_value
 from twentyone.legality import double_problem, insurance_problem, surrender_problem
-from twentyone.records import NO_CARD, Banker, Player, SeatView
+from twentyone.records import NO_CARD, Banker, Player, SeatView, ShowArgs, pack_banker, pack_player
 from twentyone.rules import COURSE
 
-__all__ = ["Strategy", "FunctionSet", "FunctionSetStrategy", "as_function_set", "CourseFunctions",
+__all__ = ["Strategy", "FunctionSet", "PackedFunctionSet", "FunctionSetStrategy", "as_function_set", "CourseFunctions",
            "CourseSeatView", "FUNCTION_NAMES"]
 
 #: The four functions of a course function set K: ``betK first_actionK continue_actionK showK``.
@@ -116,6 +116,17 @@ class FunctionSet(Protocol):
         """Release what the set holds."""
 
 
+class PackedFunctionSet(FunctionSet, Protocol):
+    """A function set that also takes the records as the C structs' bytes (``records.PLAYER``, ``BANKER``), as the
+    table packs them: a compiled file's, which would only turn ``Player`` objects back into those bytes."""
+
+    def continue_packed(self, players: bytes) -> str:
+        """``continue_action`` on ``players``, packed ``Player`` structs (players[0] is the caller)."""
+
+    def show_packed(self, banker: bytes, players: bytes, pNum: int, N: int, pos: int) -> None:
+        """``show`` on a packed ``Banker`` and packed ``Player`` structs."""
+
+
 class FunctionSetStrategy(Strategy):
     """Seat a course function set K at any seat, with the table re-indexed for K."""
 
@@ -127,6 +138,11 @@ class FunctionSetStrategy(Strategy):
         self.functions = functions
         self.k = k
         self.name = name or f"set{k}"
+        #: The set's calls on packed records (``PackedFunctionSet``), when it has them: no ``Player`` is made.
+        self._continue_packed = getattr(functions, "continue_packed", None)
+        self._show_packed = getattr(functions, "show_packed", None)
+        #: ``show`` and the next bet in one go, when the set has it (a sandbox's box).
+        self._show_then_bet = getattr(functions, "show_then_bet", None)
 
     def start_match(self, match: object, decks: int, seats: int, seat: int) -> None:
         self.functions.reset(match)
@@ -140,17 +156,25 @@ class FunctionSetStrategy(Strategy):
         return self.functions.first_action(view.tmpcards(k), 2 + 2 * width)
 
     def continue_action(self, view: SeatView) -> str:
+        if self._continue_packed is not None:
+            return self._continue_packed(view.packed_players(self.k, self_first=True))  # type: ignore[no-any-return]
         return self.functions.continue_action(view.players(self.k, self_first=True))
 
     def show(self, view: SeatView) -> None:
+        if self._show_packed is not None:
+            self._show_packed(*view.packed_show(self.k))
+            return
         k = self.k
         width = max(view.seats, k)
         self.functions.show(view.banker(), view.players(k), width + 1, view.decks, view.pos)
 
     def show_before_bet(self, view: SeatView) -> None:
-        ahead = getattr(self.functions, "show_then_bet", None)
+        ahead = self._show_then_bet
         if ahead is None or type(self).show is not FunctionSetStrategy.show:
-            self.show(view)
+            if self._show_packed is not None and type(self).show is FunctionSetStrategy.show:
+                self._show_packed(*view.packed_show(self.k))  # ``show``, one call less: every round, every seat
+            else:
+                self.show(view)
             return
         k = self.k
         width = max(view.seats, k)
@@ -211,6 +235,16 @@ class CourseSeatView:
         if self._banker is not None:
             return replace(self._banker)
         return Banker(self.up_card, len(self.up_card), "d", calculate(self.up_card) if self.up_card else 0)
+
+    def packed_players(self, k: int | None = None, *, self_first: bool = False) -> bytes:
+        return b"".join(pack_player(p) for p in self.players(k, self_first=self_first))
+
+    def packed_banker(self) -> bytes:
+        return pack_banker(self.banker())
+
+    def packed_show(self, k: int | None = None) -> ShowArgs:
+        return (self.packed_banker(), self.packed_players(k), max(self.seats, k or self.seat) + 1, self.decks,
+                self.pos)
 
 
 class CourseFunctions:

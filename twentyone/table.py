@@ -20,7 +20,8 @@ from twentyone.errors import IllegalActionError, strategy_text
 from twentyone.legality import (BET_VALUES, FAULTS, Foul, change_problem, double_amount, double_problem,
                                 insurance_problem, not_a_bet, not_an_action, raised, split_problem,
                                 surrender_problem)
-from twentyone.rules import COURSE, Rules
+from twentyone.records import ShowArgs
+from twentyone.rules import COURSE, INT_MAX, Rules
 from twentyone.seat import Hand, Seat
 from twentyone.strategy import Strategy
 from twentyone.view import TableSeatView
@@ -29,6 +30,7 @@ __all__ = ["Table", "TableSeatView", "Foul", "FAULTS", "StrategyFault", "Stacked
 
 
 _BET_LOW, _BET_HIGH = BET_VALUES.start, BET_VALUES.stop
+_INT_MAX = INT_MAX
 
 
 class StrategyFault(Exception):
@@ -79,6 +81,9 @@ class Table:
             "d": self._double_problem, "u": self._surrender_problem, "p": self._split_problem, "c": self._change_problem}
         #: Strategy faults of the current round: seat, cause, detail (for the round log).
         self.round_faults: list[dict[str, Any]] = []
+        #: While ``show_all`` shows the settled round: what every view shows of it, made once by the first view that
+        #: needs it (``TableSeatView.packed_show``: "own", ``showK``'s packed arguments); None otherwise.
+        self.shown: dict[str, ShowArgs] | None = None
 
     # -- shoe: init_cards / shuffle_cards / getcard ----------------------------------------------
     def shuffle_cards(self, mid_round: bool = False) -> None:
@@ -529,17 +534,23 @@ class Table:
         rules = self.rules
         d = self.dealer_total()
         dealer_bust = d > 21
+        # A payment that would take an account past a C int stops at INT_MAX (account_limit): only a dealer Black
+        # Jack's insurance, a Black Jack, split hands and a win pay more than the seat staked.
         for s in active:
             if s.foul is not None:
                 continue
             if dealer_bj:
                 if s.insured:
                     s.account += rules.insurance_return(s.insurance)
+                    if s.account > _INT_MAX:
+                        s.account = _INT_MAX
                 if s.bj:
                     s.account += s.bet
                 continue
             if s.bj:
                 s.account += rules.blackjack_return(s.bet)
+                if s.account > _INT_MAX:
+                    s.account = _INT_MAX
                 continue
             if s.surrendered:
                 s.account += s.bet // 2
@@ -549,12 +560,16 @@ class Table:
                     t = h.total()
                     h.returned = 0 if t > 21 else 2 * h.bet if dealer_bust or t > d else h.bet if t == d else 0
                     s.account += h.returned
+                if s.account > _INT_MAX:
+                    s.account = _INT_MAX
                 continue
             t = s.total()
             if t > 21:
                 continue
             if dealer_bust or t > d:
                 s.account += 2 * s.bet
+                if s.account > _INT_MAX:
+                    s.account = _INT_MAX
             elif t == d:
                 s.account += s.bet
 
@@ -629,18 +644,22 @@ class Table:
         will be asked for its bet; it is shown the round through ``Strategy.show_before_bet``.
         """
         min_bet = self.rules.min_bet
-        for s in self.seats:
-            if s.faulted:
-                continue
-            try:
-                if bets_follow and s.in_game and s.account >= min_bet:
-                    s.strategy.show_before_bet(s.view)
-                else:
-                    s.strategy.show(s.view)
-            except StrategyFault as e:
-                self._fault_outside_round(s, e.cause, e.detail)
-            except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
-                self._fault_outside_round(s, Foul.ERROR, raised("show", e))
+        self.shown = {}  # nothing a seat sees changes until the next round
+        try:
+            for s in self.seats:
+                if s.faulted:
+                    continue
+                try:
+                    if bets_follow and s.in_game and s.account >= min_bet:
+                        s.strategy.show_before_bet(s.view)
+                    else:
+                        s.strategy.show(s.view)
+                except StrategyFault as e:
+                    self._fault_outside_round(s, e.cause, e.detail)
+                except Exception as e:  # noqa: BLE001 - any exception from student code is a fault
+                    self._fault_outside_round(s, Foul.ERROR, raised("show", e))
+        finally:
+            self.shown = None
 
     def _fault_outside_round(self, s: Seat, cause: Foul, detail: str) -> None:
         """A fault in show: the hand is already settled and stays so; the player leaves the match."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from twentyone.cards import calculate, hand_total
-from twentyone.records import HOLE, NO_CARD, Banker, Player
+from twentyone.records import BANKER, HOLE, NO_CARD, NO_PLAYER, Banker, Player, ShowArgs
 from twentyone.rules import Rules
 from twentyone.seat import Seat
 
@@ -199,13 +199,14 @@ class TableSeatView:
 
     def tmpcards(self, k: int | None = None) -> str:
         """The course's ``tmpcards`` for function set ``k`` (default: this seat's number)."""
-        k = k or self._s.seat
-        parts = [self._t.up_card, HOLE]
-        for s in self._order(k):
+        t = self._t
+        parts = [t.up_card, HOLE]
+        for s in t.seats if k is None or k == self._s.seat else self._order(k):  # set K in its own place: as seated
             if s is None or not s.in_round:
-                parts.append(NO_CARD + NO_CARD)
+                parts.append(_NO_CARDS)
             else:
-                parts.append(s.cards[0] + s.cards[1])
+                cards = s.cards
+                parts.append(cards[0] + cards[1])
         return "".join(parts)
 
     def players(self, k: int | None = None, *, self_first: bool = False) -> list[Player]:
@@ -221,3 +222,44 @@ class TableSeatView:
         cards = "".join(self._t.dealer_shown)
         shown = self._t.hole_shown
         return Banker(cards, len(cards), "l" if shown else "d", calculate(cards) if cards else 0)
+
+    def packed_players(self, k: int | None = None, *, self_first: bool = False) -> bytes:
+        """``players(k, self_first=...)`` as an array of C ``Player`` structs (``records.PLAYER``), made without a
+        ``Player``."""
+        me = self._s
+        records = [s.packed() for s in self._t.seats]
+        if (k is None or k == me.seat) and not self_first:
+            return b"".join(records)
+        k = k or me.seat
+        i = me.seat - 1
+        order = records + [NO_PLAYER] * (k - len(records))
+        order[i], order[k - 1] = order[k - 1], order[i]
+        if self_first:
+            order[0] = records[i]
+        return b"".join(order)
+
+    def packed_banker(self) -> bytes:
+        """``banker()`` as the C ``Banker`` struct (``records.BANKER``)."""
+        t = self._t
+        cards = "".join(t.dealer_shown)
+        return _pack_banker(cards.encode("latin-1")[:19], len(cards), b"l" if t.hole_shown else b"d",
+                            calculate(cards) if cards else 0)
+
+    def packed_show(self, k: int | None = None) -> ShowArgs:
+        """The arguments of the course's ``showK`` for set ``k``, the records packed: (banker, players, pNum, N,
+        pos).  While a ``Table`` shows the settled round (``show_all``: its ``shown``) they are the same for every
+        seat shown in its own place, and made once for all of them."""
+        t = self._t
+        seat = self._s.seat
+        if k is not None and k != seat:
+            return self.packed_banker(), self.packed_players(k), max(len(t.seats), k) + 1, t.decks, t.pos
+        shown: dict[str, ShowArgs] | None = getattr(t, "shown", None)  # a Table's, while it shows the round
+        if shown is not None:
+            args = shown.get("own")
+            if args is None:
+                args = shown["own"] = (self.packed_banker(), self.packed_players(), len(t.seats) + 1, t.decks, t.pos)
+            return args
+        return self.packed_banker(), self.packed_players(), len(t.seats) + 1, t.decks, t.pos
+
+_pack_banker = BANKER.pack
+_NO_CARDS = NO_CARD + NO_CARD

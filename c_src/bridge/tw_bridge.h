@@ -18,6 +18,18 @@ int tw_bet(int k, int N);
 char tw_first_action(int k, char *tmpcards, int len);
 char tw_continue_action(int k, Player *players);
 void tw_show(int k, Banker *banker, Player *players, int pNum, int N, int pos);
+/* The engine's calls of function set k in process (tw_dispatch.c): each on fresh zero-filled copies of n
+ * packed records (n bytes of tmpcards, n Player structs, one Banker), with a crash caught.  The result is
+ * the bet, the action as an unsigned char, or 0 for show; after a crash -(2^40) - the signal's number. */
+long long tw_call_bet(int k, int N);
+long long tw_call_first_action(int k, const char *tmpcards, int n, int len);
+long long tw_call_continue_action(int k, const char *players, int n);
+long long tw_call_show(int k, const char *banker, const char *players, int n, int pNum, int N, int pos);
+/* Catch crashes in the calls above from now on (once per process); 0 when it holds. */
+int tw_guard(void);
+/* Where the last caught crash was: signal, faulting address, the module's load address, the instruction
+ * pointer, then the stack's return addresses (as c_src/box/tw_box.c reports them); the number of words. */
+int tw_crash_report(uint64_t *words, int max);
 /* The student's static variables: up to max (address, length) ranges, their number returned. */
 int tw_segments(uintptr_t *addr, size_t *len, int max);
 /* Everything the student's code prints goes to path, at most cap bytes (tw_capture.h renames stdio). */

@@ -236,5 +236,5 @@ def _c_player(path: Path, kind: SourceKind, k: int, warn: Warn, sandbox: Limits 
         fs = SandboxFunctionSet("c", built, k, sandbox, capture_dir=capture_dir, warn=warn, label=label,
                                 source_name=path.name)
     else:
-        fs = CFunctionSet(load_student(built), k, label, capture_dir)
+        fs = CFunctionSet(load_student(built), k, label, capture_dir, source_name=path.name)
     return FunctionSetStrategy(fs, k, name=f"{path.name}:{k}")

@@ -21,7 +21,8 @@
   for Python) is ignored, as is a fingerprint found in more than ``max(10, 10%)`` of the class's files
   (MOSS's rule for code everyone was given or everyone writes).
 
-``code_scores`` scores every pair through an index of fingerprints (fast for a class of 200);
+``code_scores`` scores every pair through an index of fingerprints (fast for a class of 200), or only the
+candidate pairs of a larger class (``code_candidates``: ``candidates``);
 ``matched_regions`` finds the matching stretches of two files for the side-by-side page.
 """
 
@@ -38,13 +39,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from twentyone.grading.similarity.candidates import code_need, overlap_pairs
 from twentyone.handin import source_text
 
 __all__ = ["K", "W", "MAX_COMPARED", "MAX_REPEATS", "PARSE_SECONDS", "Token", "Source", "CodeScore", "Region",
            "read_text", "language_of", "family", "tokenize_units", "fingerprint", "template_grams", "common_prints",
-           "code_scores", "matched_regions"]
+           "code_scores", "code_candidates", "matched_regions"]
 
 #: Tokens in a k-gram (the noise threshold: shorter matches are never seen).
 K = 12
@@ -82,9 +84,9 @@ _CONTAINERS = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc
                          "linkage_specification", "declaration_list"})
 
 
-@dataclass(frozen=True)
-class Token:
-    """A normalised token and where it stands in the file's text (character offsets)."""
+class Token(NamedTuple):
+    """A normalised token and where it stands in the file's text (character offsets).  A named tuple: a class's
+    files hold millions, which the garbage collector then stops walking."""
 
     kind: str
     start: int
@@ -427,11 +429,21 @@ def common_prints(sources: Sequence[Source]) -> frozenset[int]:
     return frozenset(out)
 
 
-def code_scores(sources: Sequence[Source]) -> dict[tuple[int, int], CodeScore]:
+def code_scores(sources: Sequence[Source],
+                pairs: Iterable[tuple[int, int]] | None = None) -> dict[tuple[int, int], CodeScore]:
     """The code score of every pair (i, j), i < j, of ``sources`` of one language family that share a
-    fingerprint; the class's common fingerprints are left out first (pairs sharing nothing are absent)."""
+    fingerprint; the class's common fingerprints are left out first (pairs sharing nothing are absent).  With
+    ``pairs``, only those (the candidates of a large class, ``code_candidates``)."""
     common = common_prints(sources)
     prints = [s.prints - common for s in sources]
+    if pairs is not None:
+        out = {}
+        for i, j in pairs:
+            if sources[i].family == sources[j].family:
+                n = len(prints[i] & prints[j])
+                if n:
+                    out[(i, j)] = CodeScore(n, len(prints[i]), len(prints[j]))
+        return out
     index: dict[tuple[str, int], list[int]] = defaultdict(list)
     for i, (s, p) in enumerate(zip(sources, prints)):
         for h in p:
@@ -442,6 +454,23 @@ def code_scores(sources: Sequence[Source]) -> dict[tuple[int, int], CodeScore]:
             for y in range(x + 1, len(owners)):
                 shared[(owners[x], owners[y])] += 1
     return {(i, j): CodeScore(n, len(prints[i]), len(prints[j])) for (i, j), n in shared.items()}
+
+
+def code_candidates(sources: Sequence[Source], code_flag: float, min_shared: int) -> set[tuple[int, int]]:
+    """The pairs (i, j), i < j, of ``sources`` of one language family that share enough fingerprints (the common
+    ones left out) for a flag at ``code_flag`` with ``min_shared`` in common (``candidates``): the pairs of a
+    large class that are scored."""
+    common = common_prints(sources)
+    prints = [sorted(s.prints - common) for s in sources]
+    out: set[tuple[int, int]] = set()
+    for fam in sorted({s.family for s in sources}):
+        members = [i for i, s in enumerate(sources) if s.family == fam]
+        sets = [prints[i] for i in members]
+        need = [code_need(len(p), code_flag, min_shared) for p in sets]
+        for x, y in overlap_pairs(sets, sets, need):
+            if x < y:
+                out.add((members[x], members[y]))
+    return out
 
 
 # ------------------------------------------------------------------------------------------ regions

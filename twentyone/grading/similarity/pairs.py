@@ -3,7 +3,9 @@
 ``similarity_of(store)`` reads what a ``grade`` run stored (the graded files' text and the course's templates
 in ``sources``, the decision traces kept with the first matches against ``stand``) and needs nothing else,
 so ``twentyone report`` remakes the page; ``build`` does the same from values in memory (``twentyone
-similar``).  Every pair of submissions of one language family is scored; a pair is **flagged** on code when
+similar``).  Every pair of submissions of one language family is scored (past a class of 50, only the pairs that
+share enough to be flagged, ``candidates``: the others are counted, with the reason, not scored one by one); a pair
+is **flagged** on code when
 its code score reaches ``similarity.code_flag`` with at least ``CODE_MIN_SHARED`` fingerprints in common,
 and on play when ``behaviour.PairPlay.flagged`` says so (the margin over the references, and the sign test
 at ``similarity.behaviour_alpha`` divided by the number of pairs compared).
@@ -15,25 +17,30 @@ evidence for a person to weigh, not a verdict.
 
 from __future__ import annotations
 
+import gc
 import math
 import re
 from collections import defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
+from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
-from twentyone.grading.similarity.behaviour import PairPlay, Play, Slot, compare_plays, plays_of
+from twentyone.grading.similarity.behaviour import (PairPlay, Play, Situations, Slot, compare_plays, decision_tokens,
+                                                    pairs_met, plays_of)
+from twentyone.grading.similarity.candidates import exact, overlap_pairs, play_need
 from twentyone.grading.config import Similarity, config_from_dict
-from twentyone.grading.similarity.fingerprints import (MAX_COMPARED, CodeScore, Source, code_scores, common_prints, family,
-                                            fingerprint,
-                                            language_of, read_text, template_grams)
+from twentyone.grading.similarity.fingerprints import (MAX_COMPARED, CodeScore, Source, code_candidates, code_scores,
+                                                       common_prints, family, fingerprint, language_of, read_text,
+                                                       template_grams)
 from twentyone.grading.outcome import EntryKind
 from twentyone.grading.store import EntryRow, SourceRow, Store
 from twentyone.grading.similarity.traces import REFERENCE_TITLES, TraceRound
 from twentyone.handin import HandInFileError, read_file
 
-__all__ = ["SimilarityReport", "PairRow", "Member", "build", "similarity_of", "collect_sources", "template_sources",
+__all__ = ["SimilarityReport", "PairRow", "Member", "UnlistedPairs", "build", "similarity_of", "collect_sources", "template_sources",
            "traces_of", "reference_title", "CODE_MIN_SHARED", "MAX_LISTED", "MAX_UNLISTED", "VERDICT", "code_flagged",
            "play_alpha"]
 
@@ -135,6 +142,10 @@ class SimilarityReport:
     #: k-gram hashes that never match (the template's and the class's common fingerprints' k-grams).
     ignore: frozenset[int]
     notes: list[str] = field(default_factory=list)
+    #: True when every pair was scored; False past ``candidates.EXACT_PAIRS``, where only candidates were.
+    exact: bool = True
+    #: Each member's traced matches' openings (``behaviour.Play.openings``): two that share one met in play.
+    openings: dict[str, frozenset[Any]] = field(default_factory=dict)
 
     def listed(self) -> list[PairRow]:
         """The pairs shown in the table: every flagged one, then the strongest others up to ``MAX_LISTED``."""
@@ -142,29 +153,49 @@ class SimilarityReport:
         rest = [p for p in self.pairs if not p.flags and p.strength(self.settings) > 0][:MAX_LISTED]
         return flagged + rest
 
+    @cached_property
+    def _listed_rows(self) -> list[PairRow]:
+        """``listed()``, made once the report is complete (for the reasons of the pairs left out)."""
+        return self.listed()
+
     def flagged(self) -> list[PairRow]:
         """The pairs flagged on code or on play."""
         return [p for p in self.pairs if p.flags]
 
-    def unlisted(self) -> list[tuple[str, str, str, str]]:
+    def unlisted(self) -> UnlistedPairs:
         """Every pair of submissions the table does not list: (a, b, the kind of reason, the reason with its
-        numbers), in member order (``why_not_listed``)."""
-        shown = {(p.a, p.b) for p in self.listed()}
-        rows = {(p.a, p.b): p for p in self.pairs}
-        names = [m.name for m in self.members]
-        out = []
-        for i, a in enumerate(names):
-            for b in names[i + 1:]:
-                if (a, b) in shown or (b, a) in shown:
-                    continue
-                out.append((a, b, *self.why_not_listed(a, b, rows.get((a, b)) or rows.get((b, a)))))
+        numbers), in member order (``why_not_listed``); made as they are read, so reading the first few of a large
+        class costs no more than those."""
+        return UnlistedPairs(self)
+
+    @cached_property
+    def _by_name(self) -> dict[str, Member]:
+        return {m.name: m for m in self.members}
+
+    @cached_property
+    def _rows(self) -> dict[tuple[str, str], PairRow]:
+        out = {}
+        for p in self.pairs:
+            out[(p.a, p.b)] = out[(p.b, p.a)] = p
         return out
+
+    @cached_property
+    def _listed(self) -> set[tuple[str, str]]:
+        out: set[tuple[str, str]] = set()
+        for p in self._listed_rows:
+            out.update(((p.a, p.b), (p.b, p.a)))
+        return out
+
+    def _met(self, a: str, b: str) -> bool:
+        """True when the two began a traced match in the same situation (they met in play)."""
+        return bool(self.openings.get(a, frozenset()) & self.openings.get(b, frozenset()))
 
     def why_not_listed(self, a: str, b: str, row: PairRow | None) -> tuple[str, str]:
         """Why the pair ``a``, ``b`` (its ``row`` when it has one) is not in the table: (the kind of reason, the
         reason with its numbers and names)."""
-        members = {m.name: m for m in self.members}
-        ma, mb = members.get(a), members.get(b)
+        return self._why(self._by_name.get(a), self._by_name.get(b), a, b, row)
+
+    def _why(self, ma: Member | None, mb: Member | None, a: str, b: str, row: PairRow | None) -> tuple[str, str]:
         for m in (ma, mb):
             if m is not None and not m.shown and not m.decisions:
                 return ("one has nothing to compare (no source file and no decision trace)",
@@ -174,7 +205,7 @@ class SimilarityReport:
                 return ("one is the template: no fingerprints of its own and no decision traced",
                         f"{m.name} is the template: no fingerprints of its own (its code is the course's or code "
                         "many files share), and no decision traced")
-        (code_kind, code), (play_kind, play) = self._code_why(ma, mb, row), self._play_why(row)
+        (code_kind, code), (play_kind, play) = self._code_why(ma, mb, row), self._play_why(a, b, row)
         weaker = (f", and weaker than the {MAX_LISTED} strongest pairs listed"
                   if row is not None and row.strength(self.settings) > 0 else "")
         return f"{code_kind} and {play_kind}{weaker}", f"{code} and {play}{weaker}"
@@ -186,6 +217,10 @@ class SimilarityReport:
             if m is not None and m.shown and not m.prints:
                 return ("one is the template by code: no fingerprints of its own",
                         f"{m.name} is the template by code: no fingerprints of its own")
+        if row is None and not self.exact:
+            return ("little or no code in common (not a candidate pair)",
+                    "little or no code in common (their fingerprints are too unlike for the pair to be a candidate, "
+                    "in a class this large only candidates are scored)")
         c = row.code if row is not None else None
         if c is None or not c.shared:
             return ("no code in common beyond the template and code many files share",) * 2
@@ -195,9 +230,13 @@ class SimilarityReport:
         return ("below the code threshold",
                 f"below the code threshold (code score {c.score:.2f} < {self.settings.code_flag:g})")
 
-    def _play_why(self, row: PairRow | None) -> tuple[str, str]:
+    def _play_why(self, a: str, b: str, row: PairRow | None) -> tuple[str, str]:
         p = row.play if row is not None else None
         if p is None or not p.compared:
+            if row is None and not self.exact and self._met(a, b):
+                return ("no evidence by play (not a candidate pair)",
+                        "no evidence by play (they share no choice that their closest references do not make, so "
+                        "the pair is not a candidate: in a class this large only candidates are scored)")
             return ("never in the same situation in play",) * 2
         return ("no evidence by play",
                 f"no evidence by play (behaviour score {100 * p.score:+.1f} points, sign test p = {p.p:.2g}; "
@@ -205,11 +244,35 @@ class SimilarityReport:
                 f"{self.settings.behaviour_alpha:g} / {self.compared})")
 
     def unlisted_counts(self) -> list[tuple[str, int]]:
-        """How many pairs are not listed for each kind of reason, the most common first."""
-        counts: dict[str, int] = {}
-        for _, _, kind, _ in self.unlisted():
-            counts[kind] = counts.get(kind, 0) + 1
-        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        """How many pairs are not listed for each kind of reason, the most common first.
+
+        Counted without listing the pairs: the pairs with no row have a reason that depends only on what kind of
+        member each one is (``_sort``), so they are counted by kind; the rows are then counted one by one."""
+        kinds: dict[tuple[Any, ...], list[Member]] = defaultdict(list)
+        for m in self.members:
+            kinds[self._sort(m)].append(m)
+        groups = list(kinds.values())
+        counts: dict[str, int] = defaultdict(int)
+        for x, one in enumerate(groups):
+            for y in range(x, len(groups)):
+                other = groups[y]
+                n = len(one) * (len(one) - 1) // 2 if x == y else len(one) * len(other)
+                if n:
+                    counts[self._why(one[0], other[0], one[0].name, other[0].name, None)[0]] += n
+        for row in self.pairs:
+            ma, mb = self._by_name.get(row.a), self._by_name.get(row.b)
+            if ma is None or mb is None:
+                continue
+            counts[self._why(ma, mb, row.a, row.b, None)[0]] -= 1
+            if (row.a, row.b) not in self._listed:
+                counts[self._why(ma, mb, row.a, row.b, row)[0]] += 1
+        return sorted(((k, n) for k, n in counts.items() if n), key=lambda kv: (-kv[1], kv[0]))
+
+    def _sort(self, m: Member) -> tuple[Any, ...]:
+        """What a member's reasons depend on, for a pair with no row: which kind of member it is."""
+        return (not m.shown and not m.decisions, bool(m.shown and not m.prints and not m.error and not m.decisions),
+                family(m.language) if m.language else "", bool(m.shown and not m.prints),
+                self.openings.get(m.name, frozenset()))
 
     def summary(self) -> str:
         """One line for the class page."""
@@ -243,6 +306,44 @@ class SimilarityReport:
                 "pairs_compared": self.compared, "pairs": [pair(p) for p in self.listed()],
                 "not_listed": [{"a": a, "b": b, "why": why} for a, b, _, why in self.unlisted()[:MAX_UNLISTED]],
                 "notes": self.notes}
+
+
+class UnlistedPairs(Sequence[tuple[str, str, str, str]]):
+    """``SimilarityReport.unlisted``: every pair not listed, in member order, each made when it is read; its
+    length is known without them (every pair of the class, less the listed ones)."""
+
+    def __init__(self, report: SimilarityReport) -> None:
+        self._report = report
+        n = len(report.members)
+        self._len = n * (n - 1) // 2 - len(report._listed_rows)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self) -> Iterator[tuple[str, str, str, str]]:
+        r = self._report
+        names = [m.name for m in r.members]
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                if (a, b) not in r._listed:
+                    yield (a, b, *r.why_not_listed(a, b, r._rows.get((a, b))))
+
+    @overload
+    def __getitem__(self, k: int) -> tuple[str, str, str, str]: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[tuple[str, str, str, str]]: ...
+
+    def __getitem__(self, k: int | slice) -> tuple[str, str, str, str] | list[tuple[str, str, str, str]]:
+        if isinstance(k, slice):
+            start, stop, step = k.indices(self._len)
+            if step != 1:
+                return list(self)[k]
+            return list(islice(self, start, stop))
+        i = k + self._len if k < 0 else k
+        if not 0 <= i < self._len:
+            raise IndexError(k)
+        return next(islice(self, i, None))
 
 
 # ----------------------------------------------------------------------------------------- inputs
@@ -310,8 +411,22 @@ def similarity_of(store: Store, dropped: Collection[str] = ()) -> SimilarityRepo
 def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[str, Mapping[Slot, Sequence[TraceRound]]],
           settings: Similarity, title: str, errors: Mapping[str, str] | None = None) -> SimilarityReport:
     """Score every pair of ``names`` from their sources and traces (``errors``: why a submission could not be
-    played), and rank them."""
-    errors = errors or {}
+    played), and rank them.
+
+    Python's cyclic garbage collector is paused meanwhile: the tokens and traces of a class are millions of small
+    objects that live until the end, and each collection would walk them all again (a class of 300 took half as
+    long again per file as a class of 30)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(names, sources, traces, settings, title, errors or {})
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[str, Mapping[Slot, Sequence[TraceRound]]],
+           settings: Similarity, title: str, errors: Mapping[str, str]) -> SimilarityReport:
     templates = [(s.text, s.language) for s in sources if s.role == "template"]
     ignore_template = template_grams(templates)
     by_name = {s.name: s for s in sources if s.role == "submission"}
@@ -325,16 +440,31 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
                                                                                   ignore_template)
             done.setdefault((s.text, s.language), prints[n])
     fingerprinted = list(prints.values())
-    common = common_prints([s for s in fingerprinted if not s.error])
-    scores = code_scores([s for s in fingerprinted if not s.error])
     usable = [s for s in fingerprinted if not s.error]
-    code: dict[tuple[str, str], CodeScore] = {(usable[i].name, usable[j].name): v for (i, j), v in scores.items()}
-
+    common = common_prints(usable)
     plays = plays_of({n: traces[n] for n in names if n in traces})
-    comparison = compare_plays(plays)
     index = {p.name: i for i, p in enumerate(plays)}
+    every = exact(len(names))
+    met = len(plays) * (len(plays) - 1) // 2 if every else pairs_met(plays)
+    if every:
+        scores = code_scores(usable)
+        comparison = compare_plays(plays)
+    else:  # a large class: only the pairs that could be flagged (``candidates``), each scored on code and on play
+        at = {s.name: i for i, s in enumerate(usable)}
+        candidates = {(usable[i].name, usable[j].name)
+                      for i, j in code_candidates(usable, settings.code_flag, CODE_MIN_SHARED)}
+        situations = Situations(plays)
+        unusual, made = decision_tokens(plays, situations)
+        need = play_need(play_alpha(settings, met))
+        shared = overlap_pairs(unusual, made, [need] * len(plays))
+        candidates |= {(plays[i].name, plays[j].name) for i, j in shared if i < j and (j, i) in shared}
+        scores = code_scores(usable, {(min(at[a], at[b]), max(at[a], at[b])) for a, b in candidates
+                                      if a in at and b in at})
+        comparison = compare_plays(plays, {(min(index[a], index[b]), max(index[a], index[b])) for a, b in candidates
+                                           if a in index and b in index}, situations)
+    code: dict[tuple[str, str], CodeScore] = {(usable[i].name, usable[j].name): v for (i, j), v in scores.items()}
     by_play = {(plays[i].name, plays[j].name): v for (i, j), v in comparison.pairs.items()}
-    compared = len(by_play)
+    compared = len(by_play) if every else met
     alpha = play_alpha(settings, compared)
 
     order = {n: k for k, n in enumerate(names)}
@@ -371,7 +501,8 @@ def build(names: Sequence[str], sources: Sequence[SourceRow], traces: Mapping[st
         members.append(Member(n, row.shown if row else "", row.language if row else "",
                               len(fp.prints - common) if fp and not fp.error else 0, pl.decisions if pl else 0,
                               closest, share, notes, errors.get(n, "")))
-    report = SimilarityReport(title, settings, members, rows, compared, prints, play_by, ignore_template | common)
+    report = SimilarityReport(title, settings, members, rows, compared, prints, play_by, ignore_template | common,
+                              exact=every, openings={p.name: p.openings for p in plays})
     _name_pages(report)
     for shown in report.listed():  # the unusual shared choices of the pairs shown
         if shown.play is not None:

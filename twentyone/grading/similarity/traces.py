@@ -14,8 +14,7 @@ of 200 submissions take about 2 MB of the store.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["TraceRound", "REFERENCES", "REFERENCE_TITLES", "BET", "hand_at", "decisions"]
 
@@ -36,9 +35,9 @@ REFERENCE_TITLES: dict[str, str] = {
 BET = "bet"
 
 
-@dataclass(frozen=True)
-class TraceRound:
-    """One round of a traced match, from the traced seat's side."""
+class TraceRound(NamedTuple):
+    """One round of a traced match, from the traced seat's side.  A named tuple: a class's traces are hundreds of
+    thousands of rounds, which the garbage collector then stops walking."""
 
     #: Shoes begun so far (1: the first shoe).
     shoe: int
@@ -63,7 +62,7 @@ class TraceRound:
     @property
     def key(self) -> tuple[int, int, int, tuple[int, ...]]:
         """The situation at the start of the round: the same key in the same match means the same cards seen
-        and the same match state."""
+        and the same match state (the round's first four fields, ``r[:4]``)."""
         return (self.shoe, self.pos, self.round, self.money)
 
     def choices(self) -> list[str]:
