@@ -1018,8 +1018,8 @@ SHARED_CALLS = "static int calls;\n" + "".join(
 
 
 def test_ruling_shared_statics(tmp_path: "Path") -> None:
-    """shared_statics: 'seated in this process the sets of one file share one copy of its statics, as in the course
-    program; in the sandbox each seat has its own copy'."""
+    """shared_statics: 'the sets of one file at one table share one copy of its statics, as in the course program,
+    seated in this process or in the sandbox (one box serves them all)'."""
     from twentyone.match import Seating, play_match
     from twentyone.players.sandbox.limits import Limits
     from twentyone.players.spec import make_strategy
@@ -1041,7 +1041,75 @@ def test_ruling_shared_statics(tmp_path: "Path") -> None:
         rounds = [r for r in log.records if r["type"] == "round" and r["round"] <= 2]
         bets[how] = [[p["bet"] for p in r["players"]] for r in rounds]
     assert bets["trusted"] == [[10, 20], [30, 40]] * 2  # one counter for both sets, as in the course program
-    assert bets["sandboxed"] == [[10, 10], [20, 20]] * 2  # one counter each
+    assert bets["sandboxed"] == bets["trusted"]  # the same: one box for the file's sets at the table
+
+
+SLEEPS_C = r"""#include "mycodes.h"
+#include <unistd.h>
+int bet1(int N) { sleep(30); usleep(500000); return 10; }
+char first_action1(char* tmpcards, int len) { char c; if (BLOCK) read(3, &c, 1); return 's'; }
+char continue_action1(Player(*players)[]) { return 's'; }
+void show1(Banker* pbanker, Player(*players)[], int pNum, int N, int pos) {}
+"""
+
+
+def test_ruling_sandbox_time(tmp_path: "Path") -> None:
+    """sandbox_time: 'a sandboxed strategy's sleeps return at once; a box blocked 0.3 s in a call has timed out;
+    its time-out names the line'."""
+    import time
+
+    from twentyone.match import Seating, play_match
+    from twentyone.players.builtin.course import Stand
+    from twentyone.players.sandbox.limits import Limits
+    from twentyone.players.spec import make_strategy
+
+    for block in (0, 1):
+        src = tmp_path / f"sleeps{block}.c"
+        src.write_text(f"#define BLOCK {block}\n" + SLEEPS_C)
+        s = make_strategy(str(src), sandbox=Limits(), warn=lambda m: None)
+        try:
+            t = time.monotonic()
+            r = play_match([Seating("s", str(src), s), Seating("b", "stand", Stand())], 6, 1)
+            took = time.monotonic() - t
+        finally:
+            s.close()
+        me = r.by_seat(1)
+        if block:  # it reads the engine's own pipe in its first decision: blocked, a time-out
+            assert me.fault == "timeout" and me.fault_detail.startswith("blocked for 0.3 s"), me
+            assert me.rounds == 1
+        else:  # a 30.5 s sleep in each of 100 bets: the match plays as one that never sleeps
+            assert me.fault is None and me.rounds == r.rounds == 100, me
+            assert took < 25, took
+
+
+FLOODS_C = r"""#include "mycodes.h"
+#include <stdio.h>
+int bet1(int N) { for (int i = 0; i < 40000; i++) printf("a line of output, forty bytes long ....\n"); return 10; }
+char first_action1(char* tmpcards, int len) { return 's'; }
+char continue_action1(Player(*players)[]) { return 's'; }
+void show1(Banker* pbanker, Player(*players)[], int pNum, int N, int pos) {}
+"""
+
+
+def test_ruling_sandbox_output(tmp_path: "Path") -> None:
+    """sandbox_output: 'past the output limit (1 MiB a match) a sandboxed strategy's output is a fault, whether its
+    output goes to a file (match) or nowhere (grade)'."""
+    from twentyone.match import Seating, play_match
+    from twentyone.players.builtin.course import Stand
+    from twentyone.players.sandbox.limits import Limits
+    from twentyone.players.spec import make_strategy
+
+    src = tmp_path / "floods.c"
+    src.write_text(FLOODS_C)
+    for capture in (tmp_path / "printed", None):
+        s = make_strategy(str(src), sandbox=Limits(), warn=lambda m: None, capture_dir=capture)
+        try:
+            r = play_match([Seating("f", str(src), s), Seating("b", "stand", Stand())], 6, 1)
+        finally:
+            s.close()
+        me = r.by_seat(1)
+        assert me.fault == "crash" and me.fault_detail.startswith("output flood"), (capture, me)
+        assert me.rounds == 1
 
 
 def test_ruling_state_char() -> None:
