@@ -1573,12 +1573,18 @@ def test_ruling_grade_table_size() -> None:
 
 def test_ruling_grade_bonus() -> None:
     """Places 1, 2, 3 add 10, 6, 3; players whose intervals overlap share the mean of the places they span, and
-    so do the players from one identical copy of a hand-in to another."""
+    so do the players from one identical copy of a hand-in to another; in the duplicate format a player that
+    faulted takes no bonus, whatever its place."""
     from twentyone.grading.results import StandingRow
     from twentyone.grading.standings import places, separated
 
-    def row(name: str, rate: float, low: float, high: float) -> StandingRow:
-        return StandingRow(0, name, name, 10, 0, 0, 0, rate, low, high, 1000.0, 0, 0)
+    def row(name: str, rate: float, low: float, high: float, faults: int = 0) -> StandingRow:
+        return StandingRow(0, name, name, 10, 0, 0, 0, rate, low, high, 1000.0, 0, faults)
+
+    # A class of two, one of which crashed in every deal: second place, and no bonus for it (it took 6 points).
+    two = [row("ok", 0.5, 0.0, 1.0), row("crashed", 0.0, 0.0, 1.0, faults=5)]
+    got2 = places(two, (10.0, 6.0, 3.0), cuts=[True, True], rounded=True, clean_only=True)
+    assert {n: (p.first, p.bonus) for n, p in got2.items()} == {"ok": (1, 10.0), "crashed": (2, 0.0)}
 
     table = [row("a", 0.9, 0.85, 0.95), row("b", 0.6, 0.50, 0.70), row("c", 0.58, 0.48, 0.68),
              row("d", 0.2, 0.10, 0.30)]

@@ -387,7 +387,7 @@ def class_report(store: Store, dropped: set[str] | None = None) -> ClassReport:
         units = judged.units
         duplicate = config.tournament.format == "duplicate"
         shared = places(judged.standings, config.tournament.bonus, _code_of(store), judged.cuts,
-                        rounded=duplicate) if units else {}
+                        rounded=duplicate, clean_only=duplicate) if units else {}
         for st in judged.standings:
             if units:
                 ranks[st.name] = st.rank

@@ -113,7 +113,7 @@ class Place:
 
 
 def places(table: Sequence[StandingRow], bonus: Sequence[float], code: Mapping[str, str] | None = None,
-           cuts: Sequence[bool] | None = None, rounded: bool = False) -> dict[str, Place]:
+           cuts: Sequence[bool] | None = None, rounded: bool = False, clean_only: bool = False) -> dict[str, Place]:
     """Each usable player's place range and bonus (RULES.md, **grade_bonus**).
 
     Players in rank order form groups in which each one's interval overlaps the next one's (or, given ``cuts``,
@@ -121,7 +121,9 @@ def places(table: Sequence[StandingRow], bonus: Sequence[float], code: Mapping[s
     spans places ``first .. last`` and each of its players gets the mean bonus of those places (none past the
     list), to the nearest half point when ``rounded``.  ``code`` maps a player to its code as graded: players with
     the same code are identical copies, and the groups from the first copy's to the last copy's become one, so
-    identical copies get identical bonuses whatever their seats made of their records.
+    identical copies get identical bonuses whatever their seats made of their records.  ``clean_only``
+    (``duplicate``): a group of players that faulted (crashed, timed out, erred) in some deal takes no bonus, whatever
+    its places: a bonus rewards a more effective strategy, and one that faults is not one.
     """
     rows = _usable(table)
     # cut[i]: a group ends before rows[i] (its interval lies wholly above the next one's).
@@ -139,6 +141,8 @@ def places(table: Sequence[StandingRow], bonus: Sequence[float], code: Mapping[s
     for start, end in zip(bounds, bounds[1:]):
         spanned = [bonus[p] if p < len(bonus) else 0.0 for p in range(start, end)]
         share = sum(spanned) / len(spanned)
+        if clean_only and all(r.faults > 0 for r in rows[start:end]):
+            share = 0.0
         share = half_points(share) if rounded else share
         copies = any(start < c < end for c in joined)
         for r in rows[start:end]:
