@@ -723,7 +723,7 @@ def test_scores_csv_fills_the_tournament_rate(tmp_path: Path) -> None:
 def test_identical_copies_are_known_by_their_code(tmp_path: Path) -> None:
     """The class tournament knows identical copies by the graded code (line ends aside), not by name or
     folder: a copy saved with CRLF is one, a copy with one comment changed is not (RULES.md, grade_bonus)."""
-    from twentyone.grading.scoring import _code_of
+    from twentyone.grading.copies import code_of as _code_of
     from twentyone.grading.store import Store
 
     text = STAND_PY.read_text(encoding="utf-8")

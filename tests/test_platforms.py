@@ -50,7 +50,8 @@ def test_class_result_files_hold_no_internal_key_and_name_the_crash_line(class_r
         data = json.loads((class_run / platform / "segfault_first_action1" / "results.json").read_text("utf-8"))
         text = _text({k: v for k, v in data.items()})
         assert "segfault_first_action1.c:5 in first_action1" in text, platform
-        assert "crashed" in text and "round 1 of match 1 against basic, at seat 1" in text, platform
+        assert "crashed" in text and re.search(r"round 1 of match \d+ against (basic|stand), (seed \d+, )?seat \d", text), \
+            platform
         found = INTERNAL.findall(text.replace("results.json", ""))
         assert not found, (platform, found)
     gs = json.loads((class_run / "gradescope" / "segfault_first_action1" / "results.json").read_text("utf-8"))
@@ -59,11 +60,14 @@ def test_class_result_files_hold_no_internal_key_and_name_the_crash_line(class_r
 
 
 def test_match_words_name_every_kind_of_match() -> None:
-    """Each key grading stores reads as words, and an unknown one as 'a match', never as itself."""
-    assert match_words("beat_basic|li|3|2") == "match 4 against basic, at seat 2"
-    assert match_words("legal|li|0|1") == "legal-play match 1 beside built-in players, at seat 1"
+    """Each key grading stores reads as words, numbered as the pages and the store number them (from 0), and an
+    unknown one as 'a match', never as itself."""
+    assert match_words("beat_basic|li|3|2") == "match 3 against basic, seat 2"
+    assert match_words("beat_basic|li|3|2034|2") == "match 3 against basic, seed 2034, seat 2"
+    assert match_words("legal|li|0|1") == "legal-play match 0 beside built-in players, seat 1"
     assert match_words("tournament|deal1|table0|rot2") == "class tournament, deal 2, table 1, rotation 3"
-    assert match_words("tournament|li|wang|4") == "class tournament, match 5 of li and wang"
+    assert match_words("tournament|deal1|li") == "class tournament, deal 2, alone on its seed"
+    assert match_words("tournament|li|wang|4") == "tournament match 5 of li and wang"
     assert match_words("something|else") == "a match"
 
 

@@ -530,7 +530,8 @@ def test_an_incident_reads_as_a_round(grade_report: ClassReport, tmp_path: Path)
     assert "beat_basic|" not in page.split("<details>")[0]
     from twentyone.grading.report import gradescope_results
 
-    assert "illegal_action in round 7 of match 17 against basic, seed 2034, seat 2" in gradescope_results(st)["output"]
+    assert "first_action answered 'x' (round 7 of match 17 against basic, seed 2034, seat 2)" in \
+        gradescope_results(st)["output"]
     for said in ("<dt>Held</dt><dd>T 2 (12)</dd>", "<dt>Dealer showed</dt><dd>9 ", "<dt>Asked</dt><dd>first_action",
                  "<dt>Answered</dt><dd>&#x27;x&#x27;</dd>", "&#x27;x&#x27; is not a decision the rules allow here"):
         assert said in page, said
@@ -654,7 +655,7 @@ def test_a_line_decided_at_its_first_look_draws_no_chart_and_its_why_is_a_link(g
     assert "a submission that wins 90% loses 20 in a row" in why.split("</div>")[0]
     from twentyone.grading.report import gradescope_results
 
-    (test,) = [t for t in gradescope_results(student)["tests"] if t["tags"][0] == "beat_stand"]
+    (test,) = [t for t in gradescope_results(student)["tests"] if t["tags"][0] == "beats stand"]
     assert test["output"].splitlines()[-1].startswith("why: won 0 of 20; a submission that wins 90%")
 
 

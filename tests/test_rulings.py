@@ -1112,6 +1112,54 @@ def test_ruling_sandbox_output(tmp_path: "Path") -> None:
         assert me.rounds == 1
 
 
+PID_BETTOR = r"""#include "mycodes.h"
+#include <unistd.h>
+int bet1(int N) { return 10 + getpid() % 97; }
+char first_action1(char* tmpcards, int len) { return 's'; }
+char continue_action1(Player(*players)[]) { return 's'; }
+void show1(Banker* pbanker, Player(*players)[], int pNum, int N, int pos) {}
+"""
+
+
+def test_ruling_grade_copies(tmp_path: "Path") -> None:
+    """grade_copies: 'hand-ins with the same code are played once: the first plays, and each match it finishes is
+    stored for every copy as its own'.  The copies bet by their process's pid: played apart they would bet apart,
+    yet every stored match of the copy is its original's, under its own name and file, and both pages say so."""
+    import re
+
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import config_from_dict
+    from twentyone.grading.store import Store
+
+    folders = []
+    for name, text in (("li", PID_BETTOR), ("wang", PID_BETTOR.replace("\n", "\r\n")),
+                       ("zhao", PID_BETTOR.replace("% 97", "% 89"))):
+        d = tmp_path / name
+        d.mkdir()
+        (d / f"{name}.c").write_text(text)
+        folders.append(d)
+    config = config_from_dict({"seed": 7, "legal": {"matches": 2},
+                                      "beat_stand": {"batch": 4, "min_matches": 4, "max_matches": 4},
+                                      "beat_basic": {"batch": 4, "min_matches": 4, "max_matches": 4},
+                                      "tournament": {"matches": 3, "max_matches": 3}, "similarity": {"traces": 0}})
+    report = grade(folders, config, tmp_path / "out", False, Execution(progress=False, warn=lambda m: None))
+    with Store.open(tmp_path / "out") as store:
+        rows = list(store.matches())
+    def mine(name: str) -> dict[str, object]:
+        return {r.key.replace(name, "X"): (r.outcome.accounts, r.outcome.rounds, r.outcome.faults)
+                for r in rows if name in r.names}
+    li, wang, zhao = mine("li"), mine("wang"), mine("zhao")
+    assert li and li == wang, "the copy's matches are not its original's"
+    assert zhao.keys() == li.keys() and zhao != li  # another program plays its own
+    by = {s.name: s for s in report.students}
+    assert [c.points for c in by["li"].criteria] == [c.points for c in by["wang"].criteria]
+    for name in ("li", "wang"):
+        assert any("played once" in n for n in by[name].notes), by[name].notes
+        said = [n for n in by[name].notes if "played once" in n]
+        assert not any(re.search(r"\b(li|wang)\b", n) for n in said), said  # the copy is never named to them
+    assert not any("played once" in n for n in by["zhao"].notes)
+
+
 def test_ruling_state_char() -> None:
     """state_char: 'state is the player's latest action character, "" before its first action; account is the money not on the table'."""
     r1, r2 = Recorder("hs"), Recorder("d")

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from twentyone.errors import CompileError, TwentyOneError
 from twentyone.grading.config import GradingConfig, Isolation, WinRate, seats_of
+from twentyone.grading.copies import code_of, copies_of, mirror
 from twentyone.grading.notes import named, source_notes
 from twentyone.grading.outcome import EntryKind, MatchOutcome, counted_incidents
 from twentyone.grading.plan import SEED_OFFSET, MatchJob, criterion_job, legal_job, tournament_jobs
@@ -187,9 +188,21 @@ class Grader:
         self._counted_below = {purpose: fewest_counted(crit, config.ties)
                                for purpose, crit in config.win_criteria().items()}
         self._fixed: list[MatchJob] = []
+        #: Identical copies (RULES.md, **grade_copies**): each copy's representative, which plays for it; and each
+        #: representative's copies.  Their matches are the representative's, stored under their names (``mirror``).
+        self.copy_of = copies_of(self.entries, code_of(store))
+        self.copies: dict[str, list[EntryRow]] = {}
+        by_name = {e.name: e for e in self.entries}
+        for c, rep in self.copy_of.items():
+            self.copies.setdefault(rep, []).append(by_name[c])
+        self._by_name = by_name
+        #: The class tournament's format mirrors copies only where every player plays alone on a deal.
+        self._mirror_tournament = config.tournament.format == "duplicate"
+        stored = store.keys()
+        rows = list(store.matches())
+        rows += self._mirrored_missing(rows, stored)
         stored = store.keys()
         self.done = len(stored)
-        rows = list(store.matches())
         # A submission with a damaged stored match is not played further: the report names it, ungraded.
         damaged = {d.subject for d in store.damaged.values() if d.table == "match"}
         for e in self.entries:
@@ -198,7 +211,7 @@ class Grader:
             for purpose, crit in config.win_criteria().items():
                 if crit.weight > 0:
                     self.progress[(purpose, e.name)] = _Progress(purpose, crit, e.name, e.spec)
-            if e.kind != EntryKind.BUILTIN:  # a reference line plays the win-rate criteria only
+            if e.kind != EntryKind.BUILTIN and e.name not in self.copy_of:  # a reference line: win rates only
                 self._fixed += [legal_job(config, e.name, e.spec, i, self.limits)
                                 for i in range(config.legal.matches)]
         self._fixed = [j for j in self._fixed if j.key not in stored]
@@ -229,12 +242,13 @@ class Grader:
         counted at its maximum."""
         legal = len(self._fixed) + len(self._legal_pending)
         crit = sum(max(0, (p.verdict.matches if p.verdict else p.crit.max_matches) - len(p.results))
-                   for p in self.progress.values())
+                   for p in self.progress.values() if p.name not in self.copy_of)
         tour = 0
         if self.tournament_rows is not None and not self.tournament_done:
             t = self.config.tournament
-            tour = max(0, matches_per_unit(len(self.players), t.format, self.seats) * t.max_matches
-                       - len(self.tournament_rows))
+            mirrored = len(self.copy_of) if self._mirror_tournament else 0
+            tour = max(0, matches_per_unit(len(self.players) - mirrored, t.format, self.seats) * t.max_matches
+                       - len(self.tournament_rows) + (mirrored * self.tournament_units))
         return legal, crit, tour
 
     def expected(self) -> int:
@@ -262,7 +276,10 @@ class Grader:
         if j.needed <= self.tournament_units:
             return []  # the batch asked for is still playing
         start, self.tournament_units = self.tournament_units, j.needed
-        jobs = tournament_jobs(j.active or self.players, t.format, j.needed - start, self.config.base_seed + SEED_OFFSET,
+        seated = j.active or self.players
+        if self._mirror_tournament:  # a copy's deals are its representative's
+            seated = [p for p in seated if p[0] not in self.copy_of]
+        jobs = tournament_jobs(seated, t.format, j.needed - start, self.config.base_seed + SEED_OFFSET,
                                self.config.decks, self.config.rules, self.limits,
                                skip={r.key for r in rows}, start=start)
         self._tournament_playing = {job.key for job in jobs}
@@ -275,6 +292,8 @@ class Grader:
         j = judge_batches(p.results, p.crit, self.config.ties, p.faulted)
         if j.decided:
             p.verdict = j.verdict
+            return []
+        if p.name in self.copy_of:  # its matches come from its representative's
             return []
         missing = [i for i in range(j.needed) if i not in p.results and i not in p.issued]
         p.issued.update(missing)
@@ -300,15 +319,43 @@ class Grader:
         tasks += self._tasks(self._advance_tournament())
         return tasks
 
+    def _mirrors(self, o: MatchOutcome) -> list[MatchOutcome]:
+        """``o`` as each copy of its player's (empty when it is nobody's representative, or a class tournament match
+        under a format where copies play for themselves)."""
+        if o.info.purpose == "tournament":
+            if not self._mirror_tournament or len(o.info.names) != 1:
+                return []
+            rep = o.info.names[0]
+        elif o.info.subject in self.copies:
+            rep = o.info.subject
+        else:
+            return []
+        return [mirror(o, self._by_name[rep], c) for c in self.copies.get(rep, ())]
+
+    def _mirrored_missing(self, rows: list[MatchRow], stored: set[str]) -> list[MatchRow]:
+        """The representatives' stored matches not yet stored for their copies (a copy given to ``--resume``, a run
+        stopped between the two): stored now, and their rows."""
+        out = []
+        for row in rows:
+            for m in self._mirrors(row.outcome):
+                if m.key not in stored and self.store.add_outcome(m):
+                    out.append(MatchRow(m.key, m.info.purpose, m.info.subject, m.info.idx, m.info.seed,
+                                        list(m.info.names), m))
+        return out
+
     def on_done(self, outcomes: list[MatchOutcome]) -> list[list[MatchJob]]:
-        """Store a finished task's matches; return the tasks that became due."""
+        """Store a finished task's matches (and, for a representative, its copies' mirrors of them); return the
+        tasks that became due."""
+        played = {o.key for o in outcomes}
+        outcomes = [x for o in outcomes for x in (o, *self._mirrors(o))]
         touched = []
         tournament = False
         for o in outcomes:
             info = o.info
             if self.store.add_outcome(o):
                 self.done += 1
-                self.done_work += len(info.names)
+                if o.key in played:  # a copy's mirror cost nothing: the rate of work counts what was played
+                    self.done_work += len(info.names)
             self._legal_pending.discard(o.key)
             self._note_incidents(o)
             p = self.progress.get((info.purpose, info.subject))

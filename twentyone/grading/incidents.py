@@ -63,10 +63,12 @@ def match_label(key: str) -> str:
     try:
         if purpose == "tournament" and len(parts) == 4 and parts[1].startswith("deal"):
             deal, table = int(parts[1][4:]) + 1, int(parts[2][5:]) + 1
-            turn = "each alone on the deal's seed" if parts[3] == "duplicate" else f"rotation {int(parts[3][3:]) + 1}"
+            turn = "each alone on its seed" if parts[3] == "duplicate" else f"rotation {int(parts[3][3:]) + 1}"
             return f"class tournament, deal {deal}, table {table}, {turn}"
         if purpose == "tournament" and len(parts) == 4:
             return f"tournament match {int(parts[3]) + 1} of {parts[1]} and {parts[2]}"
+        if purpose == "tournament" and len(parts) >= 3 and parts[1].startswith("deal"):  # duplicate: alone on a deal
+            return f"class tournament, deal {int(parts[1][4:]) + 1}, alone on its seed"
     except ValueError:
         pass
     return key

@@ -23,10 +23,13 @@ holds the rubric points only (``autograder.bonus`` adds the bonus for the whole 
 
 from __future__ import annotations
 
+import re
+
 import json
 from collections import Counter
 from typing import Any
 
+from twentyone.grading.incidents import match_label
 from twentyone.grading.results import Criterion, Incident, Status, StudentScore
 
 __all__ = ["gradescope_results", "prairielearn_results", "student_text", "incident_words", "match_words",
@@ -70,23 +73,11 @@ def _pct(x: float | None) -> str:
 
 
 def match_words(key: str) -> str:
-    """A match as the reports name it (``scoring.shown_key``), in words: "match 4 against basic, at seat 2",
-    "legal-play match 1 beside built-in players, at seat 1", "class tournament, deal 2, table 1, rotation 3"."""
-    parts = key.split("|")
-    try:
-        if parts[0] in _OPPONENTS and len(parts) in (4, 5):
-            return f"match {int(parts[2]) + 1} against {_OPPONENTS[parts[0]]}, at seat {parts[-1]}"
-        if parts[0] == "legal" and len(parts) in (4, 5):
-            return f"legal-play match {int(parts[2]) + 1} beside built-in players, at seat {parts[-1]}"
-        if parts[0] == "tournament" and len(parts) == 4 and parts[1].startswith("deal"):
-            deal, table = int(parts[1][4:]) + 1, int(parts[2][5:]) + 1
-            turn = "each alone on the deal's cards" if parts[3] == "duplicate" else f"rotation {int(parts[3][3:]) + 1}"
-            return f"class tournament, deal {deal}, table {table}, {turn}"
-        if parts[0] == "tournament" and len(parts) == 4:
-            return f"class tournament, match {int(parts[3]) + 1} of {parts[1]} and {parts[2]}"
-    except (ValueError, IndexError):
-        pass
-    return "a match"
+    """A match as the reports name it, in words (``incidents.match_label``: numbered from 0, as the store and the
+    replay pages number it): "match 4 against basic, seed 2034, seat 2"; a key it cannot read is "a match", never
+    the key itself (the platforms show no internal key)."""
+    label = match_label(key)
+    return "a match" if label == key else label
 
 
 def _fault_detail(i: Incident) -> str:
@@ -125,8 +116,9 @@ def incident_words(i: Incident) -> str:
 def criterion_words(c: Criterion, s: StudentScore) -> str:
     """A rubric line's result in a few sentences a student understands, then why (the statistics), if given."""
     words = _criterion_words(c, s)
-    why = str(getattr(c, "why", "") or "")
-    return f"{words}\nWhy: {why}" if why else words
+    # The why without its references to the rules' names (a student's result file names no internal key).
+    why = re.sub(r"\s*\(RULES\.md, [a-z_]+(?: and [a-z_]+)?\)", "", str(getattr(c, "why", "") or ""))
+    return f"{words}\nwhy: {why}" if why else words
 
 
 def _criterion_words(c: Criterion, s: StudentScore) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
+from twentyone.grading.copies import COPY_NOTE, code_of, copies_of
 from twentyone.grading.config import GradingConfig, WinRate, seats_of, stored_config
 from twentyone.grading.outcome import EntryKind, counted_incidents
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
@@ -336,13 +337,6 @@ def _not_graded(entry: EntryRow, damaged: int) -> EntryRow:
                                 "is damaged); the class page names them")
 
 
-def _code_of(store: Store) -> dict[str, str]:
-    """Each graded submission's code as stored (its language and its text, line ends made alike), by name: two
-    submissions with the same are identical copies (``standings.places``)."""
-    return {s.name: s.language + "\n" + s.text.replace("\r\n", "\n") for s in store.sources()
-            if s.role == "submission"}
-
-
 def class_report(store: Store, dropped: set[str] | None = None) -> ClassReport:
     """Everything the reports show, from ``store`` alone; ``dropped`` (if given) gets the keys of the stored
     matches it does not count (``grade_student``), which the similarity page leaves out too.
@@ -386,13 +380,17 @@ def class_report(store: Store, dropped: set[str] | None = None) -> ClassReport:
                                   seats=seats_of(config.rules))
         units = judged.units
         duplicate = config.tournament.format == "duplicate"
-        shared = places(judged.standings, config.tournament.bonus, _code_of(store), judged.cuts,
+        shared = places(judged.standings, config.tournament.bonus, code_of(store), judged.cuts,
                         rounded=duplicate, clean_only=duplicate) if units else {}
         for st in judged.standings:
             if units:
                 ranks[st.name] = st.rank
                 rows_by[st.name] = st
     graded = [_not_graded(e, lost[e.name]) if e.error is None and lost[e.name] else e for e in entries]
+    twins = copies_of(graded, code_of(store))
+    played_for = set(twins.values())
+    graded = [replace(e, notes=(*e.notes, COPY_NOTE)) if e.name in twins or e.name in played_for else e
+              for e in graded]
     out: set[str] = set()
     students = [grade_student(e, rows, config, ranks.get(e.name), len(ranks), shared.get(e.name),
                               rows_by.get(e.name), units, out) for e in graded]

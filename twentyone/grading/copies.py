@@ -1,0 +1,87 @@
+"""Identical copies of one hand-in, played once (RULES.md, **grade_copies**).
+
+Hand-ins whose graded code is the same (its language and text, line ends aside: the store's ``sources``) are the
+same program: every match one of them plays, another would play the same on the same seeds.  So the first of them
+(in the class's order) plays, and each match it finishes is stored for every copy too, as that copy's match: the
+same result under the copy's name, the copy's file named where the match names a file (a fault's line, the kept
+round log's players), never the other student's.  The copies then get identical criteria, legal play and (in the
+``duplicate`` tournament, where every player plays alone on a deal) identical deals; the pages say a hand-in was
+played once with its copies, without naming them (the similarity page, for the instructor, does).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from twentyone.grading.outcome import EntryKind, MatchOutcome
+from twentyone.grading.review.keptlog import pack_log, unpack_log
+from twentyone.grading.store import EntryRow, Store
+
+__all__ = ["copies_of", "mirror", "code_of", "COPY_NOTE"]
+
+#: What a copy's page says (the copies are not named to the students).
+COPY_NOTE = ("identical to another hand-in of the class (the same code, line ends aside): it was played once for "
+             "both, and each gets the same matches, scores and bonus (RULES.md, grade_copies)")
+
+
+def code_of(store: Store) -> dict[str, str]:
+    """Each graded submission's code as stored (its language and its text, line ends made alike), by name: two
+    submissions with the same are identical copies."""
+    return {s.name: s.language + "\n" + s.text.replace("\r\n", "\n") for s in store.sources()
+            if s.role == "submission"}
+
+
+def copies_of(entries: Sequence[EntryRow], code: Mapping[str, str]) -> dict[str, str]:
+    """Each copy's representative, by the copy's name: the first usable submission in ``entries``' order with the
+    same code.  A name with ``|`` in it (a match key's separator) is never mirrored: it plays its own matches."""
+    first: dict[str, str] = {}
+    out: dict[str, str] = {}
+    for e in entries:
+        if e.error is not None or e.kind == EntryKind.BUILTIN or e.name not in code or "|" in e.name:
+            continue
+        rep = first.setdefault(code[e.name], e.name)
+        if rep != e.name:
+            out[e.name] = rep
+    return out
+
+
+def _swap(text: str, pairs: Sequence[tuple[str, str]]) -> str:
+    for old, new in pairs:
+        if old and old != new:
+            text = text.replace(old, new)
+    return text
+
+
+def _quoted(x: str) -> str:
+    return json.dumps(x, ensure_ascii=False)
+
+
+def mirror(o: MatchOutcome, rep: EntryRow, copy: EntryRow) -> MatchOutcome:
+    """The match ``o`` that ``rep`` played, as ``copy``'s: its key and names with the copy's name, and where it
+    names ``rep``'s file (its SPEC in the kept log, its file's name in a fault's line), the copy's."""
+    key = "|".join(copy.name if part == rep.name else part for part in o.key.split("|"))
+    names = tuple(copy.name if n == rep.name else n for n in o.info.names)
+    subject = copy.name if o.info.subject == rep.name else o.info.subject
+    info = replace(o.info, subject=subject, names=names)
+    # In the kept log a seat's SPEC and name are JSON strings: swapped whole, quotes included.
+    quoted = [(_quoted(rep.spec), _quoted(copy.spec)), (_quoted(rep.name), _quoted(copy.name))]
+    log = o.log
+    if log:
+        try:
+            log = pack_log([_swap(line, quoted) for line in unpack_log(log)])
+        except ValueError:
+            log = ""
+    # A fault's line names the file: "at li.c:12 in bet1", "(at li.py:5 in bet1, li.py:2 in helper)".
+    old, new = _file(rep), _file(copy)
+    line = re.compile(rf"(?<=[ (,]){re.escape(old)}(?=:\d)")
+    details = [line.sub(new, d) if old != new else d for d in o.fault_details]
+    return replace(o, key=key, info=info, log=log, fault_details=details)
+
+
+def _file(e: EntryRow) -> str:
+    """The file name a fault's line gives for ``e``: its SPEC's file (``PATH[:K]``), as the box names it."""
+    return os.path.basename(re.sub(r":\d+$", "", e.spec))
