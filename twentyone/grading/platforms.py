@@ -23,9 +23,8 @@ holds the rubric points only (``autograder.bonus`` adds the bonus for the whole 
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 from collections import Counter
 from typing import Any
 
