@@ -94,6 +94,15 @@ class Grader:
     def __init__(self, user: OrdinaryUser | None, abi: str, userns: bool) -> None:
         self.user = user
         self.env = {**_abi(abi), **({} if userns else {"TWENTYONE_USERNS": "0"})}
+        #: Where the issue lets the sandbox refuse unread code in one line (escape_helpers.may_refuse): an ordinary
+        #: user without Landlock.
+        self.may_refuse = user is not None and abi == "0"
+
+    def refused(self, code: int | None, err: str) -> bool:
+        """True when the command refused to run unread code in one line, where that is allowed (nothing ran)."""
+        lines = [ln for ln in err.splitlines() if ln.startswith("twentyone: error:")]
+        return (self.may_refuse and code == 2 and len(lines) == 1 and "cannot confine unread code" in lines[0]
+                and "Traceback" not in err)
 
     def folder(self, tmp: Path) -> Path:
         return _folder(self.user, tmp)
@@ -117,6 +126,8 @@ def test_a_nap_of_a_timer_and_a_blocking_read_in_every_call_is_charged(grader: G
     the watchdog's 0.3 s in each call, and a match of naps in every call took 46 s instead of 0.4 s)."""
     path = _hand_in(grader.folder(tmp_path), "nap.c", USEC=150000, CALLS=12)
     code, out, err = grader.match(tmp_path, ["-p", str(path), "-p", "stand", "--seed", "3"])
+    if grader.refused(code, err):
+        return
     assert code == 0, err[-2000:]
     me = _seat(out, 1)
     assert me["fault"] == "timeout", (me["fault"], me["fault_detail"], me["rounds"])
@@ -139,6 +150,8 @@ def test_a_reply_written_in_pieces_is_still_watched(grader: Grader, tmp_path: Pa
     path = _hand_in(grader.folder(tmp_path), "half_frame.c", SPIN_MS=1500, CALLS=2)
     code, out, err = grader.match(tmp_path, ["-p", str(path), "-p", "stand", "--seed", "3", "--decision-timeout", "0.3",
                                              "--decision-wall-timeout", "30"])
+    if grader.refused(code, err):
+        return
     assert code == 0, err[-2000:]
     me = _seat(out, 1)
     assert me["fault"] == "timeout" and me["rounds"] == 1, (me["fault"], me["fault_detail"], me["rounds"])
@@ -173,6 +186,8 @@ def test_a_box_that_never_reads_its_requests_cannot_hang_the_engine(grader: Grad
     except subprocess.TimeoutExpired:
         code = None
     assert code is not None, "match never ended: the engine blocked writing a request to the box"
+    if grader.refused(code, err):
+        return
     assert code == 0, err[-2000:]
     me = _seat(out, 1)
     assert me["fault"] is not None, me
@@ -201,6 +216,8 @@ def test_a_box_told_its_match_is_over_is_ended_at_once(grader: Grader, tmp_path:
     out_dir = folder / "printed"
     code, out, err = grader.match(tmp_path, ["-p", str(path), "-p", "stand", "--seed", "3", "--output-dir",
                                              str(out_dir)])
+    if grader.refused(code, err):
+        return
     assert code == 0, err[-2000:]
     assert _seat(out, 1)["fault"] is None
     printed = [p for p in out_dir.rglob("*-set1-match1.out")]
