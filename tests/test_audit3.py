@@ -47,7 +47,8 @@ def _hand_in(folder: Path, fixture: str, **defines: object) -> Path:
         path = folder / fixture
     else:
         text = "".join(f"#define {k} {v}\n" for k, v in defines.items()) + text
-        path = folder / ("mycodes.c" if fixture.endswith(".c") else fixture)
+        course = "mycodes" + Path(fixture).suffix  # a course hand-in; a judge solution keeps its name
+        path = folder / (fixture if "judge" in fixture else course)
     path.write_text(text)
     os.chmod(path, 0o644)
     return path
@@ -158,10 +159,10 @@ def test_a_reply_written_in_pieces_is_still_watched(grader: Grader, tmp_path: Pa
 
 
 # -- loading ------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("fixture", ["load_disarm.c", "load_disarm.py"])
+@pytest.mark.parametrize("fixture", ["load_disarm.c", "load_disarm.cpp", "load_disarm.py"])
 def test_a_constructor_that_disarms_its_load_timer_is_stopped_at_the_load_limit(fixture: str,
                                                                                 tmp_path: Path) -> None:
-    """A constructor (a ``.py`` file's top level) that disarms loading's profiling timer and spins 3 s of CPU is
+    """A constructor (a C++ global object's, a ``.py`` file's top level) that disarms loading's profiling timer and spins 3 s of CPU is
     stopped at loading's CPU limit of 1 s, in its first match; it ran to its end, and every match was played
     without a fault (a box may spin up to the match's CPU limit, 60 s, before a match)."""
     path = _hand_in(_folder(None, tmp_path), fixture, SECONDS=3)
