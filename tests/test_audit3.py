@@ -162,9 +162,9 @@ def test_a_reply_written_in_pieces_is_still_watched(grader: Grader, tmp_path: Pa
 @pytest.mark.parametrize("fixture", ["load_disarm.c", "load_disarm.cpp", "load_disarm.py"])
 def test_a_constructor_that_disarms_its_load_timer_is_stopped_at_the_load_limit(fixture: str,
                                                                                 tmp_path: Path) -> None:
-    """A constructor (a C++ global object's, a ``.py`` file's top level) that disarms loading's profiling timer and spins 3 s of CPU is
-    stopped at loading's CPU limit of 1 s, in its first match; it ran to its end, and every match was played
-    without a fault (a box may spin up to the match's CPU limit, 60 s, before a match)."""
+    """A constructor (a C++ global object's, a ``.py`` file's top level) that disarms loading's profiling timer and
+    spins 3 s of CPU is stopped at loading's CPU limit of 1 s, in its first match; it ran to its end, and every match
+    was played without a fault (a box may spin up to the match's CPU limit, 60 s, before a match)."""
     path = _hand_in(_folder(None, tmp_path), fixture, SECONDS=3)
     code, out, err = _match_as(None, tmp_path, ["-p", str(path), "-p", "stand", "--seed", "3"])
     assert code == 0, err[-2000:]
@@ -181,11 +181,12 @@ def test_a_box_that_never_reads_its_requests_cannot_hang_the_engine(grader: Grad
     import subprocess
 
     path = _hand_in(grader.folder(tmp_path), "blind.c")
+    code, out, err = None, "", ""
     try:
         code, out, err = grader.match(tmp_path, ["--rules", "judge", "-p", str(path), "--seed", "3", "--match-timeout",
                                                  "5"], timeout=120)
     except subprocess.TimeoutExpired:
-        code = None
+        pass
     assert code is not None, "match never ended: the engine blocked writing a request to the box"
     if grader.refused(code, err):
         return
@@ -221,7 +222,7 @@ def test_a_box_told_its_match_is_over_is_ended_at_once(grader: Grader, tmp_path:
         return
     assert code == 0, err[-2000:]
     assert _seat(out, 1)["fault"] is None
-    printed = [p for p in out_dir.rglob("*-set1-match1.out")]
+    printed = list(out_dir.rglob("*-set1-match1.out"))
     assert len(printed) == 1, list(out_dir.rglob("*"))
     words = printed[0].read_text().split()
     assert words[:1] == ["after-quit-ms"], words
