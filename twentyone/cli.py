@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from twentyone.clihelp import add_examples, complete, shell_code
 from twentyone.errors import CompileError, TwentyOneError
+from twentyone.i18n import activate, add_lang_option, choose, current
 from twentyone.isolation import add_isolation_options, int_range
 from twentyone.rules import MAX_SEED, OPTIONS, PRESETS, Rules, format_value, get_rules
 from twentyone.safetext import visible
@@ -79,7 +80,7 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="seat names in seat order (default player1, player2, ...)")
     m.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     m.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    m.add_argument("--lang", choices=("en", "zh", "fr"), default="en", help="language for a human player (en)")
+    add_lang_option(m)
     add_isolation_options(m)
 
     pl = sub.add_parser("play", help="play at the terminal against the dealer",
@@ -89,7 +90,7 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="match seed (random if not given)")
     pl.add_argument("--with", dest="others", action="append", default=[], metavar="SPEC",
                     help="another player at the next seat (up to 4): " + PLAYER_HELP)
-    pl.add_argument("--lang", choices=("en", "zh", "fr"), default="en", help="prompt language (en)")
+    add_lang_option(pl)
     pl.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     add_rule_options(pl)
     add_isolation_options(pl)
@@ -377,6 +378,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    before = current()
+    if hasattr(args, "lang_fallback"):  # a command a student reads: --lang, else the locale, else its own
+        args.lang = choose(args.lang, args.lang_fallback)
+        activate(args.lang)
+    try:
+        return _dispatch(args)
+    finally:
+        activate(before)  # main called again in one process (a test) finds the language as it was
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """Run the command ``args`` names; a user's error is one line and exit 2."""
     try:
         if getattr(args, "analysis_run", None) is not None:
             return int(args.analysis_run(args))
