@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from twentyone.clihelp import add_examples, complete, shell_code
 from twentyone.errors import CompileError, TwentyOneError
-from twentyone.i18n import activate, add_lang_option, choose, current
+from twentyone.i18n import LANGUAGES, activate, add_lang_option, choose, current
 from twentyone.isolation import add_isolation_options, int_range
 from twentyone.rules import MAX_SEED, OPTIONS, PRESETS, Rules, format_value, get_rules
 from twentyone.safetext import visible
@@ -80,7 +80,7 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="seat names in seat order (default player1, player2, ...)")
     m.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     m.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    add_lang_option(m)
+    add_lang_option(m, languages=LANGUAGES)
     add_isolation_options(m)
 
     pl = sub.add_parser("play", help="play at the terminal against the dealer",
@@ -90,7 +90,7 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="match seed (random if not given)")
     pl.add_argument("--with", dest="others", action="append", default=[], metavar="SPEC",
                     help="another player at the next seat (up to 4): " + PLAYER_HELP)
-    add_lang_option(pl)
+    add_lang_option(pl, languages=LANGUAGES)
     pl.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     add_rule_options(pl)
     add_isolation_options(pl)
@@ -380,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     before = current()
     if hasattr(args, "lang_fallback"):  # a command a student reads: --lang, else the locale, else its own
-        args.lang = choose(args.lang, args.lang_fallback)
+        args.lang = choose(args.lang, args.lang_fallback, languages=args.lang_choices)
         activate(args.lang)
     try:
         return _dispatch(args)

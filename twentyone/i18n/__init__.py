@@ -36,7 +36,7 @@ from typing import Final
 
 __all__ = ["LANGUAGES", "DOMAIN", "LOCALE_DIR", "CatalogueError", "from_environment", "choose", "activate",
            "current", "using", "translations", "_", "N_", "ngettext", "pgettext", "html_lang", "add_lang_option",
-           "catalogue_path", "LANGUAGE_NAMES", "in_language"]
+           "catalogue_path", "LANGUAGE_NAMES", "in_language", "translated", "EN_ZH"]
 
 #: The languages a student may read: English (the messages themselves), Chinese, French.
 LANGUAGES: Final = ("en", "zh", "fr")
@@ -81,11 +81,14 @@ def from_environment(env: Mapping[str, str] | None = None) -> str | None:
     return None
 
 
-def choose(given: str | None, fallback: str = "en", env: Mapping[str, str] | None = None) -> str:
-    """The language of a command: ``given`` (its ``--lang``) when set, else the locale's, else ``fallback``."""
+def choose(given: str | None, fallback: str = "en", env: Mapping[str, str] | None = None,
+           languages: tuple[str, ...] = LANGUAGES) -> str:
+    """The language of a command: ``given`` (its ``--lang``) when set, else the locale's when the command speaks
+    it (one of ``languages``), else ``fallback``."""
     if given:
         return given
-    return from_environment(env) or fallback
+    wanted = from_environment(env)
+    return wanted if wanted in languages else fallback
 
 
 def activate(lang: str) -> None:
@@ -163,18 +166,29 @@ def html_lang(lang: str | None = None) -> str:
     return "zh-CN" if lang == "zh" else lang
 
 
+#: The languages of a command that has no French (everything but play, match and the French game).
+EN_ZH: Final = ("en", "zh")
+
+
 def add_lang_option(parser: argparse.ArgumentParser, fallback: str = "en",
-                    languages: tuple[str, ...] = LANGUAGES) -> None:
-    """``--lang`` on a command whose output a student reads: ``args.lang`` is None unless given, and
-    ``args.lang_fallback`` the command's own language when neither ``--lang`` nor the locale says one (the
-    command line then activates ``choose(args.lang, args.lang_fallback)``)."""
+                    languages: tuple[str, ...] = EN_ZH) -> None:
+    """``--lang`` on a command whose output a student reads, one of ``languages``: ``args.lang`` is None unless
+    given; ``args.lang_fallback`` is the command's own language, for when neither ``--lang`` nor the locale
+    says one it speaks (the command line then activates ``choose(args.lang, args.lang_fallback, ...,
+    args.lang_choices)``)."""
     parser.add_argument("--lang", choices=languages, default=None,
                         help=f"language of what it prints and writes: {', '.join(languages)} "
                              f"(default: the locale's, LANG=zh_CN.UTF-8 is zh; else {fallback})")
-    parser.set_defaults(lang_fallback=fallback)
+    parser.set_defaults(lang_fallback=fallback, lang_choices=languages)
 
 
 def in_language(lang: str, message: str) -> str:
     """``message`` in ``lang`` whatever the active language (a person at the table who reads another language
     than the command's output); mark the message with ``N_`` where it is written."""
     return message if lang == "en" else translations(lang).gettext(message)
+
+
+def translated(table: Mapping[str, str], lang: str | None = None) -> dict[str, str]:
+    """A table of messages (each marked ``N_``) in ``lang`` (the active language): each value translated."""
+    lang = lang or _active
+    return {k: in_language(lang, v) for k, v in table.items()}
