@@ -36,7 +36,7 @@ from typing import Final
 
 __all__ = ["LANGUAGES", "DOMAIN", "LOCALE_DIR", "CatalogueError", "from_environment", "choose", "activate",
            "current", "using", "translations", "_", "N_", "ngettext", "pgettext", "html_lang", "add_lang_option",
-           "catalogue_path", "LANGUAGE_NAMES", "in_language", "translated", "EN_ZH"]
+           "catalogue_path", "LANGUAGE_NAMES", "in_language", "translated", "EN_ZH", "width", "ljust"]
 
 #: The languages a student may read: English (the messages themselves), Chinese, French.
 LANGUAGES: Final = ("en", "zh", "fr")
@@ -192,3 +192,15 @@ def translated(table: Mapping[str, str], lang: str | None = None) -> dict[str, s
     """A table of messages (each marked ``N_``) in ``lang`` (the active language): each value translated."""
     lang = lang or _active
     return {k: in_language(lang, v) for k, v in table.items()}
+
+
+def width(text: str) -> int:
+    """The columns ``text`` takes on a terminal: a Chinese character (East Asian wide or full-width) takes two."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+
+
+def ljust(text: str, columns: int) -> str:
+    """``text`` padded with spaces to ``columns`` terminal columns (``str.ljust`` counts a Chinese character as one)."""
+    return text + " " * max(0, columns - width(text))
