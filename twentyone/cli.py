@@ -138,6 +138,7 @@ def _build_parser() -> argparse.ArgumentParser:
                         description="Remake every report in DIR from DIR/results.sqlite alone.")
     rp.add_argument("out", type=Path, metavar="DIR", help="the run folder")
     rp.add_argument("--quiet", "-q", action="store_true", help="do not print the table")
+    add_lang_option(rp)  # the pages' language
 
     sm = sub.add_parser("similar", help="find submissions that share work, by code and by play; pages in --out",
                         description="Compare submissions (taken as grade takes them) by their code and by the "
@@ -214,6 +215,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dask-workers", type=int_range(1, 256, "dask workers"), default=2, metavar="N",
                    help="workers of the LocalCluster that --cluster dask starts (2)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no table")
+    add_lang_option(p)  # the pages' language (the terminal's table stays English: it is the instructor's)
     g = p.add_argument_group("isolation (submissions run in the sandbox unless --trusted)")
     g.add_argument("--trusted", action="store_true", default=None,
                    help="run files in this process, for speed, when you vouch for the code")
