@@ -11,6 +11,7 @@ import ast
 import gettext
 import io
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -191,3 +192,111 @@ def test_the_wheel_carries_the_compiled_catalogues(tmp_path: Path) -> None:
     assert gettext.GNUTranslations(io.BytesIO(zh)).gettext("hit") == "拿牌"
     assert zh == compile_po(catalogue_path("zh").read_text(encoding="utf-8"))
     assert LOCALE_DIR.is_dir()
+
+
+#: The modules whose output a student reads, whole (None) or only the named functions (the rest is the instructor's).
+STUDENT_MODULES: dict[str, tuple[str, ...] | None] = {
+    "players/terminal.py": None, "playing.py": None, "games/commands.py": None, "games/people.py": None,
+    "games/lzcommand.py": None, "games/mccommand.py": None, "review/commands.py": None, "review/costs.py": None,
+    "review/rounds.py": None, "review/replay.py": None, "review/pricing.py": None, "analysis/commands.py": None,
+    "analysis/charts.py": None, "rules.py": ("describe_game",), "analysis/exact.py": ("describe", "_fixed_chart"),
+    "grading/report.py": None, "grading/incidents.py": None, "grading/platforms.py": None, "grading/charts.py": None,
+    "grading/review/pages.py": None, "grading/autograder/run.py": ("_failed", "_refused", "run_platform"),
+    "grading/autograder/commands.py": ("_check",),
+}
+#: Two words or more of English: what a sentence for a person looks like once markup is taken out.
+_WORDS = re.compile(r"[A-Za-z]{2,}[ ,:;]+[A-Za-z]{2,}")
+_MARKUP = re.compile(r"<[^>]*>|&\w+;")
+#: Names of matplotlib's legend corners (code, not words).
+_CORNERS = {"upper left", "upper right", "lower left", "lower right", "lower center"}
+#: Code that reads as words: a Content-Security-Policy, an inline style.
+_CODE = re.compile(r"default-src|rgba\(")
+#: Tables of keys, not sentences: the statuses a badge is coloured by, the kinds of file a chart cannot be read from
+#: (named in an error, which stays English).
+_KEY_TABLES = {"STATUSES", "_NOT_TEXT"}
+
+
+def _stray_strings(path: Path, functions: tuple[str, ...] | None) -> list[str]:
+    """The English sentences ``path`` builds outside the catalogue: every string literal or f-string of two words or
+    more (markup aside) that is not a docstring, a message given to _, N_, ngettext or pgettext, an error raised
+    (the command line's errors stay English), argparse's help, a CSS or JS block, a comparison, a key (of a dict,
+    a table of keys, given to a ``*_word`` function), a line of the command line's own (``twentyone: ...``), or
+    marked ``# english:`` with the reason."""
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    tree = ast.parse(source)
+    parent: dict[ast.AST, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parent[child] = node
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and not isinstance(parent.get(node), ast.JoinedStr):
+            text = node.value
+        elif isinstance(node, ast.JoinedStr):
+            text = "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+        else:
+            continue
+        text = _MARKUP.sub(" ", text)
+        if (not _WORDS.search(text) or text.strip() in _CORNERS or text.startswith("twentyone: ")
+                or _CODE.search(text)):
+            continue
+        if "# english:" in lines[node.lineno - 1]:
+            continue
+        up, exempt = node, False
+        while up in parent and not exempt:
+            above = parent[up]
+            exempt = (
+                (isinstance(above, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                 and above.body and isinstance(above.body[0], ast.Expr) and above.body[0] is up)
+                or (isinstance(above, ast.Call) and isinstance(above.func, ast.Name)
+                    and above.func.id in ("_", "N_", "ngettext", "pgettext"))
+                or isinstance(above, ast.Raise)
+                or (isinstance(above, ast.keyword) and above.arg in ("help", "description", "metavar"))
+                or (isinstance(above, ast.Call) and isinstance(above.func, ast.Attribute)
+                    and above.func.attr in ("add_argument", "add_parser", "add_argument_group"))
+                or (isinstance(above, (ast.Assign, ast.AnnAssign)) and any(
+                    isinstance(t, ast.Name) and (t.id.endswith(("CSS", "JS", "FONTS")) or t.id in _KEY_TABLES)
+                    for t in (above.targets if isinstance(above, ast.Assign) else [above.target])))
+                or (isinstance(above, ast.Call) and isinstance(above.func, ast.Name)
+                    and above.func.id.endswith(("_word", "_words")))  # a key, put in words by the catalogue
+                or (isinstance(above, ast.comprehension) and above.iter is up)
+                or isinstance(above, ast.Compare)
+                or (isinstance(above, ast.Dict) and up in above.keys)
+                or (isinstance(above, ast.Subscript) and above.slice is up))
+            up = above
+        if exempt:
+            continue
+        if functions is not None and not any(_within(tree, node, f) for f in functions):
+            continue
+        out.append(f"{path.name}:{node.lineno}: {text.strip()[:80]!r}")
+    return out
+
+
+def _within(tree: ast.Module, node: ast.AST, function: str) -> bool:
+    """``node`` is inside the top-level function ``function`` of ``tree``."""
+    for f in tree.body:
+        if isinstance(f, ast.FunctionDef) and f.name == function:
+            return any(n is node for n in ast.walk(f))
+    return False
+
+
+def test_no_student_facing_module_builds_english_outside_the_catalogue() -> None:
+    """Every sentence a student reads goes through the catalogue: no module a student's output comes from builds an
+    English sentence of its own (as far as reading its code can tell: see _stray_strings)."""
+    stray = [line for name, functions in STUDENT_MODULES.items()
+             for line in _stray_strings(PACKAGE / name, functions)]
+    assert not stray, "\n".join(stray)
+
+
+def test_the_stray_string_check_finds_a_stray_string(tmp_path: Path) -> None:
+    """The check above is not blind: an f-string sentence, a plain one and one in a table are found; the catalogue's
+    calls, a docstring, an error and a key are not."""
+    module = tmp_path / "stray_example.py"
+    module.write_text('"""A docstring, not read."""\nfrom twentyone.i18n import _\n\n\n'
+                      'TABLE = {"win": "you win the round"}\n\n\n'
+                      'def f(n: int) -> str:\n    """Its docstring."""\n    if n == "not played":\n'
+                      '        raise ValueError("bad value here")\n'
+                      '    return f"round {n} is over" + _("a translated one") + "plain old text"\n', encoding="utf-8")
+    found = _stray_strings(module, None)
+    assert {line.split(": ", 1)[1] for line in found} == {"'you win the round'", "'round  is over'", "'plain old text'"}

@@ -379,7 +379,7 @@ def _cjk_font() -> str:
 
 
 #: What every cell letter means (a chart's own legend names only the letters it shows: ``Chart.legend``).
-LEGEND: Final = "H hit, S stand, D double (Ds: else stand), U surrender (Us: else stand), P split"
+LEGEND: Final = N_("H hit, S stand, D double (Ds: else stand), U surrender (Us: else stand), P split")
 _COLOURS: Final = {"H": "#f7f7f7", "S": "#ffd966", "D": "#93c47d", "U": "#b7b7b7", "P": "#6fa8dc"}
 
 

@@ -246,6 +246,8 @@ def write_histogram(path: Path, totals: Mapping[int, int], runs: int, games: int
         raise TwentyOneError("--png needs matplotlib: pip install -e '.[reports]'") from None
     from matplotlib import font_manager
 
+    from twentyone.analysis.charts import CJK_FONTS
+
     counts = totals
     xs = sorted(counts)
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
@@ -255,8 +257,7 @@ def write_histogram(path: Path, totals: Mapping[int, int], runs: int, games: int
         ax.legend()
     if any(ord(ch) > 127 for ch in text["hist_x"]):
         names = {f.name for f in font_manager.fontManager.ttflist}
-        cjk = next((n for n in ("Noto Sans CJK SC", "Noto Sans CJK JP", "WenQuanYi Zen Hei", "SimHei") if n in names),
-                   None)
+        cjk = next((n for n in CJK_FONTS if n in names), None)
         if cjk is None:
             text = dict(TEXT)  # no font to draw Chinese with: the picture's words in English
         else:

@@ -28,7 +28,7 @@ from collections import Counter
 from typing import Any
 
 from twentyone.grading.results import Criterion, Incident, Status, StudentScore, cause_words
-from twentyone.i18n import N_, _, ngettext
+from twentyone.i18n import N_, _, pgettext
 
 __all__ = ["gradescope_results", "prairielearn_results", "student_text", "incident_words", "match_words",
            "criterion_words", "TOURNAMENT_PENDING", "TOURNAMENT_TITLE", "SHORT_NAMES"]
@@ -39,9 +39,9 @@ TOURNAMENT_PENDING = N_("The class tournament's bonus is not in this score: the 
                         "strategy against the others', so it can only be played once every hand-in is in. Your "
                         "instructor adds it after the deadline (up to {top:g} points, by place).")
 TOURNAMENT_TITLE = N_("Class tournament bonus (added after the deadline)")
-#: Short readable names of the rubric lines (leaderboard, tags): keys a platform sorts by, kept in English.
-SHORT_NAMES = {"legal": "legal play", "beat_stand": "beats stand", "beat_basic": "beats basic",
-               "tournament": "tournament"}
+#: Short readable names of the rubric lines (a test's tag and PrairieLearn's description), translated when shown.
+SHORT_NAMES = {"legal": N_("legal play"), "beat_stand": N_("beats stand"), "beat_basic": N_("beats basic"),
+               "tournament": N_("tournament")}
 #: The most incidents listed in words under a rubric line.
 LISTED = 10
 
@@ -59,9 +59,13 @@ _DID = {
 #: The same, short, to count them ("crashed 3x").
 _DID_SHORT = {"error": N_("stopped with an error")}
 _OPPONENTS = {"beat_stand": "stand", "beat_basic": "basic"}
-#: The leaderboard's column of each win rate (names a platform shows as they are: kept in English).
-_BOARD = {"beat_stand": "win rate against stand", "beat_basic": "win rate against basic",
-          "tournament": "tournament win rate"}
+#: The leaderboard's column of each win rate.
+_BOARD = {"beat_stand": N_("win rate against stand"), "beat_basic": N_("win rate against basic"),
+          "tournament": N_("tournament win rate")}
+
+
+def _short(c: Criterion) -> str:
+    return _(SHORT_NAMES[c.name]) if c.name in SHORT_NAMES else c.title
 
 
 def _did(kind: str) -> str:
@@ -227,22 +231,22 @@ def gradescope_results(s: StudentScore, pending: bool = False, bonus_top: float 
     if s.error:
         tests.append({"name": _("Your hand-in can be played"), "number": "0", "score": 0.0, "max_score": 0.0,
                       "status": "failed", "output": s.error + ("\n\n" + s.messages if s.messages else ""),
-                      "tags": ["hand-in"], "visibility": "visible"})
+                      "tags": [_("hand-in")], "visibility": "visible"})
     for k, c in enumerate(s.criteria, 1):
         passed = c.status == Status.BONUS or c.points >= c.max_points
         tests.append({"name": c.title, "number": str(k), "score": round(c.points, 4),
                       "max_score": round(c.max_points, 4), "status": "passed" if passed else "failed",
-                      "output": criterion_words(c, s), "tags": [SHORT_NAMES.get(c.name, c.title)],
+                      "output": criterion_words(c, s), "tags": [_short(c)],
                       "visibility": "visible"})
     if pending:
         tests.append({"name": _(TOURNAMENT_TITLE), "number": str(len(s.criteria) + 1), "score": 0.0,
-                      "max_score": 0.0, "output": _pending(s, bonus_top), "tags": ["tournament"],
+                      "max_score": 0.0, "output": _pending(s, bonus_top), "tags": [_(SHORT_NAMES["tournament"])],
                       "visibility": "visible"})
     score = s.score if pending else s.total
-    board: list[dict[str, Any]] = [{"name": "total", "value": round(score, 4)}]
-    board += [{"name": _BOARD.get(c.name, c.title), "value": round(c.rate, 4)}
+    board: list[dict[str, Any]] = [{"name": pgettext("leaderboard", "total"), "value": round(score, 4)}]
+    board += [{"name": _(_BOARD[c.name]) if c.name in _BOARD else c.title, "value": round(c.rate, 4)}
               for c in s.criteria if c.rate is not None and c.matches]
-    board.append({"name": "incidents", "value": s.incident_count, "order": "asc"})
+    board.append({"name": pgettext("leaderboard", "incidents"), "value": s.incident_count, "order": "asc"})
     out: dict[str, Any] = {"score": round(score, 4), "output": "\n".join(student_text(s, pending, bonus_top)),
                            "output_format": "text", "test_output_format": "text", "test_name_format": "text",
                            "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
@@ -257,11 +261,12 @@ def prairielearn_results(s: StudentScore, pending: bool = False, bonus_top: floa
     gradable = s.error is None
     total = s.score if pending else s.total
     score = min(1.0, max(0.0, total / s.max_score)) if gradable and s.max_score > 0 else 0.0
-    tests = [{"name": c.title, "description": SHORT_NAMES.get(c.name, c.title), "points": round(c.points, 4),
+    tests = [{"name": c.title, "description": _short(c), "points": round(c.points, 4),
               "max_points": round(c.max_points, 4), "message": criterion_words(c, s).splitlines()[0],
               "output": criterion_words(c, s)} for c in s.criteria]
     if pending:
-        tests.append({"name": _(TOURNAMENT_TITLE), "description": "tournament", "points": 0.0, "max_points": 0.0,
+        tests.append({"name": _(TOURNAMENT_TITLE), "description": _(SHORT_NAMES["tournament"]), "points": 0.0,
+                      "max_points": 0.0,
                       "message": _pending(s, bonus_top), "output": _pending(s, bonus_top)})
     if s.error:
         message = s.error

@@ -412,14 +412,14 @@ def render_index(report: ClassReport) -> str:
 
 def _standings_note() -> str:
     """What the standings' numbers count."""
-    b = {k: f"<b>{escape(v)}</b>" for k, v in (
-        ("Matches played", pgettext("column", "Matches played")), ("W", pgettext("column", "W")),
-        ("T", pgettext("column", "T")), ("L", pgettext("column", "L")), ("Spec", pgettext("column", "Spec")))}
+    matches, w, t, l, spec = (f"<b>{escape(v)}</b>" for v in (
+        pgettext("column", "Matches played"), pgettext("column", "W"), pgettext("column", "T"),
+        pgettext("column", "L"), pgettext("column", "Spec")))
     return '<p class="note">' + _(
         "{matches}: the matches each entry sat in (the page\u2019s header counts every match of the run). {w}, {t}, "
         "{l}: its results against each other player at its table, one per opponent and match, so k\u22121 per match "
         "at a table of k. {spec}: the file\u2019s folder and name (hover for the whole path).").format(
-            matches=b["Matches played"], w=b["W"], t=b["T"], l=b["L"], spec=b["Spec"]) + "</p>"
+            matches=matches, w=w, t=t, l=l, spec=spec) + "</p>"
 
 
 def _rate_cell(c: Criterion) -> str:

@@ -116,6 +116,6 @@ def run_platform(platform: str, submission: Path | None, results: Path | None, c
         print(line)
     print(f"results: {results}")
     if alone.bonus_top:
-        print("tournament bonus: it needs the whole class; once every hand-in is in, add it with:\n  "
+        print("tournament bonus: it needs the whole class; once every hand-in is in, add it with:\n  "  # english: the instructor's
               + bonus_command(platform))
     return 0
