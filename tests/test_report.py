@@ -711,3 +711,38 @@ def test_scores_csv_carries_a_bom_for_excel(grade_out: tuple[Path, list[Path]]) 
     garbles every Chinese name); Python reads it with utf-8-sig."""
     raw = (grade_out[0] / "scores.csv").read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf") and raw[3:].decode("utf-8").startswith("name,kind,source,")
+
+
+def test_the_chinese_class_page_in_headless_chromium(grade_report: ClassReport, tmp_path: Path) -> None:
+    """Chromium renders the Chinese class page (zh-CN, a screenshot) and its script sorts table#scores by the
+    Chinese headers' stable keys, with no script error."""
+    from twentyone.i18n import using
+
+    exe = chromium()
+    with using("zh"):
+        write_reports(grade_report, tmp_path)
+    index = tmp_path / "index.html"
+    shot = tmp_path / "index.png"
+    r = run_chromium(exe, f"--screenshot={shot}", "--window-size=1280,900", index.as_uri())
+    assert shot.is_file() and shot.stat().st_size > 20_000, r.stderr
+    r = run_chromium(exe, "--enable-logging=stderr", "--v=0", "--dump-dom", index.as_uri() + "?sort=total&dir=desc")
+    assert "Uncaught" not in r.stderr and "Refused to" not in r.stderr, r.stderr
+    assert '<html lang="zh-CN">' in r.stdout and ">总分</button>" in r.stdout
+    rows = Rows()
+    rows.feed(r.stdout)
+    assert rows.table is not None and rows.table.get("data-sorted-by") == "total:desc"
+    assert [row[0] for row in rows.rows[1:]] == [s.name for s in sorted(grade_report.students, key=lambda s: -s.total)]
+
+
+def test_a_runs_title_in_the_pages_language() -> None:
+    """The title a grade or tournament stored in English when it began is shown in the pages' language; an
+    instructor's own title is left as it is."""
+    from twentyone.grading.report import shown_title
+    from twentyone.i18n import using
+
+    titles = ("Grading of 12 submissions", "Grading of 1 submission", "Tournament of 5 players (pairs, 20 matches per pair)",
+              "Tournament of 3 players (table5, 2 deals)", "CS101 blackjack, spring")
+    assert [shown_title(t) for t in titles] == list(titles)
+    with using("zh"):
+        assert [shown_title(t) for t in titles] == ["12 份提交的评分", "1 份提交的评分", "5 名玩家的锦标赛（pairs，每对 20 场）",
+                                                     "3 名玩家的锦标赛（table5，2 轮）", "CS101 blackjack, spring"]

@@ -5,8 +5,8 @@
   with one budget size (``--money``); the poorest goes every three rounds; the richest after the ninth wins.
 
 Both take ``--rules NAME`` (``french``) and ``--rule KEY=VALUE``, ``--decks``, ``--seed``, ``--lang fr|en|zh``
-(prompts and results; French when neither it nor the locale says another), ``--log FILE.jsonl`` and ``--json``.  Errors are ``TwentyOneError``s, which the
-command line prints as one line and exits 2.
+(prompts and results; French when neither it nor the locale says another), ``--log FILE.jsonl`` and
+``--json``.  Errors are ``TwentyOneError``s, which the command line prints as one line and exits 2.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _rule_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--money", type=int, default=None, metavar="N", help="every player's budget (the rules': 1000)")
     g.add_argument("--decks", "-n", type=int, default=None, help="decks (the rules': 6)")
     p.add_argument("--seed", "-s", type=int, default=None, help="seed (random if not given)")
-    add_lang_option(p, fallback="fr", languages=LANGUAGES)  # the French game: French when neither --lang nor the locale says
+    add_lang_option(p, fallback="fr", languages=LANGUAGES)  # French when neither --lang nor the locale says
     p.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     add_isolation_options(p, output=False)  # players from files run in the sandbox unless --trusted

@@ -35,7 +35,8 @@ def status_word(status: str) -> str:
     return words.get(str(status), str(status))
 
 
-__all__ = ["SHORT", "short_title", "status_word", "CHART_SIZE", "CLASS_CHART_SIZE", "win_rate_chart", "bankroll_chart", "student_charts",
+__all__ = ["SHORT", "short_title", "status_word", "CHART_SIZE", "CLASS_CHART_SIZE", "win_rate_chart",
+           "bankroll_chart", "student_charts",
            "totals_histogram", "rates_scatter", "class_charts", "has_curve"]
 
 #: A student page's chart, in pixels (width, height): the viewBox, scaled to the width the page has.
@@ -104,8 +105,9 @@ def totals_histogram(students: Sequence[StudentScore], top: float) -> str:
     edges = [5.0 * k for k in range(int(max([top, *totals]) // 5) + 2)]
     counts = [sum(1 for t in totals if lo <= t < hi or (hi == edges[-1] and t == hi)) for lo, hi in zip(edges, edges[1:])]
     most = max(counts, default=0)
-    p = Plot(*CLASS_CHART_SIZE, (0, edges[-1]), (0, max(1, most) * 1.05), _("Totals of the class (rubric points + bonus)"),
-             pgettext("axis", "total"), pgettext("axis", "students"), y_format=lambda v: f"{v:.0f}" if v == int(v) else "")
+    p = Plot(*CLASS_CHART_SIZE, (0, edges[-1]), (0, max(1, most) * 1.05),
+             _("Totals of the class (rubric points + bonus)"), pgettext("axis", "total"), pgettext("axis", "students"),
+             y_format=lambda v: f"{v:.0f}" if v == int(v) else "")
     for lo, hi, n in zip(edges, edges[1:], counts):
         if n:
             p.bar(lo, hi, n, _BLUE)

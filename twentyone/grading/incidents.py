@@ -132,7 +132,8 @@ def render_incident(i: Incident, pretty: str, notes: str = "") -> str:
         return f'<div class="incident">{head}<p class="note">{escape(said)}</p><pre>{escape(pretty)}</pre></div>'
     dealer = str(record.get("dealer", ""))
     what = [(_("Held"), _hand(str(me.get("cards", "")))),
-            (_("Dealer showed"), (_("{up} (the dealer's hand at the end: {hand})").format(up=dealer[0], hand=_hand(dealer))
+            (_("Dealer showed"), (_("{up} (the dealer's hand at the end: {hand})").format(up=dealer[0],
+                                                                                        hand=_hand(dealer))
                                   if dealer else "\u2014")),
             (_("Bet"), _("{bet} of {money}").format(bet=me.get("bet", ""), money=me.get("account_before", "")))]
     if kind in WHY and kind in ("error", "crash", "timeout"):
@@ -150,10 +151,12 @@ def render_incident(i: Incident, pretty: str, notes: str = "") -> str:
         you = p is me
         mark = ' class="you"' if you else ""
         rows.append(f'<tr{mark}><td class="num">{escape(str(p.get("seat", "")))}'
-                    f'{escape(_(" (the student)")) if you else ""}</td><td class="cards">{escape(str(p.get("cards", "")))}</td>'
+                    f'{escape(_(" (the student)")) if you else ""}</td>'
+                    f'<td class="cards">{escape(str(p.get("cards", "")))}</td>'
                     f'<td class="num">{escape(str(p.get("bet", "")))}</td><td><code>{escape(str(p.get("actions", "")))}'
                     f'</code></td><td class="num">{escape(str(p.get("account_before", "")))} \u2192 '
-                    f'{escape(str(p.get("account_after", "")))}</td><td>{escape(str(p.get("foul") or ""))}</td></tr>')
+                    f'{escape(str(p.get("account_after", "")))}</td>'
+                    f'<td>{escape(cause_words(str(p.get("foul") or "")))}</td></tr>')
     heads = "".join(f"<th{cls}>{escape(h)}</th>" for cls, h in (
         (' class="num"', pgettext("column", "Seat")), ("", pgettext("column", "Cards")),
         (' class="num"', pgettext("column", "Bet")), ("", pgettext("column", "Actions")),

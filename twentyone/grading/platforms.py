@@ -137,7 +137,8 @@ def incident_words(i: Incident) -> str:
             asked=i.asked, answer=repr(i.answer)) if i.answer else i.asked)
     where = (_("round {round} of {match}").format(round=i.round, match=match_words(i.match_key)) if i.round
              else _("before {match}").format(match=match_words(i.match_key)))
-    return _("{what} ({where})").format(what=what, where=where) + ("" if i.counted else " " + _("[not counted by this rubric]"))
+    counted = "" if i.counted else " " + _("[not counted by this rubric]")
+    return _("{what} ({where})").format(what=what, where=where) + counted
 
 
 def criterion_words(c: Criterion, s: StudentScore) -> str:

@@ -33,6 +33,7 @@ import csv
 import hashlib
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from html import escape
 from pathlib import Path
@@ -40,7 +41,8 @@ from typing import Any
 from urllib.parse import quote
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.charts import bankroll_chart, class_charts, short_title, status_word, student_charts, win_rate_chart
+from twentyone.grading.charts import (bankroll_chart, class_charts, short_title, status_word, student_charts,
+                                      win_rate_chart)
 from twentyone.grading.incidents import INCIDENT_CSS, render_incident
 from twentyone.grading.platforms import gradescope_results, prairielearn_results  # the platforms' files
 from twentyone.grading.review.pages import ev_lost_cell, replay_link, review_section, write_student_replays
@@ -89,6 +91,26 @@ def _safe_name(name: str) -> str:
     if not name or name in (".", "..") or any(c in name for c in "/\\\0"):
         raise ReportError(f"student name is not a safe file name: {name!r}")
     return name
+
+
+_GRADE_TITLE = re.compile(r"Grading of (\d+) submissions?")
+_TOURNAMENT_TITLE = re.compile(r"Tournament of (\d+) players \((pairs|table5), (\d+) (deals|matches per pair)\)")
+
+
+def shown_title(title: str) -> str:
+    """A run's title (the store's, made in English when the run began: ``Grading of 12 submissions``,
+    ``Tournament of 5 players (pairs, 20 matches per pair)``) in the active language; any other title as it is."""
+    m = _GRADE_TITLE.fullmatch(title)
+    if m:
+        n = int(m[1])
+        return ngettext("Grading of {n} submission", "Grading of {n} submissions", n).format(n=n)
+    m = _TOURNAMENT_TITLE.fullmatch(title)
+    if m:
+        n, k = int(m[1]), int(m[3])
+        unit = (ngettext("{k} deal", "{k} deals", k) if m[4] == "deals"
+                else ngettext("{k} match per pair", "{k} matches per pair", k)).format(k=k)
+        return _("Tournament of {n} players ({format}, {unit})").format(n=n, format=m[2], unit=unit)
+    return title
 
 
 def _criterion_names(students: Iterable[StudentScore]) -> list[str]:
@@ -159,6 +181,7 @@ pre{background:#fff;border:1px solid #d9dde3;padding:8px 10px;overflow:auto;max-
 .charts svg{background:#fff;border:1px solid #d9dde3;max-width:100%;height:auto}
 td .spec,.nowrap{white-space:nowrap}td.why-cell{min-width:11em}
 .total{font-size:20px;font-weight:700}.note{color:#5a6472;font-size:13px}a{color:#1f5fbf}
+:lang(zh) th{word-break:keep-all}:lang(zh) .badge{white-space:nowrap}
 """ + INCIDENT_CSS
 
 SORT_JS = """
@@ -355,7 +378,7 @@ def render_index(report: ClassReport) -> str:
     """The class page as HTML: the sortable ``table#scores`` (each win rate with its interval), the reference
     lines apart, the class's pictures, the configuration and the run's counts, each saying what it counts."""
     what = _("Graded class") if report.kind == "grade" else _("Tournament")
-    parts = [f"<h1>{escape(report.title)}</h1>",
+    parts = [f"<h1>{escape(shown_title(report.title))}</h1>",
              '<p class="meta">' + _("{what} \u00b7 created {created} \u00b7 {matches} matches played in all \u00b7 "
                                     "{rounds} rounds").format(what=escape(what),
                                                               created=f"<b>{escape(report.created)}</b>",
@@ -375,8 +398,8 @@ def render_index(report: ClassReport) -> str:
             "could not be used. Under the points: the win rate and its 95% interval.").format(
                 pass_=statuses["pass"], fail=statuses["fail"], borderline=statuses["borderline"],
                 not_played=statuses["not played"])
-            + (" " + _("A tie counts as {ties}.").format(ties=f"<b>{escape(str(ties))}</b>") if ties is not None
-               else "") + "</p>")
+            + (" " + _("A tie counts as {ties}.").format(ties=f"<b>{escape(_ties_word(str(ties)))}</b>")
+               if ties is not None else "") + "</p>")
         parts.append(_grade_table(report))
         if any(s.reference for s in report.students):
             parts.append(f"<h2>{escape(_('Reference lines'))}</h2>\n<p class=\"note\">" + escape(_(
@@ -407,7 +430,12 @@ def render_index(report: ClassReport) -> str:
     cfg = "".join(f"<div><code>{escape(k)}</code> = {escape(v)}</div>" for k, v in _flatten(report.config))
     none = f"<div>{escape(_('(none)'))}</div>"
     parts.append(f'<h2>{escape(_("Configuration"))}</h2>\n<div class="config">{cfg or none}</div>')
-    return _page(report.title, "\n".join(parts), SORT_JS)
+    return _page(shown_title(report.title), "\n".join(parts), SORT_JS)
+
+
+def _ties_word(ties: str) -> str:
+    """The configuration's ``ties`` (``half``, ``loss``) in the active language."""
+    return {"half": pgettext("ties", "half"), "loss": pgettext("ties", "loss")}.get(ties, ties)
 
 
 def _standings_note() -> str:
@@ -434,8 +462,9 @@ def _rate_cell(c: Criterion) -> str:
             "{wins} wins, {ties} ties, {losses} losses against the others at its tables, in the {n} matches it sat "
             "in").format(wins=_pts(c.wins), ties=c.ties, losses=c.losses, n=c.matches)) + "</span>"
     threshold = _("; threshold {threshold:.0%}").format(threshold=c.threshold) if c.threshold is not None else ""
-    return rate + '<br><span class="note">' + escape(_("{wins} wins, {ties} ties, {losses} losses in {n} matches").format(
-        wins=_pts(c.wins), ties=c.ties, losses=c.losses, n=c.matches) + threshold) + "</span>"
+    counts = _("{wins} wins, {ties} ties, {losses} losses in {n} matches").format(wins=_pts(c.wins), ties=c.ties,
+                                                                                   losses=c.losses, n=c.matches)
+    return rate + '<br><span class="note">' + escape(counts + threshold) + "</span>"
 
 
 def _why(c: Criterion) -> str:
@@ -467,7 +496,7 @@ def render_student(student: StudentScore, report: ClassReport) -> str:
     rubric, the incidents), then the charts, the decision review and the replays."""
     s = student
     parts = [f'<p><a href="../index.html">\u2190 {escape(_("class page"))}</a></p>', f"<h1>{escape(s.name)}</h1>",
-             f'<p class="meta">{escape(report.title)} \u00b7 {escape(s.kind or _("not usable"))} \u00b7 '
+             f'<p class="meta">{escape(shown_title(report.title))} \u00b7 {escape(s.kind or _("not usable"))} \u00b7 '
              f"<code>{escape(s.source)}</code></p>",
              f'<p><span class="total">{_pts(s.total)} / {_pts(s.max_score)}</span> '
              + escape(_("(rubric {rubric} + bonus {bonus})").format(rubric=_pts(s.score), bonus=_pts(s.bonus)))
@@ -508,7 +537,7 @@ def render_student(student: StudentScore, report: ClassReport) -> str:
     parts.append(review_section(report, s))  # issue 26: the decision review and the replays (grading.replay)
     if whys:
         parts.append(f"<h2>{escape(_('Why'))}</h2>\n" + "\n".join(whys))
-    return _page(f"{s.name} \u2014 {report.title}", "\n".join(parts))
+    return _page(f"{s.name} \u2014 {shown_title(report.title)}", "\n".join(parts))
 
 
 # ------------------------------------------------------------------------------------- CSV and platforms

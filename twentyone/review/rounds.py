@@ -149,7 +149,8 @@ class _Replay:
         for p in self.rec["players"]:
             seat = int(p["seat"])
             bet = int(p["bet"])
-            s = _Seat(p, seat, names.get(seat, _("seat {seat}").format(seat=seat)), course_interface(players.get(seat, "")),
+            s = _Seat(p, seat, names.get(seat, _("seat {seat}").format(seat=seat)),
+                      course_interface(players.get(seat, "")),
                       int(p["account_before"]) - bet, _Hand([], bet, tape=str(p["actions"])),
                       foul=str(p["foul"] or ""), fault=self.show_faults.get(seat, ""))
             self.seats.append(s)
@@ -419,7 +420,7 @@ class _Replay:
             self.events.append(("act", s.seat, index, a))
         if a == "h":
             c = self._card(s, h, index)
-            detail = _("{card}, total {total}").format(card=c, total=h.total()) + (_(" (bust)") if h.total() > 21 else "")
+            detail = _hit_detail(c, h.total())
             text = _("{who} hits: {detail}").format(who=who, detail=detail)
             h.state = "h"
             if h.total() > 21 or (h.total() == 21 and self.m.game != "bj"):  # bj(6) asks Hit? at 21 too
@@ -435,7 +436,7 @@ class _Replay:
             self.events.append(("stake", s.seat, index, h.bet, s.account))
             c = self._card(s, h, index)
             h.state, h.done = "d", True
-            detail = _("{card}, total {total}").format(card=c, total=h.total()) + (_(" (bust)") if h.total() > 21 else "")
+            detail = _hit_detail(c, h.total())
             text = (_("{who} doubles for less ({add}): {detail}") if add < h.bet - add
                     else _("{who} doubles: {detail}")).format(who=who, add=add, detail=detail)
         elif a == "u":
@@ -601,6 +602,11 @@ class _Replay:
 
 _WORD: Final = {"h": N_("hit"), "s": N_("stand"), "d": N_("double"), "u": N_("surrender"), "p": N_("split"),
                 "c": N_("the Changer"), "i": N_("insurance")}
+
+
+def _hit_detail(card: str, total: int) -> str:
+    """What a card drawn made of a hand: ``5, total 17`` (``(bust)`` past 21)."""
+    return _("{card}, total {total}").format(card=card, total=total) + (_(" (bust)") if total > 21 else "")
 
 
 def _word(a: str) -> str:
