@@ -219,7 +219,7 @@ _KEY_TABLES = {"STATUSES", "_NOT_TEXT"}
 def _stray_strings(path: Path, functions: tuple[str, ...] | None) -> list[str]:
     """The English sentences ``path`` builds outside the catalogue: every string literal or f-string of two words or
     more (markup aside) that is not a docstring, a message given to _, N_, ngettext or pgettext, an error raised
-    (the command line's errors stay English), argparse's help, a CSS or JS block, a comparison, a key (of a dict,
+    (the command line's errors stay English), argparse's help, a pattern, a CSS or JS block, a comparison, a key (of a dict,
     a table of keys, given to a ``*_word`` function), a line of the command line's own (``twentyone: ...``), or
     marked ``# english:`` with the reason."""
     source = path.read_text(encoding="utf-8")
@@ -254,7 +254,7 @@ def _stray_strings(path: Path, functions: tuple[str, ...] | None) -> list[str]:
                 or isinstance(above, ast.Raise)
                 or (isinstance(above, ast.keyword) and above.arg in ("help", "description", "metavar"))
                 or (isinstance(above, ast.Call) and isinstance(above.func, ast.Attribute)
-                    and above.func.attr in ("add_argument", "add_parser", "add_argument_group"))
+                    and above.func.attr in ("add_argument", "add_parser", "add_argument_group", "compile"))
                 or (isinstance(above, (ast.Assign, ast.AnnAssign)) and any(
                     isinstance(t, ast.Name) and (t.id.endswith(("CSS", "JS", "FONTS")) or t.id in _KEY_TABLES)
                     for t in (above.targets if isinstance(above, ast.Assign) else [above.target])))
