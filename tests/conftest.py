@@ -52,6 +52,25 @@ def require_module(name: str) -> Any:
 
 
 @pytest.fixture(autouse=True, scope="session")
+def english_locale() -> Iterator[None]:
+    """The tests read English unless they ask for another language: the locale of the shell that runs them
+    (LANG=zh_CN.UTF-8 on a Chinese desktop) is set aside for the session, subprocesses included."""
+    names = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+    old = {n: os.environ.get(n) for n in names}
+    for n in names:
+        os.environ.pop(n, None)
+    os.environ["LANG"] = "C.UTF-8"
+    try:
+        yield
+    finally:
+        for n, v in old.items():
+            if v is None:
+                os.environ.pop(n, None)
+            else:
+                os.environ[n] = v
+
+
+@pytest.fixture(autouse=True, scope="session")
 def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Compiled student modules and C players' default output go to this session's tmp folder, never
     ``~/.cache/twentyone``; subprocesses of the command line inherit it."""

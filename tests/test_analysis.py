@@ -574,6 +574,40 @@ def test_cli_chart_prints_and_writes(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 0 and "2 cells differ" in out and "hard 9 vs 6: H / DH" in out
 
 
+def test_cli_analysis_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    """ev, edge and chart with --lang zh: every line in Chinese, the course's words for the decisions and the rules
+    (停牌, 拿牌, 投降, 黑杰克), the figures unchanged."""
+    code, out, _err = cli(["ev", "T6", "vs", "2", "--lang", "zh"], capsys)
+    assert code == 0 and "T6 对 2：以初始赌注为单位的期望值" in out and "停牌      -0.293627" in out
+    assert "最佳" in out.splitlines()[2] and "拿牌      -0.470104" in out and "规则：course: 6 副牌" in out
+    code, out, _err = cli(["edge", "--lang", "zh", "--all"], capsys)
+    assert code == 0 and "最优（依牌的组成）" in out and "+1.3737%" in out and "黑杰克赔 2:1" in out
+    code, out, _err = cli(["chart", "--lang", "zh", "--compare", "french-expert", "--rule", "split=true", "--rule",
+                           "surrender=no", "--rule", "blackjack_pays=3/2"], capsys)
+    assert code == 0 and "一对 A-A" in out and "硬牌 16，3 张及以上" in out and "2 格不同" in out
+    assert "硬牌 9 对 6：H / DH" in out
+    for english in ("hand ", "hard", "soft", "pair", "EV playing", "differ", "stand", "best"):
+        assert english not in out.split("\n", 1)[1], english
+
+
+def test_a_chinese_chart_png_draws_its_words(tmp_path: Path) -> None:
+    """chart --png in Chinese is drawn with a font that has the words (no missing glyph: no boxes for 硬牌)."""
+    import warnings
+
+    from matplotlib import font_manager
+
+    from tests.conftest import require
+    from twentyone.analysis.charts import CJK_FONTS
+    from twentyone.i18n import using
+
+    require(any(f.name in CJK_FONTS for f in font_manager.fontManager.ttflist), "a Chinese font (fonts-noto-cjk)")
+    with using("zh"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        analyse(COURSE).basic_chart.write_png(tmp_path / "zh.png")
+    assert (tmp_path / "zh.png").read_bytes()[:4] == b"\x89PNG"
+    assert not [w for w in caught if "missing from" in str(w.message)], [str(w.message) for w in caught]
+
+
 def test_cli_ev_prints_each_decision(capsys: pytest.CaptureFixture[str]) -> None:
     """``twentyone ev T6 vs 2`` prints stand, hit, double and surrender with stand best."""
     code, out, _ = cli(["ev", "T6", "vs", "2"], capsys)

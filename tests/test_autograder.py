@@ -202,6 +202,37 @@ def test_check_tells_a_student_the_result_in_words(tmp_path: Path) -> None:
     assert r.returncode == 1 and "does not compile" in r.stdout.splitlines()[1], r.stdout
 
 
+def test_check_and_the_platforms_results_in_chinese(tmp_path: Path) -> None:
+    """check --lang zh says the result in Chinese (the points, what went wrong first with its source line, each
+    rubric line, the bonus to come); autograder run --lang zh writes results.json in Chinese; a bundle built with
+    --lang zh runs its grader with --lang zh."""
+    from twentyone.grading.autograder.bundle import _template
+
+    rubric = _rubric(tmp_path)
+    r = subprocess.run(CLI + ["check", str(SEGV_C), "--config", str(rubric), "-q", "--lang", "zh"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "segfault_first_action1.c：按课程评分标准得 0 分（满分 100）"
+    assert lines[1].startswith("最先出的问题：崩溃了：segmentation fault (signal SIGSEGV) at segfault_first_action1.c:5 "
+                               "in first_action1（对 ")
+    assert "* 合规游戏：任何一场都没有违规、崩溃或超时：0 / 60" in lines and "这只是自查" in lines[-1]
+    assert "截止日期后由老师按名次加分" in r.stdout and "What went wrong" not in r.stdout
+    results = tmp_path / "results.json"
+    r = subprocess.run(CLI + ["autograder", "run", "gradescope", "--submission", str(SEGV_C), "--results",
+                              str(results), "--config", str(rubric), "--lang", "zh"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(results.read_text(encoding="utf-8"))
+    assert data["tests"][0]["name"] == "合规游戏：任何一场都没有违规、崩溃或超时"
+    assert data["tests"][-1]["name"] == "班级锦标赛加分（截止日期后加上）"
+    assert data["output"].startswith("segfault_first_action1.c：按课程评分标准得 0 分")
+    for name in ("run_autograder", "grade.sh"):
+        script = _template(name, LANG="zh")
+        assert " --lang zh " in script and "@LANG@" not in script
+        assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
+
+
 def test_an_upload_of_several_hand_ins_is_the_students_to_fix(tmp_path: Path) -> None:
     """autograder run on an upload holding two hand-ins: results.json says so to the student (0 points, what to
     upload), exit 0; a missing submission is the grader's failure: results.json says so, exit 1."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -76,6 +77,24 @@ def test_elimination_prints_french_and_english(capsys: pytest.CaptureFixture[str
     assert code == 0 and "est éliminée : la plus pauvre" in out and "gagnant" in out
     code, out, _ = run(["elimination", "--player", "expert", "--ai", "amateur", "--seed", "5", "--lang", "en"], capsys)
     assert code == 0 and "is eliminated: the poorest" in out and "winner" in out
+
+
+def test_solo_and_elimination_speak_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    """--lang zh (refused before issue 35) gives the French game in Chinese: eliminations, winner, standings."""
+    code, out, _ = run(["elimination", "--player", "intermediate", "--ai", "amateur", "--seed", "5", "--lang", "zh"],
+                       capsys)
+    assert code == 0 and "被淘汰：赌资最少" in out and "胜者" in out and "淘汰赛，种子 5：9 局" in out
+    code, out, _ = run(["solo", "--player", "expert", "--rounds", "2", "--seed", "2", "--lang", "zh"], capsys)
+    assert code == 0 and "单人模式，种子 2：2 局，赌资 1000 ->" in out
+
+
+def test_the_french_game_follows_the_locale() -> None:
+    """LANG=zh_CN.UTF-8 makes a person's solo game Chinese; LANG=C leaves it French, the game's own language."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
+    for lang, want in (("zh_CN.UTF-8", "请下注"), ("C.UTF-8", "votre mise"), ("en_GB.UTF-8", "your bet")):
+        r = subprocess.run([sys.executable, "-m", "twentyone", "solo", "--seed", "3"], input="q\n",
+                           capture_output=True, text=True, cwd=ROOT, timeout=60, env={**env, "LANG": lang})
+        assert want in r.stdout and "Traceback" not in r.stderr, (lang, r.stdout, r.stderr)
 
 
 def test_elimination_person_at_the_terminal_ends_on_end_of_input() -> None:

@@ -710,7 +710,7 @@ def test_scores_csv_fills_the_tournament_rate(tmp_path: Path) -> None:
 
     rep = grade([BASIC_C, STAND_PY, FOULS_PY], small(tournament={"matches": 2, "max_matches": 2}), tmp_path, False,
                 QUIET)
-    with open(tmp_path / "scores.csv", encoding="utf-8", newline="") as f:
+    with open(tmp_path / "scores.csv", encoding="utf-8-sig", newline="") as f:
         rows = {r["name"]: r for r in csv.DictReader(f)}
     for s in rep.students:
         t = next(c for c in s.criteria if c.name == "tournament")

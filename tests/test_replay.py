@@ -13,6 +13,7 @@ from typing import Any
 
 from tests.browser import Browser
 from tests.test_report import chromium
+from twentyone.i18n import using
 from twentyone.review.costs import LETTERS
 from twentyone.review.pricing import MatchReview, review_match
 from twentyone.review.replay import REPLAY_JS, render_replay
@@ -130,6 +131,33 @@ def test_stepping_through_a_match_in_chromium(tmp_path: Path) -> None:
         assert _where(b) == (review.match.rounds[0].number, 0)
     assert not b.errors, b.errors
     assert all(u.startswith("file:") for u in b.requests), b.requests
+
+
+def test_a_chinese_replay_in_chromium(tmp_path: Path) -> None:
+    """Written in Chinese, the page says so (<html lang="zh-CN">) and what its script writes is Chinese: the seats,
+    the money, the position, each step's caption and a decision's panel; data-option keeps the English name."""
+    exe = chromium()
+    with using("zh"):
+        page, review = write(tmp_path, GOLDEN / "fouls_in_process.jsonl", 1)
+    html = page.read_text(encoding="utf-8")
+    assert '<html lang="zh-CN">' in html and "庄家" in html and "按键：" in html
+    with Browser(exe) as b:
+        b.open(page.as_uri() + "#round-3", READY)
+        assert b.eval("document.querySelector('.seat.mine h3').textContent").startswith("座位 1：")
+        assert b.eval("document.querySelector('.seat.mine .money').textContent").startswith("赌资 ")
+        assert b.eval("document.getElementById('where').textContent").startswith("第 3 局（")
+        steps = review.plays[3].steps
+        assert steps[0].text.startswith("第 3 局：下注完毕")
+        b.key("ArrowRight")
+        assert b.eval("document.getElementById('caption').textContent") == steps[1].text
+        b.key("n")
+        head = b.eval("document.querySelector('#decision h3').textContent")
+        assert "的决策" in head or "的保险" in head
+        options = b.eval("Array.prototype.map.call(document.querySelectorAll('#decision tr[data-option]'), "
+                         "function (tr) { return [tr.dataset.option, tr.cells[0].textContent]; })")
+        assert options and all(o[0] in LETTERS.values() for o in options) and any(o[0] != o[1] for o in options)
+        assert "所选" in b.eval("document.querySelector('#decision .lost').textContent")
+    assert not b.errors, b.errors
 
 
 def test_a_fault_is_shown_where_it_happened_in_chromium(tmp_path: Path) -> None:

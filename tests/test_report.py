@@ -187,7 +187,7 @@ def test_scores_json_is_the_report(grade_out: tuple[Path, list[Path]], grade_rep
 
 def test_csv_rows_match_the_students(grade_out: tuple[Path, list[Path]], grade_report: ClassReport) -> None:
     """scores.csv has a header and one row per student with the report's numbers."""
-    with open(grade_out[0] / "scores.csv", encoding="utf-8", newline="") as f:
+    with open(grade_out[0] / "scores.csv", encoding="utf-8-sig", newline="") as f:
         rows = list(csv.DictReader(f))
     assert [r["name"] for r in rows] == [s.name for s in grade_report.students]
     for r, s in zip(rows, grade_report.students):
@@ -341,7 +341,7 @@ def test_tournament_report(tournament_report: ClassReport, tmp_path: Path) -> No
     page = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert 'id="scores"' in page and "77.5% (95% CI 63.0\u201388.0%)" in page
     assert SCRIPT not in page and "crash: SIGSEGV" in page
-    with open(tmp_path / "scores.csv", encoding="utf-8", newline="") as f:
+    with open(tmp_path / "scores.csv", encoding="utf-8-sig", newline="") as f:
         rows = list(csv.DictReader(f))
     assert [r["name"] for r in rows] == ["hilo", "basic", "eve"] and rows[2]["faults"] == "5"
 
@@ -500,7 +500,7 @@ def test_a_reference_line_is_set_apart(grade_report: ClassReport, tmp_path: Path
     assert [r[0] for r in rows.rows[1:]] == [s.name for s in grade_report.students]
     refs = page[page.index('<table id="references">'):]
     assert "champion (reference)" in refs and "96.0% (95% CI 94.0\u201398.0%)" in refs and "0/60" not in refs
-    with open(tmp_path / "scores.csv", encoding="utf-8", newline="") as f:
+    with open(tmp_path / "scores.csv", encoding="utf-8-sig", newline="") as f:
         row = next(r for r in csv.DictReader(f) if r["name"] == "champion (reference)")
     assert row["score"] == row["total"] == row["legal_points"] == "" and row["beat_stand_rate"] == "0.96"
     text = io.StringIO()
@@ -675,3 +675,75 @@ def test_a_chart_of_more_curves_than_colours_draws_no_legend() -> None:
     assert len(many.findall(f".//{SVG}polyline")) == 20 and len(few.findall(f".//{SVG}polyline")) == 5
     texts = [t.text for t in many.iter(f"{SVG}text")]
     assert "test 1" not in texts and [t.text for t in few.iter(f"{SVG}text")].count("test 5") == 1
+
+
+# --------------------------------------------------------------------------------------------- languages
+
+def test_the_pages_in_chinese(grade_report: ClassReport, tmp_path: Path) -> None:
+    """Written in Chinese (grade --lang zh, the locale), every page says so in <html lang> and its words are the
+    catalogue's: headings, columns, statuses, the incidents, the charts; the student's own text is left as it is."""
+    from dataclasses import replace
+
+    from twentyone.i18n import using
+
+    report = replace(grade_report, students=[replace(grade_report.students[0], name="张三"),
+                                             *grade_report.students[1:]])
+    with using("zh"):
+        write_reports(report, tmp_path)
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="zh-CN">' in index
+    for words in ("成绩（4 名学生）", "点击列标题可排序。", "班级锦标赛", "配置", ">学生<", ">总分<", ">通过<", ">临界<",
+                  "全班概览", "学生总分直方图"):
+        assert words in index, words
+    for english in ("Click a column header", "Scores (", "Configuration", ">Student<", ">pass<", "The class at a"):
+        assert english not in index, english
+    page = (tmp_path / "students" / f"{HOSTILE}.html").read_text(encoding="utf-8")
+    assert '<html lang="zh-CN">' in page
+    for words in ("评分标准", "事件（12）", "超时", "随场数变化的胜率", "班级页面", "胜率"):
+        assert words in page, words
+    for english in ("Rubric<", "Incidents (", "class page", "Win rates<", "What the fault said"):
+        assert english not in page, english
+    raw = (tmp_path / "scores.csv").read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") and "张三" in raw.decode("utf-8-sig")
+
+
+def test_scores_csv_carries_a_bom_for_excel(grade_out: tuple[Path, list[Path]]) -> None:
+    """scores.csv is UTF-8 with a BOM: Excel on a Chinese Windows reads it as UTF-8 (without one it takes GBK and
+    garbles every Chinese name); Python reads it with utf-8-sig."""
+    raw = (grade_out[0] / "scores.csv").read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") and raw[3:].decode("utf-8").startswith("name,kind,source,")
+
+
+def test_the_chinese_class_page_in_headless_chromium(grade_report: ClassReport, tmp_path: Path) -> None:
+    """Chromium renders the Chinese class page (zh-CN, a screenshot) and its script sorts table#scores by the
+    Chinese headers' stable keys, with no script error."""
+    from twentyone.i18n import using
+
+    exe = chromium()
+    with using("zh"):
+        write_reports(grade_report, tmp_path)
+    index = tmp_path / "index.html"
+    shot = tmp_path / "index.png"
+    r = run_chromium(exe, f"--screenshot={shot}", "--window-size=1280,900", index.as_uri())
+    assert shot.is_file() and shot.stat().st_size > 20_000, r.stderr
+    r = run_chromium(exe, "--enable-logging=stderr", "--v=0", "--dump-dom", index.as_uri() + "?sort=total&dir=desc")
+    assert "Uncaught" not in r.stderr and "Refused to" not in r.stderr, r.stderr
+    assert '<html lang="zh-CN">' in r.stdout and ">总分</button>" in r.stdout
+    rows = Rows()
+    rows.feed(r.stdout)
+    assert rows.table is not None and rows.table.get("data-sorted-by") == "total:desc"
+    assert [row[0] for row in rows.rows[1:]] == [s.name for s in sorted(grade_report.students, key=lambda s: -s.total)]
+
+
+def test_a_runs_title_in_the_pages_language() -> None:
+    """The title a grade or tournament stored in English when it began is shown in the pages' language; an
+    instructor's own title is left as it is."""
+    from twentyone.grading.report import shown_title
+    from twentyone.i18n import using
+
+    titles = ("Grading of 12 submissions", "Grading of 1 submission", "Tournament of 5 players (pairs, 20 matches per pair)",
+              "Tournament of 3 players (table5, 2 deals)", "CS101 blackjack, spring")
+    assert [shown_title(t) for t in titles] == list(titles)
+    with using("zh"):
+        assert [shown_title(t) for t in titles] == ["12 份提交的评分", "1 份提交的评分", "5 名玩家的锦标赛（pairs，每对 20 场）",
+                                                     "3 名玩家的锦标赛（table5，2 轮）", "CS101 blackjack, spring"]

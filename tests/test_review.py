@@ -112,6 +112,18 @@ def test_review_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert f"round {worst.round:>4}: {worst.cards} vs {worst.up}" in out
 
 
+def test_review_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    """--lang zh gives the whole review in Chinese: each decision, the situations, the costliest, the bets and the
+    EV lost per 100 hands, with no English sentence left."""
+    assert main(["review", str(GOLDEN / "demo5.jsonl"), "--seat", "2", "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    review = review_match(read_log(GOLDEN / "demo5.jsonl"), 2)
+    assert out.startswith("复盘：") and "损失最大的十个决策：" in out and "下注：" in out and "每 100 手" in out
+    assert out.count("\n第 ") == len(review.priced) and ("硬牌 " in out or "软牌 " in out)
+    for english in ("Review of seat", "EV lost", "instead of", "Bets:", "per 100 hands", "hard ", "costliest"):
+        assert english not in out
+
+
 def test_review_json(capsys: pytest.CaptureFixture[str]) -> None:
     """--json gives every decision with its options' EVs, the totals by situation and dealer's card (which add
     up to the EV lost), the costliest and the bets."""

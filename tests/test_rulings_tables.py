@@ -19,6 +19,7 @@ from twentyone.games.mccommand import TEXT as MC_TEXT
 from twentyone.games.mccommand import _game_line
 from twentyone.games.montecarlo import GameScore, play_report, report_score, summarise
 from twentyone.games.people import NoAnswer, TimedInput, Trustee
+from twentyone.i18n import translated, using
 from twentyone.legality import Foul, double_problem
 from twentyone.match import Seating
 from twentyone.players.builtin.course import Mimic
@@ -470,7 +471,9 @@ def test_ruling_montecarlo_bust_hides() -> None:
     """montecarlo_bust_hides: 'a bust scores -2 at once; the dealer neither draws nor shows his cards'."""
     g = mc("T" "5" "6" "6" "T" "2")
     assert (g.player, g.dealer, g.dealer_shown, g.score) == ("T6T", "56", False, -2)
-    assert _game_line(g, MC_TEXT["zh"]) == "第 1 局：我 10+6+10=26（爆牌），庄家 5+?（不亮牌），得分 -2"
+    with using("zh"):
+        line = _game_line(g, translated(MC_TEXT))
+    assert line == "第 1 局：我 10+6+10=26（爆牌），庄家 5+?（不亮牌），得分 -2"
 
 
 def test_ruling_montecarlo_natural() -> None:

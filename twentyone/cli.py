@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from twentyone.clihelp import add_examples, complete, shell_code
 from twentyone.errors import CompileError, TwentyOneError
+from twentyone.i18n import LANGUAGES, activate, add_lang_option, choose, current
 from twentyone.isolation import add_isolation_options, int_range
 from twentyone.rules import MAX_SEED, OPTIONS, PRESETS, Rules, format_value, get_rules
 from twentyone.safetext import visible
@@ -79,7 +80,7 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="seat names in seat order (default player1, player2, ...)")
     m.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     m.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    m.add_argument("--lang", choices=("en", "zh", "fr"), default="en", help="language for a human player (en)")
+    add_lang_option(m, languages=LANGUAGES)
     add_isolation_options(m)
 
     pl = sub.add_parser("play", help="play at the terminal against the dealer",
@@ -89,7 +90,7 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="match seed (random if not given)")
     pl.add_argument("--with", dest="others", action="append", default=[], metavar="SPEC",
                     help="another player at the next seat (up to 4): " + PLAYER_HELP)
-    pl.add_argument("--lang", choices=("en", "zh", "fr"), default="en", help="prompt language (en)")
+    add_lang_option(pl, languages=LANGUAGES)
     pl.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     add_rule_options(pl)
     add_isolation_options(pl)
@@ -137,6 +138,7 @@ def _build_parser() -> argparse.ArgumentParser:
                         description="Remake every report in DIR from DIR/results.sqlite alone.")
     rp.add_argument("out", type=Path, metavar="DIR", help="the run folder")
     rp.add_argument("--quiet", "-q", action="store_true", help="do not print the table")
+    add_lang_option(rp)  # the pages' language
 
     sm = sub.add_parser("similar", help="find submissions that share work, by code and by play; pages in --out",
                         description="Compare submissions (taken as grade takes them) by their code and by the "
@@ -213,6 +215,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dask-workers", type=int_range(1, 256, "dask workers"), default=2, metavar="N",
                    help="workers of the LocalCluster that --cluster dask starts (2)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no table")
+    add_lang_option(p)  # the pages' language (the terminal's table stays English: it is the instructor's)
     g = p.add_argument_group("isolation (submissions run in the sandbox unless --trusted)")
     g.add_argument("--trusted", action="store_true", default=None,
                    help="run files in this process, for speed, when you vouch for the code")
@@ -377,6 +380,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    before = current()
+    if hasattr(args, "lang_fallback"):  # a command a student reads: --lang, else the locale, else its own
+        args.lang = choose(args.lang, args.lang_fallback, languages=args.lang_choices)
+        activate(args.lang)
+    try:
+        return _dispatch(args)
+    finally:
+        activate(before)  # main called again in one process (a test) finds the language as it was
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """Run the command ``args`` names; a user's error is one line and exit 2."""
     try:
         if getattr(args, "analysis_run", None) is not None:
             return int(args.analysis_run(args))

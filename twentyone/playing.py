@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from twentyone.errors import TwentyOneError
+from twentyone.i18n import N_, _, ngettext, pgettext
 from twentyone.rules import MAX_SEED, Rules, get_rules
 from twentyone.safetext import visible
 
@@ -67,60 +68,40 @@ def result_json(result: MatchResult) -> dict[str, Any]:
     }
 
 
-_RANKING_TEXT = {
-    "en": {"title": "seed {seed}, {decks}: {rounds} in {shoes}, {reason}",
-           "cols": ("rank", "seat", "name", "player", "money", "rounds", "fouls", "fault"),
-           "left": "seat {seat} ({spec}) left the match: {fault}: {detail}",
-           "units": (("deck", "decks"), ("round", "rounds"), ("shoe", "shoes")),
-           "reasons": {"broke": "nobody left who could bet", "shuffles": "ended before a 6th shuffle",
-                       "rounds": "round limit reached", "interrupted": "interrupted",
-                       "target": "a player passed the target"}},
-    "zh": {"title": "种子 {seed}，{decks}：{reason}，共 {rounds}，{shoes}",
-           "cols": ("名次", "座位", "名字", "玩家", "赌资", "局数", "犯规", "故障"),
-           "left": "座位 {seat}（{spec}）退出本场：{fault}：{detail}",
-           "units": (("副牌", "副牌"), ("局", "局"), ("次洗牌", "次洗牌")),
-           "reasons": {"broke": "所有玩家赌资输光", "shuffles": "第 6 次洗牌前结束", "rounds": "达到总局数",
-                       "interrupted": "中途结束", "target": "有玩家达到目标"}},
-    "fr": {"title": "graine {seed}, {decks} : fin ({reason}) après {rounds}, {shoes}",
-           "cols": ("rang", "place", "nom", "joueur", "budget", "manches", "fautes", "panne"),
-           "left": "la place {seat} ({spec}) a quitté la partie : {fault} : {detail}",
-           "units": (("jeu", "jeux"), ("manche", "manches"), ("sabot", "sabots")),
-           "reasons": {"broke": "plus personne ne peut miser", "shuffles": "plus de sabot", "rounds": "toutes les manches",
-                       "interrupted": "interrompue", "target": "objectif atteint"}},
-}
+#: Why a match ended (``MatchResult.reason``), as the ranking's title says it.
+_REASONS = {"broke": N_("nobody left who could bet"), "shuffles": N_("ended before a 6th shuffle"),
+            "rounds": N_("round limit reached"), "interrupted": N_("interrupted"),
+            "target": N_("a player passed the target")}
 
 
-def _count(n: int, unit: tuple[str, str]) -> str:
-    """``1 deck``, ``2 decks`` (in Chinese both forms are one)."""
-    return f"{n} {unit[0] if n == 1 else unit[1]}"
-
-
-def ranking_title(result: MatchResult, lang: str = "en") -> str:
+def ranking_title(result: MatchResult) -> str:
     """The line over the final ranking: the seed, the decks, why the match ended, the rounds and the shoes."""
-    text = _RANKING_TEXT.get(lang, _RANKING_TEXT["en"])
-    reason = text["reasons"].get(result.reason, result.reason)  # type: ignore[attr-defined]
-    deck, rnd, shoe = text["units"]
-    return str(text["title"]).format(seed=result.seed, decks=_count(result.decks, deck), reason=reason,  # type: ignore[arg-type]
-                                     rounds=_count(result.rounds, rnd), shoes=_count(result.shuffles, shoe))  # type: ignore[arg-type]
+    reason = _(_REASONS[result.reason]) if result.reason in _REASONS else result.reason
+    return _("seed {seed}, {decks}: {rounds} in {shoes}, {reason}").format(
+        seed=result.seed, decks=ngettext("{n} deck", "{n} decks", result.decks).format(n=result.decks),
+        reason=reason, rounds=ngettext("{n} round", "{n} rounds", result.rounds).format(n=result.rounds),
+        shoes=ngettext("{n} shoe", "{n} shoes", result.shuffles).format(n=result.shuffles))
 
 
-def print_ranking(result: MatchResult, out: IO[str] | None = None, lang: str = "en") -> None:
-    """The final ranking as a table (the course's show_result), in English, Chinese or French."""
+def print_ranking(result: MatchResult, out: IO[str] | None = None) -> None:
+    """The final ranking as a table (the course's show_result), in the active language."""
     from rich.console import Console
     from rich.table import Table as RichTable
 
-    text = _RANKING_TEXT.get(lang, _RANKING_TEXT["en"])
     console = Console(file=out or sys.stdout, highlight=False)
-    t = RichTable(title=ranking_title(result, lang))
-    for col, just in zip(text["cols"], ("right", "right", "left", "left", "right", "right", "right", "left")):
+    t = RichTable(title=ranking_title(result))
+    cols = (pgettext("column", "rank"), pgettext("column", "seat"), pgettext("column", "name"),
+            pgettext("column", "player"), pgettext("column", "money"), pgettext("column", "rounds"),
+            pgettext("column", "fouls"), pgettext("column", "fault"))
+    for col, just in zip(cols, ("right", "right", "left", "left", "right", "right", "right", "left")):
         t.add_column(col, justify=just, overflow="fold")  # type: ignore[arg-type]
     for s in result.ranking:
         t.add_row(str(s.rank), str(s.seat), s.name, s.spec, str(s.account), str(s.rounds), str(s.fouls), s.fault or "")
     console.print(t)
     for s in result.ranking:
         if s.fault:
-            console.print(visible(str(text["left"]).format(seat=s.seat, spec=s.spec, fault=s.fault,
-                                                           detail=s.fault_detail)), markup=False)
+            console.print(visible(_("seat {seat} ({spec}) left the match: {fault}: {detail}").format(
+                seat=s.seat, spec=s.spec, fault=s.fault, detail=s.fault_detail)), markup=False)
 
 
 def _output_dir(args: argparse.Namespace) -> Path:
@@ -256,7 +237,7 @@ def run_match(args: argparse.Namespace) -> int:
     else:
         print_ranking(result)
         for f in printed:
-            print(f"what the players' files printed: {f}")
+            print(_("what the players' files printed: {file}").format(file=f))
     return 0
 
 
@@ -284,7 +265,7 @@ def run_play(args: argparse.Namespace) -> int:
     except BaseException:
         _printed_files(folder)
         raise
-    me = Seating({"en": "you", "zh": "你", "fr": "vous"}[args.lang], "human", Human(lang=args.lang))
+    me = Seating(_("you"), "human", Human(lang=args.lang))
     seatings = [me] + [Seating(f"player{i + 2}", s.spec, s.strategy) for i, s in enumerate(others)]
     stream = open_log(args.log)
     try:
@@ -292,7 +273,7 @@ def run_play(args: argparse.Namespace) -> int:
     except (MatchInterrupted, EOFError) as e:
         print()
         if isinstance(e, MatchInterrupted):
-            print_ranking(e.result, lang=args.lang)
+            print_ranking(e.result)
         return 130 if isinstance(e, MatchInterrupted) else 1
     finally:
         if stream is not None:
@@ -300,6 +281,6 @@ def run_play(args: argparse.Namespace) -> int:
         for s in others:
             s.strategy.close()
         for f in _printed_files(folder):
-            print(f"what the players' files printed: {f}")
-    print_ranking(result, lang=args.lang)
+            print(_("what the players' files printed: {file}").format(file=f))
+    print_ranking(result)
     return 0

@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from twentyone.errors import RulesError
+from twentyone.i18n import _, ngettext
 
 __all__ = ["Rules", "PRESETS", "COURSE", "get_rules", "describe_game", "parse_assignment", "format_value", "OPTIONS", "MAX_SEED", "INT_MAX",
            "DOUBLE_ON", "RESHUFFLE_AT"]
@@ -202,27 +203,28 @@ def describe_game(rules: object, decks: int = 0) -> str:
 
     bj = Fraction(get("blackjack_pays"))
     n = decks or get("decks")
-    parts = [f"{n} deck{'s' if n != 1 else ''}"] if n > 0 else []
+    parts = [ngettext("{n} deck", "{n} decks", n).format(n=n)] if n > 0 else []
+    double = {"any": _("double any two"), "none": _("no double")}
     parts += ["H17" if get("dealer_hits_soft_17") else "S17",
-              "peek" if get("dealer_peeks") else "hole card, no peek" if get("hole_card") else "no hole card",
-              f"Black Jack {bj.numerator}:{bj.denominator}",
-              "surrender" if get("surrender") else "no surrender",
-              {"any": "double any two", "none": "no double"}.get(get("double_on"), f"double {get('double_on')}")]
+              _("peek") if get("dealer_peeks") else _("hole card, no peek") if get("hole_card") else _("no hole card"),
+              _("Black Jack {pays}").format(pays=f"{bj.numerator}:{bj.denominator}"),
+              _("surrender") if get("surrender") else _("no surrender"),
+              double.get(get("double_on"), _("double {cards}").format(cards=get("double_on")))]
     if get("split"):
-        parts.append(f"split to {get('split_hands')} hands")
+        parts.append(_("split to {n} hands").format(n=get("split_hands")))
         if get("resplit_aces"):
-            parts.append("resplit aces")
+            parts.append(_("resplit aces"))
         if not get("split_aces_one_card"):
-            parts.append("split aces may hit")
+            parts.append(_("split aces may hit"))
         if not get("double_after_split"):
-            parts.append("no DAS")
+            parts.append(_("no DAS"))
     else:
-        parts.append("no split")
+        parts.append(_("no split"))
     if not get("insurance"):
-        parts.append("no insurance")
+        parts.append(_("no insurance"))
     if get("changer"):
-        parts.append("Changer")
-    return ", ".join(parts)
+        parts.append(_("Changer"))
+    return _(", ").join(parts)
 
 
 def parse_assignment(text: str) -> tuple[str, Any]:
@@ -249,7 +251,7 @@ def format_value(value: Any) -> str:
 
 
 def _parse_value(key: str, text: str) -> Any:
-    kind, detail, _ = OPTIONS[key]
+    kind, detail, _text = OPTIONS[key]
     low = text.lower()
     if kind == "bool":
         if low in _TRUE:
@@ -284,7 +286,7 @@ def _parse_value(key: str, text: str) -> Any:
 
 def _check_value(key: str, value: Any) -> None:
     """Raise RulesError if ``value`` is not a valid value of option ``key``."""
-    kind, detail, _ = OPTIONS[key]
+    kind, detail, _text = OPTIONS[key]
     if kind == "bool":
         ok = isinstance(value, bool)
     elif kind in ("int", "int?"):

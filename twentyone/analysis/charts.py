@@ -29,6 +29,7 @@ from typing import Final
 
 from twentyone.analysis.errors import AnalysisError, ChartError
 from twentyone.analysis.shoe import RANKS, rank_index
+from twentyone.i18n import N_, _, ljust, pgettext, width
 
 __all__ = ["UPS", "Kind", "Row", "Chart", "ChartDifference", "compare_charts", "check_cell", "chart_text",
            "plain_label", "LEGEND"]
@@ -63,6 +64,14 @@ class Row:
         if self.kind is Kind.PAIR:
             return f"pair {RANKS[self.value] * 2}"
         return f"{self.kind} {self.value}{' 3+' if self.more else ''}"
+
+    @property
+    def words(self) -> str:
+        """The CSV label in the active language: ``hard 12``, ``soft 18``, ``pair 88``, ``hard 16, 3+ cards``."""
+        if self.kind is Kind.PAIR:
+            return _("pair {rank}").format(rank=RANKS[self.value] * 2)
+        text = (_("hard {total}") if self.kind is Kind.HARD else _("soft {total}")).format(total=self.value)
+        return text + (_(", 3+ cards") if self.more else "")
 
     @property
     def short(self) -> str:
@@ -115,7 +124,7 @@ class ChartDifference:
     b: str
 
     def __str__(self) -> str:
-        return f"{self.row.label} vs {self.up}: {self.a} / {self.b}"
+        return _("{row} vs {up}: {a} / {b}").format(row=self.row.words, up=self.up, a=self.a, b=self.b)
 
 
 def _default(kind: Kind, total: int) -> str:
@@ -199,7 +208,7 @@ class Chart:
         (``plain_label``) and the rows it stands for.  A group is one line when its rows agree, else one line a
         row; the pairs one a line, A-A then 10-10 down to 2-2; then the 3+ card rows."""
         out: list[tuple[str, list[Row]]] = []
-        for _, rows in _french_groups():
+        for _group, rows in _french_groups():
             present = [r for r in rows if r in self._index]
             if not present:
                 continue
@@ -218,26 +227,29 @@ class Chart:
     def legend(self) -> list[tuple[str, str]]:
         """The cell letters this chart shows, each with what it means (no ``P split`` under rules that never
         split): (letter, text) pairs, in the order H, S, D, U, P."""
-        shown = {_show(c) for _, rows in self._display() for c in self._index[rows[0]]}
+        shown = {_show(c) for _label, rows in self._display() for c in self._index[rows[0]]}
         out = []
-        for letter, word in (("H", "hit"), ("S", "stand"), ("D", "double"), ("U", "surrender"), ("P", "split")):
+        for letter, word in (("H", N_("hit")), ("S", N_("stand")), ("D", N_("double")), ("U", N_("surrender")),
+                             ("P", N_("split"))):
             if any(c[0] == letter for c in shown):
-                out.append((letter, f"{letter} {word}" + (f" ({letter}s: else stand)" if f"{letter}s" in shown else "")))
+                out.append((letter, f"{letter} {_(word)}" + (_(" ({letter}s: else stand)").format(letter=letter)
+                                                             if f"{letter}s" in shown else "")))
         return out
 
     def to_text(self) -> str:
         """The chart in the French document's order, with the PNG's row labels, then the 3+ card rows and a legend
         of the letters it shows."""
         lines = self._display()
-        width = max([len("hand"), *(len(label) for label, _ in lines)]) + 2
-        text = [self.title, f"{'hand':<{width}}" + "".join(f"{'10' if u == 'T' else u:>4}" for u in UPS)]
+        hand = pgettext("chart", "hand")
+        columns = max([width(hand), *(width(label) for label, _rows in lines)]) + 2
+        text = [self.title, ljust(hand, columns) + "".join(f"{'10' if u == 'T' else u:>4}" for u in UPS)]
         more = False
         for label, rows in lines:
             if rows[0].more and not more:
-                text.append("after hitting (3 cards or more):")
+                text.append(_("after hitting (3 cards or more):"))
                 more = True
-            text.append(f"{label:<{width}}" + "".join(f"{_show(c):>4}" for c in self._index[rows[0]]))
-        text.append(", ".join(t for _, t in self.legend()))
+            text.append(ljust(label, columns) + "".join(f"{_show(c):>4}" for c in self._index[rows[0]]))
+        text.append(_(", ").join(t for _letter, t in self.legend()))
         return "\n".join(text) + "\n"
 
     # -- CSV -----------------------------------------------------------------------------------------
@@ -271,8 +283,8 @@ class Chart:
         if not body:
             raise ChartError("empty chart")
         rows: list[tuple[Row, tuple[str, ...]]] = []
-        reader = csv.reader(line for _, line in body)
-        for (lineno, _), fields_ in zip(body, reader):
+        reader = csv.reader(line for _n, line in body)
+        for (lineno, _line), fields_ in zip(body, reader):
             fields_ = [f.strip() for f in fields_]
             if fields_[0].lower() == "hand":
                 if [f.upper() for f in fields_[1:]] not in (list(UPS), [*UPS[:8], "10", "A"]):
@@ -316,14 +328,18 @@ class Chart:
         except ImportError:
             raise AnalysisError("--png needs matplotlib: pip install -e '.[reports]'") from None
         lines = self._display()
-        labels = [plain_label(rows) for _, rows in lines]
-        grid = [[_show(c) for c in self._index[rows[0]]] for _, rows in lines]
+        labels = [plain_label(rows) for _label, rows in lines]
+        words = [self.title, *labels, *(t for _letter, t in self.legend()), _("dealer's up card")]
+        font = _cjk_font() if any(ord(c) > 127 for w in words for c in w) else None
+        grid = [[_show(c) for c in self._index[rows[0]]] for _label, rows in lines]
         title = textwrap.fill(self.title, 100)
         # heights in inches: the title's lines, the up cards' caption, the table (a row each), the legend
         table_h = 0.24 * (len(grid) + 1)
         top = 0.15 * (title.count("\n") + 1) + 0.25
         bottom = 0.35
         height = top + table_h + bottom
+        if font is not None:
+            plt.rcParams["font.family"] = font  # Chinese words: a font that has them (fonts-noto-cjk)
         fig = plt.figure(figsize=(7.2, height))
         ax = fig.add_axes((0.26, bottom / height, 0.72, table_h / height))
         ax.axis("off")
@@ -333,7 +349,7 @@ class Chart:
         table.auto_set_font_size(False)
         table.set_fontsize(8)
         fig.text(0.5, 1.0 - 0.04 / height, title, ha="center", va="top", fontsize=8)
-        fig.text(0.62, (bottom + table_h + 0.03) / height, "dealer's up card", ha="center", va="bottom", fontsize=8)
+        fig.text(0.62, (bottom + table_h + 0.03) / height, _("dealer's up card"), ha="center", va="bottom", fontsize=8)
         handles = [Patch(facecolor=_COLOURS[k], edgecolor="black", label=text) for k, text in self.legend()]
         fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=7, frameon=False,
                    bbox_to_anchor=(0.55, 0.0), handlelength=1.2, columnspacing=1.0)
@@ -345,8 +361,25 @@ class Chart:
             plt.close(fig)
 
 
+#: Fonts that draw Chinese, the first installed one used (Debian's fonts-noto-cjk, Windows' SimHei ...).
+CJK_FONTS: Final = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei", "SimHei",
+                    "Microsoft YaHei")
+
+
+def _cjk_font() -> str:
+    """The name of an installed font matplotlib can draw Chinese with; ChartError when there is none."""
+    from matplotlib import font_manager
+
+    names = {f.name for f in font_manager.fontManager.ttflist}
+    found = next((n for n in CJK_FONTS if n in names), None)
+    if found is None:
+        raise ChartError("cannot draw the chart's Chinese words: no Chinese font is installed (Debian: apt-get "
+                         "install fonts-noto-cjk), or write it in English with --lang en")
+    return found
+
+
 #: What every cell letter means (a chart's own legend names only the letters it shows: ``Chart.legend``).
-LEGEND: Final = "H hit, S stand, D double (Ds: else stand), U surrender (Us: else stand), P split"
+LEGEND: Final = N_("H hit, S stand, D double (Ds: else stand), U surrender (Us: else stand), P split")
 _COLOURS: Final = {"H": "#f7f7f7", "S": "#ffd966", "D": "#93c47d", "U": "#b7b7b7", "P": "#6fa8dc"}
 
 
@@ -355,14 +388,15 @@ def plain_label(rows: Sequence[Row]) -> str:
     ``soft 19-21 (A-8 to A-10)``, ``soft 18 (A-7)``, ``pair 8-8``, ``hard 16, 3+ cards``."""
     first, last = rows[0], rows[-1]
     if first.kind is Kind.PAIR:
-        return "pair " + ", ".join(r.short for r in rows)
+        return _("pair {rank}").format(rank=", ".join(r.short for r in rows))
     lo, hi = min(first.value, last.value), max(first.value, last.value)
     if first.kind is Kind.HARD:
-        text = f"hard {lo}+" if hi >= 20 and lo < hi else f"hard {lo}" if lo == hi else f"hard {lo}-{hi}"
+        total = f"{lo}+" if hi >= 20 and lo < hi else f"{lo}" if lo == hi else f"{lo}-{hi}"
+        text = _("hard {total}").format(total=total)
     else:
-        hand = f"A-{lo - 11}" if lo == hi else f"A-{lo - 11} to A-{hi - 11}"
-        text = f"soft {lo} ({hand})" if lo == hi else f"soft {lo}-{hi} ({hand})"
-    return text + (", 3+ cards" if first.more else "")
+        hand = f"A-{lo - 11}" if lo == hi else _("A-{low} to A-{high}").format(low=lo - 11, high=hi - 11)
+        text = _("soft {total}").format(total=f"{lo}" if lo == hi else f"{lo}-{hi}") + f" ({hand})"
+    return text + (_(", 3+ cards") if first.more else "")
 
 
 #: The start of files that are surely not a chart's CSV, and what they are.

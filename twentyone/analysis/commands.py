@@ -21,6 +21,7 @@ from typing import Any, Final
 from twentyone.analysis.options import MAX_OPTION_DECKS, OPTION_NAMES, AnalysisRules
 from twentyone.analysis.shoe import Shoe
 from twentyone.errors import TwentyOneError
+from twentyone.i18n import _, add_lang_option, ljust, ngettext
 from twentyone.rules import get_rules, parse_assignment
 
 __all__ = ["add_parsers", "run_edge", "run_chart", "run_ev", "hands_and_ups", "FRENCH_EXPERT"]
@@ -44,6 +45,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--shoe", metavar="COMPOSITION",
                    help="the shoe the round is dealt from, e.g. A:20,2:24,3:24,4:24,5:24,6:24,7:24,8:24,9:24,T:90, "
                         "or the remaining cards AAT5K...")
+    add_lang_option(p)
 
 
 def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -99,11 +101,12 @@ def _header(opts: AnalysisRules, shoe: Shoe | None) -> str:
     from twentyone.analysis.exact import describe
 
     if shoe is not None and shoe != Shoe.decks(opts.decks) and not shoe.is_full_decks():
-        text = f"rules: {opts.name}: {opts.describe(-1)}\nshoe: {shoe.total} cards ({shoe})"
+        text = (_("rules: {game}").format(game=f"{opts.name}: {opts.describe(-1)}") + "\n"
+                + _("shoe: {n} cards ({shoe})").format(n=shoe.total, shoe=shoe))
     else:
-        text = f"rules: {describe(opts, shoe)}"
+        text = _("rules: {game}").format(game=describe(opts, shoe))
     if opts.changer:
-        text += "\nnot analysed: the Changer (these figures play without it)"
+        text += "\n" + _("not analysed: the Changer (these figures play without it)")
     return text
 
 
@@ -114,13 +117,14 @@ def run_edge(args: argparse.Namespace) -> int:
     opts, shoe = _setup(args)
     a = analyse(opts, shoe)
     print(_header(opts, shoe))
-    rows = [("optimal (composition-dependent)", a.optimal), ("basic (total-dependent chart)", a.basic)]
+    rows = [(_("optimal (composition-dependent)"), a.optimal), (_("basic (total-dependent chart)"), a.basic)]
     if args.all:
-        rows += [("always stand", house_edge(opts, shoe, "stand")), ("mimic the dealer", house_edge(opts, shoe, "mimic"))]
+        rows += [(_("always stand"), house_edge(opts, shoe, "stand")),
+                 (_("mimic the dealer"), house_edge(opts, shoe, "mimic"))]
     for label, r in rows:
-        sd = f"SD {r.sd:.4f}" if r.sd is not None else "SD not computed (hands are split)"
-        print(f"{label:<34}{100 * r.ev:+9.4f}%   {sd}")
-    print(f"EV per initial bet, exact; {a.seconds:.2f} s")
+        sd = _("SD {sd:.4f}").format(sd=r.sd) if r.sd is not None else _("SD not computed (hands are split)")
+        print(f"{ljust(label, 34)}{100 * r.ev:+9.4f}%   {sd}")
+    print(_("EV per initial bet, exact; {seconds:.2f} s").format(seconds=a.seconds))
     return 0
 
 
@@ -146,13 +150,15 @@ def run_chart(args: argparse.Namespace) -> int:
         print(f"PNG: {args.png}")
     if other is not None:
         diffs = compare_charts(other, chart)
-        print(f"\n{other.title} against this chart: {len(diffs)} cell{'s' if len(diffs) != 1 else ''} differ "
-              f"(its cell / this chart's)")
+        print("\n" + ngettext("{title} against this chart: {n} cell differs (its cell / this chart's)",
+                              "{title} against this chart: {n} cells differ (its cell / this chart's)",
+                              len(diffs)).format(title=other.title, n=len(diffs)))
         for d in diffs:
             print(f"  {d}")
         mine = a.basic if args.kind == "basic" else a.optimal
         theirs = house_edge(opts, shoe, other)
-        print(f"EV playing {other.title}: {100 * theirs.ev:+.4f}%; this chart's strategy: {100 * mine.ev:+.4f}%")
+        print(_("EV playing {title}: {theirs:+.4f}%; this chart's strategy: {mine:+.4f}%").format(
+            title=other.title, theirs=100 * theirs.ev, mine=100 * mine.ev))
     return 0
 
 
@@ -188,14 +194,15 @@ def run_ev(args: argparse.Namespace) -> int:
     results = [decision_evs(hand, up, opts, shoe) for hand, up in pairs]  # every pair checked before printing
     print(_header(opts, shoe))
     for d in results:
-        print(f"{d.hand} vs {d.up}: EV per initial bet" + (", given the dealer has no Black Jack"
-                                                            if d.given_no_blackjack else ""))
+        print((_("{hand} vs {up}: EV per initial bet, given the dealer has no Black Jack") if d.given_no_blackjack
+               else _("{hand} vs {up}: EV per initial bet")).format(hand=d.hand, up=d.up))
         if d.natural:
-            print(f"  Black Jack: {d.stand:+.6f} (no decision)")
+            print("  " + _("Black Jack: {ev:+.6f} (no decision)").format(ev=d.stand))
         else:
             best = d.best
             for name, v in d.options():
-                print(f"  {name:<10}{v:+.6f}  ({100 * v:+.4f}%){'  best' if name == best else ''}")
+                print(f"  {ljust(_(name), 10)}{v:+.6f}  ({100 * v:+.4f}%)" + ("  " + _("best") if name == best else ""))
         if d.insurance is not None:
-            print(f"  insurance {d.insurance:+.6f}  (side bet of half the bet; dealer Black Jack {d.p_blackjack:.4f})")
+            print("  " + _("insurance {ev:+.6f}  (side bet of half the bet; dealer Black Jack {chance:.4f})").format(
+                ev=d.insurance, chance=d.p_blackjack))
     return 0

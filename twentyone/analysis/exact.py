@@ -33,6 +33,7 @@ from twentyone.analysis.charts import UPS, Chart, Kind, Row
 from twentyone.analysis.options import MAX_OPTION_DECKS, AnalysisRules
 from twentyone.analysis.shoe import RANKS, Shoe, hand_counts, parse_card, parse_hand
 from twentyone.errors import BadCardsError, RulesError
+from twentyone.i18n import _
 from twentyone.rules import COURSE
 
 __all__ = ["DealerOdds", "DecisionEVs", "StrategyEV", "Analysis", "dealer_odds", "decision_evs", "house_edge", "describe",
@@ -241,7 +242,8 @@ def _fixed_chart(name: str, opts: AnalysisRules) -> Chart:
         for t in range(lo, 22):
             stands = name == "stand" or t >= 18 or (t == 17 and not (kind is Kind.SOFT and opts.dealer_hits_soft_17))
             rows.append((Row(kind, t), ("S" if stands else "H",) * len(UPS)))
-    return Chart.build(f"{name}: {'always stand' if name == 'stand' else 'hit below 17 as the dealer does'}", rows)
+    return Chart.build(f"{name}: " + (_("always stand") if name == "stand" else _("hit below 17 as the dealer does")),
+                       rows)
 
 
 def house_edge(rules: object = COURSE, shoe: Shoe | None = None, strategy: str | Chart = "optimal",
@@ -302,7 +304,7 @@ def _basic_chart(table: list[int], opts: AnalysisRules, shoe: Shoe) -> Chart:
     rows += [(Row(Kind.PAIR, r), tuple(cell(u, _ca.PAIR, r) for u in UPS)) for r in range(10)]
     rows += [(Row(Kind.HARD, t, True), tuple(cell(u, _ca.HARD3, t) for u in UPS)) for t in range(6, 22)]
     rows += [(Row(Kind.SOFT, t, True), tuple(cell(u, _ca.SOFT3, t) for u in UPS)) for t in range(13, 22)]
-    return Chart.build(f"basic strategy (total-dependent), {describe(opts, shoe)}", rows)
+    return Chart.build(_("basic strategy (total-dependent), {game}").format(game=describe(opts, shoe)), rows)
 
 
 def _best_chart(session: _ca.Session, basic: Chart, opts: AnalysisRules, shoe: Shoe) -> Chart:
@@ -318,8 +320,8 @@ def _best_chart(session: _ca.Session, basic: Chart, opts: AnalysisRules, shoe: S
         rows.append((row, tuple(cells)))
     order = {Kind.HARD: 0, Kind.SOFT: 1, Kind.PAIR: 2}
     rows.sort(key=lambda rc: (rc[0].more, order[rc[0].kind], rc[0].value))
-    return Chart.build(f"best first decision (composition-dependent, one representative hand a row), "
-                       f"{describe(opts, shoe)}", rows)
+    return Chart.build(_("best first decision (composition-dependent, one representative hand a row), {game}").format(
+        game=describe(opts, shoe)), rows)
 
 
 def describe(opts: AnalysisRules, shoe: Shoe | None = None) -> str:
@@ -328,7 +330,8 @@ def describe(opts: AnalysisRules, shoe: Shoe | None = None) -> str:
     if shoe is None or shoe == Shoe.decks(opts.decks):
         return f"{opts.name}: {opts.describe()}"
     full = shoe.is_full_decks()
-    return f"{opts.name}: {opts.describe(full)}" if full else f"{opts.name}: {opts.describe(-1)}, shoe {shoe}"
+    return f"{opts.name}: {opts.describe(full)}" if full else f"{opts.name}: {opts.describe(-1)}" + _(
+        ", shoe {shoe}").format(shoe=shoe)
 
 
 def analyse(rules: object = COURSE, shoe: Shoe | None = None, decks: int | None = None) -> Analysis:

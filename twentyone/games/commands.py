@@ -4,9 +4,9 @@
 - ``twentyone elimination``: you (or ``--player SPEC``) and three AI players (``--level`` or ``--ai SPEC``)
   with one budget size (``--money``); the poorest goes every three rounds; the richest after the ninth wins.
 
-Both take ``--rules NAME`` (``french``) and ``--rule KEY=VALUE``, ``--decks``, ``--seed``, ``--lang fr|en``
-(prompts and results), ``--log FILE.jsonl`` and ``--json``.  Errors are ``TwentyOneError``s, which the
-command line prints as one line and exits 2.
+Both take ``--rules NAME`` (``french``) and ``--rule KEY=VALUE``, ``--decks``, ``--seed``, ``--lang fr|en|zh``
+(prompts and results; French when neither it nor the locale says another), ``--log FILE.jsonl`` and
+``--json``.  Errors are ``TwentyOneError``s, which the command line prints as one line and exits 2.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any, Final
 
 from twentyone.errors import TwentyOneError
+from twentyone.i18n import LANGUAGES, N_, add_lang_option, ngettext, translated
 from twentyone.isolation import add_isolation_options, limits_of
 from twentyone.rules import MAX_SEED, Rules, get_rules
 
@@ -31,26 +32,19 @@ __all__ = ["add_parsers", "run_solo", "run_elimination", "TEXT"]
 
 LEVEL_NAMES: Final = ("amateur", "intermediate", "expert")
 
-TEXT: Final[dict[str, dict[str, str]]] = {
-    "en": {"you": "you", "out": "round {round}: seat {seat} ({name}) is eliminated: {reason} (money {money})",
-           "poorest": "the poorest", "broke": "no money left", "fault": "a fault",
-           "title": "elimination, seed {seed}: {rounds}", "winner": "winner: {names}", "tie": "winners: {names}",
-           "none": "interrupted: no winner", "cols": "rank,seat,name,player,money,eliminated",
-           "at": "round {round} ({reason})", "solo": "solo, seed {seed}: {rounds}, money {start} -> {money}",
-           "round0": "{n} rounds", "round1": "{n} round", "rounds": "{n} rounds"},
-    "fr": {"you": "vous", "out": "manche {round} : la place {seat} ({name}) est éliminée : {reason} (budget {money})",
-           "poorest": "la plus pauvre", "broke": "plus d'argent", "fault": "une faute",
-           "title": "élimination, graine {seed} : {rounds}", "winner": "gagnant : {names}",
-           "tie": "gagnants : {names}", "none": "interrompu : pas de gagnant",
-           "cols": "rang,place,nom,joueur,budget,éliminé", "at": "manche {round} ({reason})",
-           "solo": "solo, graine {seed} : {rounds}, budget {start} -> {money}",
-           "round0": "{n} manche", "round1": "{n} manche", "rounds": "{n} manches"},
+#: What the French game says, in English; translated from the catalogue (``twentyone.i18n``) when said.
+TEXT: Final = {
+    "you": N_("you"), "out": N_("round {round}: seat {seat} ({name}) is eliminated: {reason} (money {money})"),
+    "poorest": N_("the poorest"), "broke": N_("no money left"), "fault": N_("a fault"),
+    "title": N_("elimination, seed {seed}: {rounds}"), "winner": N_("winner: {names}"), "tie": N_("winners: {names}"),
+    "none": N_("interrupted: no winner"), "cols": N_("rank,seat,name,player,money,eliminated"),
+    "at": N_("round {round} ({reason})"), "solo": N_("solo, seed {seed}: {rounds}, money {start} -> {money}"),
 }
 
 
-def rounds_text(n: int, text: Mapping[str, str]) -> str:
-    """``1 round``, ``2 rounds``: the language's words for none, one and more (French: ``0 manche``)."""
-    return text["round0" if n == 0 else "round1" if n == 1 else "rounds"].format(n=n)
+def rounds_text(n: int, text: Mapping[str, str] | None = None) -> str:
+    """``1 round``, ``2 rounds`` in the active language (French: ``0 manche``, ``1 manche``, ``2 manches``)."""
+    return ngettext("{n} round", "{n} rounds", n).format(n=n)
 
 
 def _rule_options(p: argparse.ArgumentParser) -> None:
@@ -61,7 +55,7 @@ def _rule_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--money", type=int, default=None, metavar="N", help="every player's budget (the rules': 1000)")
     g.add_argument("--decks", "-n", type=int, default=None, help="decks (the rules': 6)")
     p.add_argument("--seed", "-s", type=int, default=None, help="seed (random if not given)")
-    p.add_argument("--lang", choices=("fr", "en"), default="fr", help="language of prompts and results (fr)")
+    add_lang_option(p, fallback="fr", languages=LANGUAGES)  # French when neither --lang nor the locale says
     p.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     add_isolation_options(p, output=False)  # players from files run in the sandbox unless --trusted
@@ -124,7 +118,7 @@ def run_solo(args: argparse.Namespace) -> int:
     rounds = args.rounds if args.rounds is not None or args.player == "human" else 100
     if rounds is not None and rounds < 1:
         raise TwentyOneError(f"rounds out of range: {rounds} (1 or more)")
-    text = TEXT[args.lang]
+    text = translated(TEXT)
     strategy = make_strategy(args.player, lang=args.lang, sandbox=limits_of(args, person=args.player == "human"))
     seating = Seating(text["you"] if args.player == "human" else "player", args.player, strategy)
     stream = open_log(args.log)
@@ -170,7 +164,7 @@ def run_elimination(args: argparse.Namespace) -> int:
     rules, decks, seed = _rules(args)
     rules.check_table(decks, 4)
     schedule = Schedule(args.rounds, args.every)
-    text = TEXT[args.lang]
+    text = translated(TEXT)
     specs = [args.player, *_ai_specs(args)]
     limits = limits_of(args, person="human" in specs)
     seatings: list[Seating] = []

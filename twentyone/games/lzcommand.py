@@ -1,7 +1,8 @@
 """``twentyone lianzhong``: the Lianzhong table (seed 003) at the terminal or unattended.
 
 ``--player SPEC`` two to five times (``human`` for a person at the terminal), ``--rounds``, ``--seed``,
-``--timeout SECONDS`` (a person who does not answer in time is played automatically, 托管), ``--lang zh|en``,
+``--timeout SECONDS`` (a person who does not answer in time is played automatically, 托管), ``--lang zh|en``
+(Chinese when neither it nor the locale says another),
 ``--log FILE.jsonl`` and ``--json``.  Every round is printed: who deals, before any bet, then each hand and the
 money; the final standings rank the players by money, with each one's score (money won or lost).
 """
@@ -14,37 +15,29 @@ from pathlib import Path
 from typing import Any, Final
 
 from twentyone.errors import TwentyOneError
+from twentyone.i18n import N_, add_lang_option, translated
 from twentyone.rules import get_rules
 
 from twentyone.isolation import add_isolation_options, limits_of
 
 __all__ = ["add_parser", "run_lianzhong", "TEXT"]
 
-TEXT: Final[dict[str, dict[str, str]]] = {
-    "zh": {
-        "you": "你", "round": "第 {round} 局，庄家：座位 {seat}（{name}）",
-        "dealer": "  庄家 座位 {seat}（{name}）：{cards} = {total}，{delta:+d}，赌资 {money}",
-        "player": "  座位 {seat}（{name}）：{cards} = {total}，下注 {bet}，{result} {delta:+d}，赌资 {money}",
-        "win": "赢", "lose": "输", "push": "平", "bust": "爆牌", "bj": "黑杰克",
-        "auto": "  座位 {seat} 托管：{what}", "no_dealer": "座位 {seat}（{name}）是课程 C 接口的玩家，没有庄家函数："
-        "它坐庄时自动打牌（17 点以下要牌，17 点起停牌）",
-        "title": "联众 21 点，种子 {seed}：{rounds} 局", "cols": "名次 座位 名字 玩家 赌资 得分",
-        "line": "{rank:>4} {seat:>4}  {name}  {spec}  {money}  {score:+d}", "interrupted": "（中断）",
-        "bet": "自动下最小注", "h": "要牌", "s": "停牌", "fault": "座位 {seat} 出错，退出游戏：{detail}",
-    },
-    "en": {
-        "you": "you", "round": "round {round}, dealer: seat {seat} ({name})",
-        "dealer": "  dealer seat {seat} ({name}): {cards} = {total}, {delta:+d}, money {money}",
-        "player": "  seat {seat} ({name}): {cards} = {total}, bet {bet}, {result} {delta:+d}, money {money}",
-        "win": "wins", "lose": "loses", "push": "push", "bust": "bust", "bj": "Black Jack",
-        "auto": "  seat {seat} played automatically: {what}",
-        "no_dealer": "seat {seat} ({name}) is a course C player with no dealer function: when it deals, its hand is "
-                     "played automatically (hit below 17, stand from 17)",
-        "title": "Lianzhong, seed {seed}: {rounds} rounds", "cols": "rank seat name player money score",
-        "line": "{rank:>4} {seat:>4}  {name}  {spec}  {money}  {score:+d}", "interrupted": "(interrupted)",
-        "bet": "the minimum bet", "h": "hit", "s": "stand", "fault": "seat {seat} failed and leaves the game: {detail}",
-    },
+#: What the Lianzhong table says, in English (the seed's own words in Chinese: 要牌, 爆牌, 托管); translated from the
+#: catalogue (``twentyone.i18n``) when said.
+TEXT: Final = {
+    "you": N_("you"), "round": N_("round {round}, dealer: seat {seat} ({name})"),
+    "dealer": N_("  dealer seat {seat} ({name}): {cards} = {total}, {delta:+d}, money {money}"),
+    "player": N_("  seat {seat} ({name}): {cards} = {total}, bet {bet}, {result} {delta:+d}, money {money}"),
+    "win": N_("wins"), "lose": N_("loses"), "push": N_("push"), "bust": N_("{total} bust"), "bj": N_("Black Jack"),
+    "auto_bet": N_("  seat {seat} played automatically: the minimum bet"),
+    "auto_h": N_("  seat {seat} played automatically: hit"), "auto_s": N_("  seat {seat} played automatically: stand"),
+    "no_dealer": N_("seat {seat} ({name}) is a course C player with no dealer function: when it deals, its hand is "
+                    "played automatically (hit below 17, stand from 17)"),
+    "title": N_("Lianzhong, seed {seed}: {rounds} rounds"), "cols": N_("rank seat name player money score"),
+    "interrupted": N_("(interrupted)"), "fault": N_("seat {seat} failed and leaves the game: {detail}"),
 }
+#: A line of the final standings.
+LINE: Final = "{rank:>4} {seat:>4}  {name}  {spec}  {money}  {score:+d}"
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -63,7 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     z.add_argument("--seed", "-s", type=int, default=None, help="seed (random if not given)")
     z.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="a person's time to answer; after it the decision is played automatically (托管)")
-    z.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of prompts and results (zh)")
+    add_lang_option(z, fallback="zh")  # the Lianzhong table: Chinese when neither --lang nor the locale says
     z.add_argument("--rules", default="lianzhong", metavar="NAME", help="rule set (lianzhong)")
     z.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="override one rule option")
     z.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the round log here")
@@ -96,7 +89,7 @@ def run_lianzhong(args: argparse.Namespace) -> int:
     rounds = args.rounds if args.rounds is not None else (None if person else 10 * len(specs))
     if rounds is not None and rounds < 1:
         raise TwentyOneError(f"rounds out of range: {rounds} (1 or more)")
-    text = TEXT[args.lang]
+    text = translated(TEXT)
     quiet = bool(args.json)
 
     def say(line: str) -> None:
@@ -105,8 +98,7 @@ def run_lianzhong(args: argparse.Namespace) -> int:
 
     def on_auto(seat: int, what: str) -> None:
         if what != "dealer":
-            what = text.get(what, what) if " " not in what else text[what.split()[1]]
-            say(text["auto"].format(seat=seat, what=what))
+            say(text["auto_" + what.split()[-1]].format(seat=seat))
 
     seatings: list[Seating] = []
     try:
@@ -175,10 +167,10 @@ def run_lianzhong(args: argparse.Namespace) -> int:
         " " + text["interrupted"] if result.reason == "interrupted" else ""))
     print(text["cols"])
     for r, s in ranking:
-        print(text["line"].format(rank=r, seat=s, name=result.names[s], spec=result.specs[s],
+        print(LINE.format(rank=r, seat=s, name=result.names[s], spec=result.specs[s],
                                   money=result.accounts[s], score=result.score(s)))
     return code
 
 
 def _total_text(total: int, text: dict[str, str]) -> str:
-    return f"{total} {text['bust']}" if total > 21 else str(total)
+    return text["bust"].format(total=total) if total > 21 else str(total)

@@ -6,7 +6,7 @@ With ``--runs N`` it repeats the twelve games N times and prints the mean score 
 interval beside the exact value of the same game (``twentyone.analysis.montecarlo``), and with
 ``--png FILE`` a histogram of the twelve-game totals; on a terminal a bar shows the runs done and the time
 left (not with ``--json``), and Ctrl-C prints the result of the runs done so far, marked partial (exit
-130).  ``--lang zh|en``; ``--log`` and ``--json``.
+130).  ``--lang zh|en`` (Chinese when neither it nor the locale says another); ``--log`` and ``--json``.
 """
 
 from __future__ import annotations
@@ -21,38 +21,29 @@ from pathlib import Path
 from typing import Any, Final
 
 from twentyone.errors import TwentyOneError
+from twentyone.i18n import N_, add_lang_option, translated
 from twentyone.rules import get_rules
 
 from twentyone.isolation import add_isolation_options, limits_of
 
 __all__ = ["add_parser", "run_montecarlo", "TEXT", "card_values", "write_histogram"]
 
-TEXT: Final[dict[str, dict[str, str]]] = {
-    "zh": {"game": "第 {game} 局：我 {me}，庄家 {dealer}，得分 {score:+d}", "hidden": "（不亮牌）",
-           "bust": "（爆牌）", "bj": "（黑杰克）", "foul": "（犯规：{foul}）", "total": "总成绩：{total:+d}",
-           "title": "蒙特卡洛模拟，种子 {seed}：{runs} 次，每次 {games} 局（{player}）",
-           "mean": "每局平均得分 {mean:+.4f}，95% 置信区间 {low:+.4f} .. {high:+.4f}（共 {n} 局）",
-           "exact": "精确值（分析器，按报告的计分）：每局 {score:+.4f}（下注的 {pct:+.4f}%）：{where}",
-           "inside": "在区间内", "outside": "不在区间内",
-           "other": "精确值是报告中玩家（mimic）的：每局 {score:+.4f}；这里的玩家是 {player}",
-           "totals": "12 局总成绩：平均 {mean:+.2f}，最低 {lo:+d}，最高 {hi:+d}", "png": "直方图：{path}",
-           "interrupted": "（中断）", "partial": "（已中断：完成 {done} / {asked} 次，结果不完整）",
-           "none": "第一次模拟结束前已中断：没有结果", "hist_title": "{runs} 次模拟的 {games} 局总成绩", "hist_x": "总成绩",
-           "hist_y": "次数"},
-    "en": {"game": "game {game}: me {me}, dealer {dealer}, score {score:+d}", "hidden": " (not shown)",
-           "bust": " (bust)", "bj": " (Black Jack)", "foul": " (foul: {foul})", "total": "total: {total:+d}",
-           "title": "Monte Carlo, seed {seed}: {runs} runs of {games} games ({player})",
-           "mean": "mean score per game {mean:+.4f}, 95% interval {low:+.4f} .. {high:+.4f} ({n} games)",
-           "exact": "exact value (the analyser, the report's scoring): {score:+.4f} per game ({pct:+.4f}% of the "
-                    "bet): {where}",
-           "inside": "inside the interval", "outside": "outside the interval",
-           "other": "the exact value is the report's player's (mimic): {score:+.4f} per game; this player is "
-                    "{player}",
-           "totals": "twelve-game totals: mean {mean:+.2f}, lowest {lo:+d}, highest {hi:+d}",
-           "png": "histogram: {path}", "interrupted": "(interrupted)",
-           "partial": "(interrupted after {done} of {asked} runs: a partial result)",
-           "none": "interrupted before the first run ended: no result",
-           "hist_title": "{games}-game totals of {runs} runs", "hist_x": "total score", "hist_y": "runs"},
+#: What the Monte Carlo report says, in English (the seed's own words in Chinese); translated from the catalogue
+#: (``twentyone.i18n``) when said.
+TEXT: Final = {
+    "game": N_("game {game}: me {me}, dealer {dealer}, score {score:+d}"), "hidden": N_(" (not shown)"),
+    "bust": N_(" (bust)"), "bj": N_(" (Black Jack)"), "foul": N_(" (foul: {foul})"), "total": N_("total: {total:+d}"),
+    "title": N_("Monte Carlo, seed {seed}: {runs} runs of {games} games ({player})"),
+    "mean": N_("mean score per game {mean:+.4f}, 95% interval {low:+.4f} .. {high:+.4f} ({n} games)"),
+    "exact": N_("exact value (the analyser, the report's scoring): {score:+.4f} per game ({pct:+.4f}% of the "
+                "bet): {where}"),
+    "inside": N_("inside the interval"), "outside": N_("outside the interval"),
+    "other": N_("the exact value is the report's player's (mimic): {score:+.4f} per game; this player is {player}"),
+    "totals": N_("twelve-game totals: mean {mean:+.2f}, lowest {lo:+d}, highest {hi:+d}"),
+    "png": N_("histogram: {path}"), "interrupted": N_("(interrupted)"),
+    "partial": N_("(interrupted after {done} of {asked} runs: a partial result)"),
+    "none": N_("interrupted before the first run ended: no result"),
+    "hist_title": N_("{games}-game totals of {runs} runs"), "hist_x": N_("total score"), "hist_y": N_("runs"),
 }
 
 
@@ -72,7 +63,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
                    help="with --runs: write a histogram of the twelve-game totals here")
     m.add_argument("--games", type=int, default=12, metavar="N", help="games in one report (12)")
     m.add_argument("--seed", "-s", type=int, default=None, help="seed (random if not given)")
-    m.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of the results (zh)")
+    add_lang_option(m, fallback="zh")  # the course report: Chinese when neither --lang nor the locale says
     m.add_argument("--rules", default="montecarlo", metavar="NAME", help="rule set (montecarlo)")
     m.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="override one rule option")
     m.add_argument("--log", type=Path, metavar="FILE.jsonl", help="without --runs: write the round log here")
@@ -108,7 +99,7 @@ def run_montecarlo(args: argparse.Namespace) -> int:
     if args.runs is not None and args.log is not None:
         raise TwentyOneError("--log records the twelve games of one report: leave out --runs")
     seed = seed_of(args)
-    text = TEXT[args.lang]
+    text = translated(TEXT)
     person = args.player == "human"
     strategy = TablePerson(args.lang) if person else make_strategy(args.player, lang=args.lang,
                                                                    sandbox=limits_of(args))
@@ -255,6 +246,8 @@ def write_histogram(path: Path, totals: Mapping[int, int], runs: int, games: int
         raise TwentyOneError("--png needs matplotlib: pip install -e '.[reports]'") from None
     from matplotlib import font_manager
 
+    from twentyone.analysis.charts import CJK_FONTS
+
     counts = totals
     xs = sorted(counts)
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
@@ -264,10 +257,9 @@ def write_histogram(path: Path, totals: Mapping[int, int], runs: int, games: int
         ax.legend()
     if any(ord(ch) > 127 for ch in text["hist_x"]):
         names = {f.name for f in font_manager.fontManager.ttflist}
-        cjk = next((n for n in ("Noto Sans CJK SC", "Noto Sans CJK JP", "WenQuanYi Zen Hei", "SimHei") if n in names),
-                   None)
+        cjk = next((n for n in CJK_FONTS if n in names), None)
         if cjk is None:
-            text = TEXT["en"]  # no font to draw Chinese with: the picture's words in English
+            text = dict(TEXT)  # no font to draw Chinese with: the picture's words in English
         else:
             plt.rcParams["font.family"] = cjk
     ax.set_title(text["hist_title"].format(runs=runs, games=games))

@@ -3,7 +3,7 @@ and the automatic play (托管) that answers for a person who does not answer in
 
 - ``TimedInput``: reads one line from the terminal with a time limit (``NoAnswer`` when it passes); the
   end of input is ``EOFError``, which ``Human`` turns into Ctrl-C (the game ends with its standings).
-- ``TablePerson``: ``Human`` with the dealer's decision (``dealer_action``) in Chinese or English.
+- ``TablePerson``: ``Human`` with the dealer's decision (``dealer_action``), in the person's language.
 - ``Trustee``: any strategy whose unanswered decisions are played automatically (RULES.md,
   **lianzhong_trusteeship**): the minimum bet; a player hits at 11 or less and stands above; the dealer
   hits below 17 and stands from 17.
@@ -18,18 +18,17 @@ from collections.abc import Callable
 from typing import IO, Final
 
 from twentyone.games.lianzhong import auto_dealer_action, auto_player_action
+from twentyone.i18n import N_, translated
 from twentyone.players.terminal import Human
 from twentyone.records import SeatView
 from twentyone.strategy import Strategy
 
 __all__ = ["NoAnswer", "TimedInput", "TablePerson", "Trustee", "DEALER_TEXT"]
 
-DEALER_TEXT: Final[dict[str, dict[str, str]]] = {
-    "zh": {"deal": "  你是庄家：{cards} = {total}{soft}", "soft": "（软）", "ask": "  h 要牌，s 停牌：",
-           "others": "  座位 {seat}：{cards}", "bad": "  请回答 h（要牌）或 s（停牌）"},
-    "en": {"deal": "  you deal: {cards} = {total}{soft}", "soft": " (soft)", "ask": "  h hit, s stand: ",
-           "others": "  seat {seat}: {cards}", "bad": "  answer h (hit) or s (stand)"},
-}
+#: What a person who deals is told, in English; translated into the person's language when said.
+DEALER_TEXT: Final = {"deal": N_("  you deal: {cards} = {total}{soft}"), "soft": N_(" (soft)"),
+                      "ask": N_("  h hit, s stand: "), "others": N_("  seat {seat}: {cards}"),
+                      "bad": N_("  answer h (hit) or s (stand)")}
 
 
 class NoAnswer(Exception):
@@ -74,10 +73,10 @@ class TablePerson(Human):
 
     name = "human"
 
-    def __init__(self, lang: str = "zh", ask: Callable[[str], str] = input,
+    def __init__(self, lang: str | None = None, ask: Callable[[str], str] = input,
                  say: Callable[[str], None] = print) -> None:
         super().__init__(lang, ask=ask, say=say)
-        self.text = DEALER_TEXT[lang if lang in DEALER_TEXT else "en"]
+        self.text = translated(DEALER_TEXT, self.lang)
 
     def bet(self, view: SeatView) -> int:
         """The bet, asked only when the rules leave a choice (the Monte Carlo report's is always 2)."""

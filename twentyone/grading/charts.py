@@ -14,12 +14,29 @@ from collections.abc import Sequence
 
 from twentyone.grading.results import BankrollSample, Criterion, StudentScore
 from twentyone.grading.svg import PALETTE, Plot, percent, text_width
+from twentyone.i18n import N_, _, pgettext
 
-#: Short titles of the known rubric criteria (others use their name).
-SHORT = {"legal": "Legal play", "beat_stand": "Beats stand", "beat_basic": "Beats basic",
-         "tournament": "Tournament"}
+#: Short titles of the known rubric criteria (others use their name), in English: ``short_title`` translates.
+SHORT = {"legal": N_("Legal play"), "beat_stand": N_("Beats stand"), "beat_basic": N_("Beats basic"),
+         "tournament": N_("Tournament")}
 
-__all__ = ["SHORT", "CHART_SIZE", "CLASS_CHART_SIZE", "win_rate_chart", "bankroll_chart", "student_charts",
+
+def short_title(name: str) -> str:
+    """A criterion's short title in the active language (its name when it has none)."""
+    return _(SHORT[name]) if name in SHORT else name
+
+
+def status_word(status: str) -> str:
+    """A rubric line's status (``pass``, ``borderline`` ...: the stored value) in the active language."""
+    words = {"pass": pgettext("status", "pass"), "fail": pgettext("status", "fail"),
+             "borderline": pgettext("status", "borderline"), "incomplete": pgettext("status", "incomplete"),
+             "not played": pgettext("status", "not played"), "bonus": pgettext("status", "bonus"),
+             "reference": pgettext("status", "reference")}
+    return words.get(str(status), str(status))
+
+
+__all__ = ["SHORT", "short_title", "status_word", "CHART_SIZE", "CLASS_CHART_SIZE", "win_rate_chart",
+           "bankroll_chart", "student_charts",
            "totals_histogram", "rates_scatter", "class_charts", "has_curve"]
 
 #: A student page's chart, in pixels (width, height): the viewBox, scaled to the width the page has.
@@ -44,13 +61,16 @@ def win_rate_chart(criterion: Criterion) -> str:
     # Zoomed on the band and the threshold: a narrow interval stays visible.
     low, high = max(0.0, min(ys) - 0.05), min(1.0, max(ys) + 0.05)
     p = Plot(*CHART_SIZE, (0, max(xs + [1]) * 1.02), (low, high),
-             f"{SHORT.get(c.name, c.name)}: win rate over matches ({c.status})", "matches played", "win rate",
-             y_format=percent)
-    p.band(xs, [r[2] for r in run], [r[3] for r in run], _BLUE, f"{c.confidence:.0%} interval")
-    p.line([(r[0], r[1]) for r in run], _BLUE, 1.6, label="win rate", dots=True)
+             _("{criterion}: win rate over matches ({status})").format(criterion=short_title(c.name),
+                                                                       status=status_word(c.status)),
+             _("matches played"), _("win rate"), y_format=percent)
+    p.band(xs, [r[2] for r in run], [r[3] for r in run], _BLUE, _("{confidence:.0%} interval").format(
+        confidence=c.confidence))
+    p.line([(r[0], r[1]) for r in run], _BLUE, 1.6, label=_("win rate"), dots=True)
     if c.threshold is not None:
-        p.hline(c.threshold, _RED, f"threshold {c.threshold:.0%}")
-    return p.svg(f"{c.title}: running win rate and its interval over {c.matches} matches")
+        p.hline(c.threshold, _RED, _("threshold {threshold:.0%}").format(threshold=c.threshold))
+    return p.svg(_("{criterion}: running win rate and its interval over {n} matches").format(criterion=c.title,
+                                                                                            n=c.matches))
 
 
 def bankroll_chart(sample: BankrollSample, highlight: str | None = None, alt: str = "") -> str:
@@ -58,13 +78,14 @@ def bankroll_chart(sample: BankrollSample, highlight: str | None = None, alt: st
     longest = max((len(c) for c in sample.curves), default=1)
     money = [m for c in sample.curves for m in c] or [0]
     pad = max(1.0, 0.05 * (max(money) - min(money)))
-    p = Plot(*CHART_SIZE, (1, max(longest, 2)), (min(money) - pad, max(money) + pad), sample.title, "round", "money")
+    p = Plot(*CHART_SIZE, (1, max(longest, 2)), (min(money) - pad, max(money) + pad), sample.title,
+             pgettext("axis", "round"), pgettext("axis", "money"))
     named = len(sample.names) <= len(PALETTE)  # more curves than colours (a judge run of 20 tests): no legend
     for k, (name, curve) in enumerate(zip(sample.names, sample.curves)):
         bold = name == highlight
         p.line([(r + 1, m) for r, m in enumerate(curve)], PALETTE[k % len(PALETTE)], 2.6 if bold else 1.2,
                label=name if named else "")
-    return p.svg(alt or f"Bankroll curves: {sample.title}")
+    return p.svg(alt or _("Bankroll curves: {title}").format(title=sample.title))
 
 
 def student_charts(s: StudentScore) -> tuple[list[str], list[str]]:
@@ -84,22 +105,23 @@ def totals_histogram(students: Sequence[StudentScore], top: float) -> str:
     edges = [5.0 * k for k in range(int(max([top, *totals]) // 5) + 2)]
     counts = [sum(1 for t in totals if lo <= t < hi or (hi == edges[-1] and t == hi)) for lo, hi in zip(edges, edges[1:])]
     most = max(counts, default=0)
-    p = Plot(*CLASS_CHART_SIZE, (0, edges[-1]), (0, max(1, most) * 1.05), "Totals of the class (rubric points + bonus)",
-             "total", "students", y_format=lambda v: f"{v:.0f}" if v == int(v) else "")
+    p = Plot(*CLASS_CHART_SIZE, (0, edges[-1]), (0, max(1, most) * 1.05),
+             _("Totals of the class (rubric points + bonus)"), pgettext("axis", "total"), pgettext("axis", "students"),
+             y_format=lambda v: f"{v:.0f}" if v == int(v) else "")
     for lo, hi, n in zip(edges, edges[1:], counts):
         if n:
             p.bar(lo, hi, n, _BLUE)
-    return p.svg("Histogram of the students' totals (rubric points plus bonus)")
+    return p.svg(_("Histogram of the students' totals (rubric points plus bonus)"))
 
 
 def rates_scatter(students: Sequence[StudentScore], stand_line: float, basic_line: float) -> str:
     """Each student's win rate against stand (x) by its win rate against basic (y), with their intervals, each a
     labelled point, and the two rubric lines (SVG).  Reference lines are grey diamonds; students on one point
     share one label; a student without both rates is left out."""
-    p = Plot(*CLASS_CHART_SIZE, (0, 1.02), (0, 1.02), "Win rates: against stand by against basic",
-             "win rate against stand", "win rate against basic", percent, percent, [0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
-    p.vline(stand_line, _RED, f"rubric: {stand_line:.0%} vs stand")
-    p.hline(basic_line, _ORANGE, f"rubric: {basic_line:.0%} vs basic")
+    p = Plot(*CLASS_CHART_SIZE, (0, 1.02), (0, 1.02), _("Win rates: against stand by against basic"),
+             _("win rate against stand"), _("win rate against basic"), percent, percent, [0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    p.vline(stand_line, _RED, _("rubric: {line:.0%} vs stand").format(line=stand_line))
+    p.hline(basic_line, _ORANGE, _("rubric: {line:.0%} vs basic").format(line=basic_line))
     labels: dict[tuple[float, float, bool], list[str]] = {}
     for s in students:
         x, y = _rate(s, "beat_stand"), _rate(s, "beat_basic")
@@ -111,13 +133,13 @@ def rates_scatter(students: Sequence[StudentScore], stand_line: float, basic_lin
         p.segment((x.rate, y.low if y.low is not None else y.rate), (x.rate, y.high if y.high is not None else y.rate),
                   colour)
         labels.setdefault((x.rate, y.rate, s.reference), []).append(s.name)
-    for (xr, yr, reference), _ in labels.items():
+    for (xr, yr, reference) in labels:
         p.point(xr, yr, _GREY if reference else _BLUE, diamond=reference)
-    points = [(p.x(xr), p.y(yr)) for xr, yr, _ in labels]
-    texts = [", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more"
-             for names in labels.values()]
+    points = [(p.x(xr), p.y(yr)) for xr, yr, _ref in labels]
+    texts = [", ".join(names) if len(names) <= 3 else _("{first}, {second} and {n} more").format(
+        first=names[0], second=names[1], n=len(names) - 2) for names in labels.values()]
     legend = "upper left"  # no submission beats basic while losing to stand: free space
-    for (px, py, anchor, leader), text, (qx, qy), (_, _, reference) in zip(
+    for (px, py, anchor, leader), text, (qx, qy), (_x, _y, reference) in zip(
             _place(p, points, texts, [p.legend_box(legend)]), texts, points, labels):
         colour = _GREY if reference else _BLUE
         if leader:  # from the point to the middle of the label's nearer side
@@ -125,7 +147,7 @@ def rates_scatter(students: Sequence[StudentScore], stand_line: float, basic_lin
             p.items.append(f'<line x1="{qx:.1f}" y1="{qy:.1f}" x2="{px if px >= qx else px + width:.1f}" '
                            f'y2="{py - 3:.1f}" stroke="{colour}" stroke-width="0.6" stroke-opacity="0.6"/>')
         p.label(px, py, text, colour, anchor)
-    return p.svg("Each student's win rate against stand by its win rate against basic, with both rubric lines",
+    return p.svg(_("Each student's win rate against stand by its win rate against basic, with both rubric lines"),
                  legend=legend)
 
 

@@ -14,7 +14,8 @@ from html import escape
 from typing import Any
 
 from twentyone.cards import hand_value
-from twentyone.grading.results import Incident
+from twentyone.grading.results import Incident, cause_words
+from twentyone.i18n import N_, _, pgettext
 
 __all__ = ["match_label", "render_incident", "why_foul", "INCIDENT_CSS"]
 
@@ -29,15 +30,15 @@ details summary{cursor:pointer;color:#1f5fbf}
 """
 
 #: Why each kind of incident is a foul (RULES.md: **foul**, **illegal_insurance**, **strategy_fault** ...).
-WHY = {
-    "illegal_insurance": "insurance is offered only when the dealer shows an A, as the first decision (and not at "
-                         "all under rules without insurance)",
-    "unaffordable_insurance": "insurance costs half the bet, and the money left could not pay it",
-    "unaffordable_double": "the money left could not pay the whole double (runs graded today double for less "
-                           "instead)",
-    "error": "the strategy raised an exception, or returned something that is not one action character",
-    "crash": "the strategy's process crashed",
-    "timeout": "the strategy gave no answer within the decision limit",
+WHY = {  # in English; translated where it is shown
+    "illegal_insurance": N_("insurance is offered only when the dealer shows an A, as the first decision (and not "
+                            "at all under rules without insurance)"),
+    "unaffordable_insurance": N_("insurance costs half the bet, and the money left could not pay it"),
+    "unaffordable_double": N_("the money left could not pay the whole double (runs graded today double for less "
+                              "instead)"),
+    "error": N_("the strategy raised an exception, or returned something that is not one action character"),
+    "crash": N_("the strategy's process crashed"),
+    "timeout": N_("the strategy gave no answer within the decision limit"),
 }
 
 
@@ -57,18 +58,20 @@ def match_label(key: str) -> str:
         else:  # as pages show it (scoring.shown_key): purpose|subject|index|seat, the subject may hold a "|"
             idx, seat = number(parts[-2]), number(parts[-1])
         if idx is not None and (seat is not None or parts[-1] == "-"):
-            what = (f"legal-play match {idx} beside built-in players" if purpose == "legal"
-                    else f"match {idx} against {purpose[len('beat_'):]}")
-            return what + (f", seed {seed}" if seed is not None else "") + (f", seat {seat}" if seat else "")
+            what = (_("legal-play match {n} beside built-in players").format(n=idx) if purpose == "legal"
+                    else _("match {n} against {opponent}").format(n=idx, opponent=purpose[len("beat_"):]))
+            return (what + (_(", seed {seed}").format(seed=seed) if seed is not None else "")
+                    + (_(", seat {seat}").format(seat=seat) if seat else ""))
     try:
         if purpose == "tournament" and len(parts) == 4 and parts[1].startswith("deal"):
             deal, table = int(parts[1][4:]) + 1, int(parts[2][5:]) + 1
-            turn = "each alone on its seed" if parts[3] == "duplicate" else f"rotation {int(parts[3][3:]) + 1}"
-            return f"class tournament, deal {deal}, table {table}, {turn}"
+            turn = (_("each alone on its seed") if parts[3] == "duplicate"
+                    else _("rotation {n}").format(n=int(parts[3][3:]) + 1))
+            return _("class tournament, deal {deal}, table {table}, {turn}").format(deal=deal, table=table, turn=turn)
         if purpose == "tournament" and len(parts) == 4:
-            return f"tournament match {int(parts[3]) + 1} of {parts[1]} and {parts[2]}"
+            return _("tournament match {n} of {a} and {b}").format(n=int(parts[3]) + 1, a=parts[1], b=parts[2])
         if purpose == "tournament" and len(parts) >= 3 and parts[1].startswith("deal"):  # duplicate: alone on a deal
-            return f"class tournament, deal {int(parts[1][4:]) + 1}, alone on its seed"
+            return _("class tournament, deal {deal}, alone on its seed").format(deal=int(parts[1][4:]) + 1)
     except ValueError:
         pass
     return key
@@ -77,22 +80,23 @@ def match_label(key: str) -> str:
 def why_foul(kind: str, asked: str, answer: str, player: dict[str, Any]) -> str:
     """Why an incident of ``kind`` is a foul, in words, from what was ``asked`` and ``answered``."""
     if kind == "illegal_action":
-        shown = f"{answer!r}" if answer else "its answer"
+        shown = f"{answer!r}" if answer else _("its answer")
         if asked == "continue_action" and str(player.get("actions", "")) in ("", "i"):
-            allowed = "h, s, d or u (after insurance the hand still has two cards)"
+            allowed = _("h, s, d or u (after insurance the hand still has two cards)")
         elif asked == "continue_action":
-            allowed = "h or s after a hit (a split hand's first two cards may also double or split where allowed)"
+            allowed = _("h or s after a hit (a split hand's first two cards may also double or split where allowed)")
         else:
-            allowed = "i, h, s, d or u in the course (p and c where the rules have them), in lower case"
-        return f"{shown} is not a decision the rules allow here: the answer must be {allowed}"
-    return WHY.get(kind, kind)
+            allowed = _("i, h, s, d or u in the course (p and c where the rules have them), in lower case")
+        return _("{answer} is not a decision the rules allow here: the answer must be {allowed}").format(
+            answer=shown, allowed=allowed)
+    return _(WHY[kind]) if kind in WHY else kind
 
 
 def _hand(cards: str) -> str:
     if not cards:
         return "\u2014"
     total, soft = hand_value(cards)
-    return f"{' '.join(cards)} ({'soft ' if soft else ''}{total})"
+    return f"{' '.join(cards)} (" + (_("soft {total}") if soft else "{total}").format(total=total) + ")"
 
 
 def _student(record: dict[str, Any], seat: int) -> dict[str, Any] | None:
@@ -116,41 +120,53 @@ def render_incident(i: Incident, pretty: str, notes: str = "") -> str:
     excerpt, pretty-printed) one click away; ``notes`` (HTML) come after the heading.  An excerpt that is not a
     round record (a fault's text) is shown as it is."""
     kind = i.cause.split(" ", 1)[0]
-    head = f"<h3>{escape(i.cause)} \u00b7 round {i.round} of {escape(match_label(i.match_key))}</h3>" + notes
+    head = (f"<h3>{escape(cause_words(i.cause))} \u00b7 "
+            + escape(_("round {round} of {match}").format(round=i.round, match=match_label(i.match_key))) + "</h3>"
+            + notes)
     try:
         record = json.loads(i.excerpt)
     except ValueError:
         record = None
     me = _student(record, i.seat) if isinstance(record, dict) else None
     if not isinstance(record, dict) or me is None:
-        return (f'<div class="incident">{head}<p class="note">What the fault said. Text that comes from the '
-                "strategy itself (an exception\u2019s message, a load error) is the student\u2019s own, quoted as "
-                f"written and cut to 200 characters.</p><pre>{escape(pretty)}</pre></div>")
+        said = _("What the fault said. Text that comes from the strategy itself (an exception\u2019s message, a load "
+                 "error) is the student\u2019s own, quoted as written and cut to 200 characters.")
+        return f'<div class="incident">{head}<p class="note">{escape(said)}</p><pre>{escape(pretty)}</pre></div>'
     dealer = str(record.get("dealer", ""))
-    what = [("Held", _hand(str(me.get("cards", "")))),
-            ("Dealer showed", (f"{dealer[0]} (the dealer's hand at the end: {_hand(dealer)})" if dealer else "\u2014")),
-            ("Bet", f"{me.get('bet', '')} of {me.get('account_before', '')}")]
+    what = [(_("Held"), _hand(str(me.get("cards", "")))),
+            (_("Dealer showed"), (_("{up} (the dealer's hand at the end: {hand})").format(up=dealer[0],
+                                                                                        hand=_hand(dealer))
+                                  if dealer else "\u2014")),
+            (_("Bet"), _("{bet} of {money}").format(bet=me.get("bet", ""), money=me.get("account_before", "")))]
     if kind in WHY and kind in ("error", "crash", "timeout"):
         detail = _fault_detail(record, int(me.get("seat", 0)))
-        what.append(("What happened", detail or kind))
+        what.append((_("What happened"), detail or kind))
     else:
         if i.asked:
-            what.append(("Asked", f"{i.asked}, after {me.get('actions') or 'no decision yet'}"))
+            what.append((_("Asked"), _("{asked}, after {actions}").format(
+                asked=i.asked, actions=me.get("actions") or _("no decision yet"))))
         if i.answer:
-            what.append(("Answered", repr(i.answer)))
-    what.append(("Why it is a foul", why_foul(kind, i.asked, i.answer, me)))
+            what.append((_("Answered"), repr(i.answer)))
+    what.append((_("Why it is a foul"), why_foul(kind, i.asked, i.answer, me)))
     rows = []
     for p in record.get("players") or []:
         you = p is me
         mark = ' class="you"' if you else ""
         rows.append(f'<tr{mark}><td class="num">{escape(str(p.get("seat", "")))}'
-                    f'{" (the student)" if you else ""}</td><td class="cards">{escape(str(p.get("cards", "")))}</td>'
+                    f'{escape(_(" (the student)")) if you else ""}</td>'
+                    f'<td class="cards">{escape(str(p.get("cards", "")))}</td>'
                     f'<td class="num">{escape(str(p.get("bet", "")))}</td><td><code>{escape(str(p.get("actions", "")))}'
                     f'</code></td><td class="num">{escape(str(p.get("account_before", "")))} \u2192 '
-                    f'{escape(str(p.get("account_after", "")))}</td><td>{escape(str(p.get("foul") or ""))}</td></tr>')
-    table = ('<table class="round"><thead><tr><th class="num">Seat</th><th>Cards</th><th class="num">Bet</th>'
-             '<th>Actions</th><th class="num">Money</th><th>Foul</th></tr></thead><tbody>' + "".join(rows)
-             + f'<tr><td>dealer</td><td class="cards">{escape(dealer)}</td><td colspan="4"></td></tr></tbody></table>')
+                    f'{escape(str(p.get("account_after", "")))}</td>'
+                    f'<td>{escape(cause_words(str(p.get("foul") or "")))}</td></tr>')
+    heads = "".join(f"<th{cls}>{escape(h)}</th>" for cls, h in (
+        (' class="num"', pgettext("column", "Seat")), ("", pgettext("column", "Cards")),
+        (' class="num"', pgettext("column", "Bet")), ("", pgettext("column", "Actions")),
+        (' class="num"', pgettext("column", "Money")), ("", pgettext("column", "Foul"))))
+    table = (f'<table class="round"><thead><tr>{heads}</tr></thead><tbody>' + "".join(rows)
+             + f'<tr><td>{escape(_("dealer"))}</td><td class="cards">{escape(dealer)}</td><td colspan="4"></td></tr>'
+             "</tbody></table>")
     facts = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in what)
     return (f'<div class="incident">{head}<dl>{facts}</dl>{table}'
-            f"<details><summary>The round record (JSON)</summary><pre>{escape(pretty)}</pre></details></div>")
+            f"<details><summary>{escape(_('The round record (JSON)'))}</summary><pre>{escape(pretty)}</pre>"
+            "</details></div>")

@@ -29,37 +29,50 @@ from collections import Counter
 from typing import Any
 
 from twentyone.grading.incidents import match_label
-from twentyone.grading.results import Criterion, Incident, Status, StudentScore
+from twentyone.grading.results import Criterion, Incident, Status, StudentScore, cause_words
+from twentyone.i18n import N_, _, pgettext
 
 __all__ = ["gradescope_results", "prairielearn_results", "student_text", "incident_words", "match_words",
            "criterion_words", "TOURNAMENT_PENDING", "TOURNAMENT_TITLE", "SHORT_NAMES"]
 
-#: What a student reads where the class tournament's bonus will be, when one submission is graded alone.
-TOURNAMENT_PENDING = ("The class tournament's bonus is not in this score: the tournament ranks every student's "
-                      "strategy against the others', so it can only be played once every hand-in is in. Your "
-                      "instructor adds it after the deadline (up to {top:g} points, by place).")
-TOURNAMENT_TITLE = "Class tournament bonus (added after the deadline)"
-#: Short readable names of the rubric lines (leaderboard, tags).
-SHORT_NAMES = {"legal": "legal play", "beat_stand": "beats stand", "beat_basic": "beats basic",
-               "tournament": "tournament"}
+#: What a student reads where the class tournament's bonus will be, when one submission is graded alone (in
+#: English, as every text here: each is translated when a result is written, ``twentyone.i18n``).
+TOURNAMENT_PENDING = N_("The class tournament's bonus is not in this score: the tournament ranks every student's "
+                        "strategy against the others', so it can only be played once every hand-in is in. Your "
+                        "instructor adds it after the deadline (up to {top:g} points, by place).")
+TOURNAMENT_TITLE = N_("Class tournament bonus (added after the deadline)")
+#: Short readable names of the rubric lines (a test's tag and PrairieLearn's description), translated when shown.
+SHORT_NAMES = {"legal": N_("legal play"), "beat_stand": N_("beats stand"), "beat_basic": N_("beats basic"),
+               "tournament": N_("tournament")}
 #: The most incidents listed in words under a rubric line.
 LISTED = 10
 
 #: Each kind of incident in words: what the strategy did.
 _DID = {
-    "illegal_action": "answered with a decision the rules do not allow there",
-    "illegal_insurance": "took insurance where it is not offered",
-    "unaffordable_insurance": "took insurance it could not pay for",
-    "unaffordable_double": "doubled without the money to pay for it",
-    "unaffordable_split": "split without the money to pay for it",
-    "error": "stopped with an error (an exception, or an answer that is not one action character)",
-    "crash": "crashed",
-    "timeout": "gave no answer in time",
+    "illegal_action": N_("answered with a decision the rules do not allow there"),
+    "illegal_insurance": N_("took insurance where it is not offered"),
+    "unaffordable_insurance": N_("took insurance it could not pay for"),
+    "unaffordable_double": N_("doubled without the money to pay for it"),
+    "unaffordable_split": N_("split without the money to pay for it"),
+    "error": N_("stopped with an error (an exception, or an answer that is not one action character)"),
+    "crash": N_("crashed"),
+    "timeout": N_("gave no answer in time"),
 }
+#: The same, short, to count them ("crashed 3x").
+_DID_SHORT = {"error": N_("stopped with an error")}
 _OPPONENTS = {"beat_stand": "stand", "beat_basic": "basic"}
 #: The leaderboard's column of each win rate.
-_BOARD = {"beat_stand": "win rate against stand", "beat_basic": "win rate against basic",
-          "tournament": "tournament win rate"}
+_BOARD = {"beat_stand": N_("win rate against stand"), "beat_basic": N_("win rate against basic"),
+          "tournament": N_("tournament win rate")}
+
+
+def _short(c: Criterion) -> str:
+    return _(SHORT_NAMES[c.name]) if c.name in SHORT_NAMES else c.title
+
+
+def _did(kind: str) -> str:
+    """What a strategy did for an incident of ``kind``, in the active language."""
+    return _(_DID[kind]) if kind in _DID else cause_words(kind).replace("_", " ")
 
 
 def _pts(x: float) -> str:
@@ -76,7 +89,7 @@ def match_words(key: str) -> str:
     replay pages number it): "match 4 against basic, seed 2034, seat 2"; a key it cannot read is "a match", never
     the key itself (the platforms show no internal key)."""
     label = match_label(key)
-    return "a match" if label == key else label
+    return _("a match") if label == key else label
 
 
 def _fault_detail(i: Incident) -> str:
@@ -98,18 +111,21 @@ def incident_words(i: Incident) -> str:
     """One incident in words: what the strategy did, where in its file for a crash, in which round of which
     match: "crashed: segmentation fault (signal SIGSEGV) at mycodes.c:38 in continue_action1 (round 3 of match 4
     against basic, at seat 2)"."""
-    kind, _, rest = i.cause.partition(" ")
-    what = _DID.get(kind, kind.replace("_", " "))
+    kind, space, rest = i.cause.partition(" ")
+    what = _did(kind)
     if rest:  # "(confirmed on replay)" ...
-        what += " " + rest
+        what += " " + (_("(confirmed on replay)") if rest == "(confirmed on replay)" else rest)
     if kind in ("error", "crash", "timeout"):
         detail = _fault_detail(i)
         if detail:
-            what += f": {detail}"
+            what = _("{what}: {detail}").format(what=what, detail=detail)
     elif i.asked:
-        what += f": {i.asked} answered {i.answer!r}" if i.answer else f": {i.asked}"
-    where = f"round {i.round} of {match_words(i.match_key)}" if i.round else f"before {match_words(i.match_key)}"
-    return f"{what} ({where})" + ("" if i.counted else " [not counted by this rubric]")
+        what = _("{what}: {detail}").format(what=what, detail=_("{asked} answered {answer}").format(
+            asked=i.asked, answer=repr(i.answer)) if i.answer else i.asked)
+    where = (_("round {round} of {match}").format(round=i.round, match=match_words(i.match_key)) if i.round
+             else _("before {match}").format(match=match_words(i.match_key)))
+    counted = "" if i.counted else " " + _("[not counted by this rubric]")
+    return _("{what} ({where})").format(what=what, where=where) + counted
 
 
 def criterion_words(c: Criterion, s: StudentScore) -> str:
@@ -117,38 +133,44 @@ def criterion_words(c: Criterion, s: StudentScore) -> str:
     words = _criterion_words(c, s)
     # The why without its references to the rules' names (a student's result file names no internal key).
     why = re.sub(r"\s*\(RULES\.md, [a-z_]+(?: and [a-z_]+)?\)", "", str(getattr(c, "why", "") or ""))
-    return f"{words}\nwhy: {why}" if why else words
+    return words + "\n" + _("why: {why}").format(why=why) if why else words
 
 
 def _criterion_words(c: Criterion, s: StudentScore) -> str:
     if c.status == Status.NOT_PLAYED:
-        return f"Not played: {s.error or c.detail}."
+        return _("Not played: {why}.").format(why=s.error or c.detail)
     if c.name == "legal":
         if c.points >= c.max_points:
-            return f"No foul, crash or time-out in {c.matches} matches."
+            return _("No foul, crash or time-out in {n} matches.").format(n=c.matches)
         kinds = Counter(i.cause.split(" ", 1)[0] for i in s.incidents if i.counted)
-        what = ", ".join(f"{_DID.get(k, k).split(' (')[0]} {n}x" for k, n in kinds.most_common())
-        lines = [f"{s.incident_count} incident(s) in {c.matches} matches: {what}."]
+        what = _(", ").join(_("{what} {n}x").format(what=_(_DID_SHORT[k]) if k in _DID_SHORT else _did(k), n=n)
+                            for k, n in kinds.most_common())
+        lines = [_("{n} incident(s) in {matches} matches: {what}.").format(n=s.incident_count, matches=c.matches,
+                                                                           what=what)]
         lines += [f"- {incident_words(i)}" for i in s.incidents[:LISTED]]
         if s.incident_count > LISTED:
-            lines.append(f"- ... and {s.incident_count - LISTED} more")
+            lines.append("- " + _("... and {n} more").format(n=s.incident_count - LISTED))
         return "\n".join(lines)
     if c.name == "tournament":
         return c.detail[:1].upper() + c.detail[1:] + "."
-    opponent = _OPPONENTS.get(c.name, "its opponent")
+    opponent = _OPPONENTS.get(c.name, _("its opponent"))
     wins = c.matches - c.ties - c.losses
-    ties = "" if not c.ties else " (a tie counts half)" if c.wins > wins else " (a tie counts as a loss)"
-    won = (f"Won {wins}, tied {c.ties}, lost {c.losses} of {c.matches} matches against {opponent}{ties}: "
-           f"{_pct(c.rate)}, {c.confidence:.0%} interval {_pct(c.low)} to {_pct(c.high)}.")
-    line = f" The line is {_pct(c.threshold)}: "
+    ties = "" if not c.ties else _(" (a tie counts half)") if c.wins > wins else _(" (a tie counts as a loss)")
+    won = _("Won {wins}, tied {ties}, lost {losses} of {n} matches against {opponent}{rule}: {rate}, {confidence:.0%} "
+            "interval {low} to {high}.").format(wins=wins, ties=c.ties, losses=c.losses, n=c.matches,
+                                               opponent=opponent, rule=ties, rate=_pct(c.rate),
+                                               confidence=c.confidence, low=_pct(c.low), high=_pct(c.high))
     if c.status == Status.PASS:
-        return won + line + "passed."
-    if c.status == Status.FAIL:
-        return won + line + "failed (the matches stop as soon as the result is certain)."
-    if c.status == Status.BORDERLINE:
-        return (won + line + f"borderline: after the most matches the rubric plays, the interval still holds the "
-                f"line, so the points follow the rate ({_pts(c.points)} of {_pts(c.max_points)}).")
-    return won + " Not decided: the run stopped before it was."
+        verdict = _("The line is {line}: passed.")
+    elif c.status == Status.FAIL:
+        verdict = _("The line is {line}: failed (the matches stop as soon as the result is certain).")
+    elif c.status == Status.BORDERLINE:
+        verdict = _("The line is {line}: borderline: after the most matches the rubric plays, the interval still "
+                    "holds the line, so the points follow the rate ({points} of {most}).")
+    else:
+        verdict = _("Not decided: the run stopped before it was.")
+    return _("{first} {then}").format(first=won, then=verdict.format(line=_pct(c.threshold), points=_pts(c.points),
+                                                                     most=_pts(c.max_points)))
 
 
 def _first_wrong(s: StudentScore) -> str:
@@ -160,7 +182,7 @@ def _first_wrong(s: StudentScore) -> str:
 
 
 def _pending(s: StudentScore, bonus_top: float) -> str:
-    return TOURNAMENT_PENDING.format(top=bonus_top)
+    return _(TOURNAMENT_PENDING).format(top=bonus_top)
 
 
 def student_text(s: StudentScore, pending: bool = False, bonus_top: float = 0.0) -> list[str]:
@@ -170,22 +192,24 @@ def student_text(s: StudentScore, pending: bool = False, bonus_top: float = 0.0)
     if graded.startswith("/"):  # a file given by its path: its name (the grader's folders are nobody's business)
         graded = graded.rsplit("/", 1)[-1]
     if pending:
-        lines.append(f"{graded}: {_pts(s.score)} of {_pts(s.max_score)} points by the course rubric")
+        lines.append(_("{file}: {points} of {most} points by the course rubric").format(
+            file=graded, points=_pts(s.score), most=_pts(s.max_score)))
     else:
-        lines.append(f"{graded}: {_pts(s.total)} of {_pts(s.max_score)} points (rubric {_pts(s.score)} + "
-                     f"tournament bonus {_pts(s.bonus)})")
+        lines.append(_("{file}: {points} of {most} points (rubric {rubric} + tournament bonus {bonus})").format(
+            file=graded, points=_pts(s.total), most=_pts(s.max_score), rubric=_pts(s.score), bonus=_pts(s.bonus)))
     wrong = _first_wrong(s)
     if wrong:
-        lines.append(f"What went wrong first: {wrong}")
+        lines.append(_("What went wrong first: {what}").format(what=wrong))
     for c in s.criteria:
-        lines.append(f"* {c.title}: {_pts(c.points)} of {_pts(c.max_points)}")
+        lines.append("* " + _("{criterion}: {points} of {most}").format(criterion=c.title, points=_pts(c.points),
+                                                                         most=_pts(c.max_points)))
         lines += [f"  {ln}" for ln in criterion_words(c, s).splitlines()]
     if pending:
-        lines.append(f"* {TOURNAMENT_TITLE}")
+        lines.append(f"* {_(TOURNAMENT_TITLE)}")
         lines.append(f"  {_pending(s, bonus_top)}")
-    lines += [f"Note: {n}" for n in s.notes]
+    lines += [_("Note: {note}").format(note=n) for n in s.notes]
     if s.messages:
-        lines += ["Compiler messages:", *s.messages.splitlines()]
+        lines += [_("Compiler messages:"), *s.messages.splitlines()]
     return lines
 
 
@@ -194,24 +218,24 @@ def gradescope_results(s: StudentScore, pending: bool = False, bonus_top: float 
     tournament bonus (up to ``bonus_top``) comes later."""
     tests: list[dict[str, Any]] = []
     if s.error:
-        tests.append({"name": "Your hand-in can be played", "number": "0", "score": 0.0, "max_score": 0.0,
+        tests.append({"name": _("Your hand-in can be played"), "number": "0", "score": 0.0, "max_score": 0.0,
                       "status": "failed", "output": s.error + ("\n\n" + s.messages if s.messages else ""),
-                      "tags": ["hand-in"], "visibility": "visible"})
+                      "tags": [_("hand-in")], "visibility": "visible"})
     for k, c in enumerate(s.criteria, 1):
         passed = c.status == Status.BONUS or c.points >= c.max_points
         tests.append({"name": c.title, "number": str(k), "score": round(c.points, 4),
                       "max_score": round(c.max_points, 4), "status": "passed" if passed else "failed",
-                      "output": criterion_words(c, s), "tags": [SHORT_NAMES.get(c.name, c.title)],
+                      "output": criterion_words(c, s), "tags": [_short(c)],
                       "visibility": "visible"})
     if pending:
-        tests.append({"name": TOURNAMENT_TITLE, "number": str(len(s.criteria) + 1), "score": 0.0,
-                      "max_score": 0.0, "output": _pending(s, bonus_top), "tags": ["tournament"],
+        tests.append({"name": _(TOURNAMENT_TITLE), "number": str(len(s.criteria) + 1), "score": 0.0,
+                      "max_score": 0.0, "output": _pending(s, bonus_top), "tags": [_(SHORT_NAMES["tournament"])],
                       "visibility": "visible"})
     score = s.score if pending else s.total
-    board: list[dict[str, Any]] = [{"name": "total", "value": round(score, 4)}]
-    board += [{"name": _BOARD.get(c.name, c.title), "value": round(c.rate, 4)}
+    board: list[dict[str, Any]] = [{"name": pgettext("leaderboard", "total"), "value": round(score, 4)}]
+    board += [{"name": _(_BOARD[c.name]) if c.name in _BOARD else c.title, "value": round(c.rate, 4)}
               for c in s.criteria if c.rate is not None and c.matches]
-    board.append({"name": "incidents", "value": s.incident_count, "order": "asc"})
+    board.append({"name": pgettext("leaderboard", "incidents"), "value": s.incident_count, "order": "asc"})
     out: dict[str, Any] = {"score": round(score, 4), "output": "\n".join(student_text(s, pending, bonus_top)),
                            "output_format": "text", "test_output_format": "text", "test_name_format": "text",
                            "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
@@ -226,19 +250,21 @@ def prairielearn_results(s: StudentScore, pending: bool = False, bonus_top: floa
     gradable = s.error is None
     total = s.score if pending else s.total
     score = min(1.0, max(0.0, total / s.max_score)) if gradable and s.max_score > 0 else 0.0
-    tests = [{"name": c.title, "description": SHORT_NAMES.get(c.name, c.title), "points": round(c.points, 4),
+    tests = [{"name": c.title, "description": _short(c), "points": round(c.points, 4),
               "max_points": round(c.max_points, 4), "message": criterion_words(c, s).splitlines()[0],
               "output": criterion_words(c, s)} for c in s.criteria]
     if pending:
-        tests.append({"name": TOURNAMENT_TITLE, "description": "tournament", "points": 0.0, "max_points": 0.0,
+        tests.append({"name": _(TOURNAMENT_TITLE), "description": _(SHORT_NAMES["tournament"]), "points": 0.0,
+                      "max_points": 0.0,
                       "message": _pending(s, bonus_top), "output": _pending(s, bonus_top)})
     if s.error:
         message = s.error
     elif pending:
-        message = f"{_pts(s.score)} of {_pts(s.max_score)} points by the rubric; {s.incident_count} incident(s)"
+        message = _("{points} of {most} points by the rubric; {n} incident(s)").format(
+            points=_pts(s.score), most=_pts(s.max_score), n=s.incident_count)
     else:
-        message = (f"{_pts(s.total)} of {_pts(s.max_score)} points (rubric {_pts(s.score)} + bonus {_pts(s.bonus)}); "
-                   f"{s.incident_count} incident(s)")
+        message = _("{points} of {most} points (rubric {rubric} + bonus {bonus}); {n} incident(s)").format(
+            points=_pts(s.total), most=_pts(s.max_score), rubric=_pts(s.score), bonus=_pts(s.bonus), n=s.incident_count)
     out: dict[str, Any] = {"gradable": gradable, "score": round(score, 6), "message": message,
                            "output": "\n".join(student_text(s, pending, bonus_top)), "tests": tests}
     if not gradable:

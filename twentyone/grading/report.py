@@ -17,8 +17,8 @@
   as matches are played, and the threshold), the bankroll curves of the sample matches, the decision review
   and the replays.  Every chart is inline SVG (``grading.charts``): drawn by the browser in the page's fonts,
   Chinese names included, with nothing to install and no file to load.
-- ``scores.csv`` (one row per student, or per standing for a tournament) and ``scores.json``
-  (``ClassReport.to_dict()``).
+- ``scores.csv`` (one row per student, or per standing for a tournament; UTF-8 with a BOM, so that Excel on a
+  Chinese Windows opens it with its Chinese names) and ``scores.json`` (``ClassReport.to_dict()``).
 - ``gradescope/<name>/results.json`` per student, and ``gradescope/results.json`` too when the report holds
   exactly one student (Gradescope grades one submission per run).
 - ``prairielearn/<name>/results.json`` per student.
@@ -33,6 +33,7 @@ import csv
 import hashlib
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from html import escape
 from pathlib import Path
@@ -40,11 +41,13 @@ from typing import Any
 from urllib.parse import quote
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.charts import SHORT, bankroll_chart, class_charts, student_charts, win_rate_chart
+from twentyone.grading.charts import (bankroll_chart, class_charts, short_title, status_word, student_charts,
+                                      win_rate_chart)
 from twentyone.grading.incidents import INCIDENT_CSS, render_incident
 from twentyone.grading.platforms import gradescope_results, prairielearn_results  # the platforms' files
 from twentyone.grading.review.pages import ev_lost_cell, replay_link, review_section, write_student_replays
 from twentyone.grading.results import ClassReport, Criterion, StandingRow, StudentScore
+from twentyone.i18n import _, current, html_lang, ngettext, pgettext
 
 __all__ = ["ReportError", "write_reports", "render_index", "render_student", "csv_table", "gradescope_results",
            "prairielearn_results", "win_rate_chart", "bankroll_chart", "format_rate"]
@@ -64,7 +67,8 @@ def format_rate(rate: float | None, low: float | None, high: float | None, confi
         return ""
     if low is None or high is None:
         return f"{rate:.1%}"
-    return f"{rate:.1%} ({confidence:.0%} CI {low * 100:.1f}\u2013{high:.1%})"
+    return _("{rate:.1%} ({confidence:.0%} CI {low:.1f}\u2013{high:.1%})").format(rate=rate, confidence=confidence,
+                                                                               low=low * 100, high=high)
 
 
 def _num(x: float | None, digits: int = 6) -> str:
@@ -87,6 +91,26 @@ def _safe_name(name: str) -> str:
     if not name or name in (".", "..") or any(c in name for c in "/\\\0"):
         raise ReportError(f"student name is not a safe file name: {name!r}")
     return name
+
+
+_GRADE_TITLE = re.compile(r"Grading of (\d+) submissions?")
+_TOURNAMENT_TITLE = re.compile(r"Tournament of (\d+) players \((pairs|table5), (\d+) (deals|matches per pair)\)")
+
+
+def shown_title(title: str) -> str:
+    """A run's title (the store's, made in English when the run began: ``Grading of 12 submissions``,
+    ``Tournament of 5 players (pairs, 20 matches per pair)``) in the active language; any other title as it is."""
+    m = _GRADE_TITLE.fullmatch(title)
+    if m:
+        n = int(m[1])
+        return ngettext("Grading of {n} submission", "Grading of {n} submissions", n).format(n=n)
+    m = _TOURNAMENT_TITLE.fullmatch(title)
+    if m:
+        n, k = int(m[1]), int(m[3])
+        unit = (ngettext("{k} deal", "{k} deals", k) if m[4] == "deals"
+                else ngettext("{k} match per pair", "{k} matches per pair", k)).format(k=k)
+        return _("Tournament of {n} players ({format}, {unit})").format(n=n, format=m[2], unit=unit)
+    return title
 
 
 def _criterion_names(students: Iterable[StudentScore]) -> list[str]:
@@ -125,7 +149,7 @@ def _pretty_excerpt(text: str) -> str:
 def _badge(status: str) -> str:
     """A coloured status label."""
     cls = status.replace(" ", "-") if status in STATUSES else "other"
-    return f'<span class="badge {cls}">{escape(status)}</span>'
+    return f'<span class="badge {cls}">{escape(status_word(status))}</span>'
 
 
 # -------------------------------------------------------------------------------------------------- HTML
@@ -157,6 +181,7 @@ pre{background:#fff;border:1px solid #d9dde3;padding:8px 10px;overflow:auto;max-
 .charts svg{background:#fff;border:1px solid #d9dde3;max-width:100%;height:auto}
 td .spec,.nowrap{white-space:nowrap}td.why-cell{min-width:11em}
 .total{font-size:20px;font-weight:700}.note{color:#5a6472;font-size:13px}a{color:#1f5fbf}
+:lang(zh) th{word-break:keep-all}:lang(zh) .badge{white-space:nowrap}
 """ + INCIDENT_CSS
 
 SORT_JS = """
@@ -209,7 +234,7 @@ def _page(title: str, body: str, script: str = "") -> str:
         allowed = "'sha256-" + base64.b64encode(hashlib.sha256(script.encode()).digest()).decode() + "'"
     csp = f"default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; script-src {allowed}"
     tail = f"<script>{script}</script>\n" if script else ""
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+    return (f'<!DOCTYPE html>\n<html lang="{html_lang()}">\n<head>\n<meta charset="utf-8">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n"
@@ -246,10 +271,11 @@ def _grade_table(report: ClassReport) -> str:
     """The score table of a graded class: one row per student (the reference lines have their own table)."""
     students = [s for s in report.students if not s.reference]
     names = _criterion_names(students)
-    head = [_th("name", "Student"), _th("kind", "Kind")]
-    head += [_th(n, SHORT.get(n, n), num=True) for n in names]
-    head += [_th("bonus", "Bonus", True), _th("total", "Total", True), _th("incidents", "Incidents", True),
-             _th("ev_lost", "EV lost /100 hands", True), _th("error", "Error")]
+    head = [_th("name", pgettext("column", "Student")), _th("kind", pgettext("column", "Kind"))]
+    head += [_th(n, short_title(n), num=True) for n in names]
+    head += [_th("bonus", pgettext("column", "Bonus"), True), _th("total", pgettext("column", "Total"), True),
+             _th("incidents", pgettext("column", "Incidents"), True),
+             _th("ev_lost", pgettext("column", "EV lost /100 hands"), True), _th("error", pgettext("column", "Error"))]
     rows = []
     for s in students:
         by_name = {c.name: c for c in s.criteria}
@@ -277,7 +303,7 @@ def _reference_table(report: ClassReport) -> str:
     """The reference lines, apart from the class: each built-in's win rates with their intervals, no score."""
     refs = [s for s in report.students if s.reference]
     names = [n for n in _criterion_names(refs) if n not in ("legal", "tournament")]
-    head = "".join(f'<th class="num">{escape(SHORT.get(n, n))}</th>' for n in names)
+    head = "".join(f'<th class="num">{escape(short_title(n))}</th>' for n in names)
     rows = []
     for s in refs:
         by_name = {c.name: c for c in s.criteria}
@@ -285,9 +311,12 @@ def _reference_table(report: ClassReport) -> str:
         for n in names:
             c = by_name.get(n)
             text = escape(format_rate(c.rate, c.low, c.high, c.confidence)) if c is not None and c.matches else ""
-            cells.append(f'<td class="num">{text}<br><span class="note">{c.matches if c else 0} matches</span></td>')
+            played = c.matches if c else 0
+            cells.append(f'<td class="num">{text}<br><span class="note">'
+                         f'{escape(ngettext("{n} match", "{n} matches", played).format(n=played))}</span></td>')
         rows.append(f'<tr><td><a href="{escape(_student_href(s.name))}">{escape(s.name)}</a></td>{"".join(cells)}</tr>')
-    return ('<table id="references"><thead><tr><th>Reference</th>' + head + "</tr></thead><tbody>"
+    return (f'<table id="references"><thead><tr><th>{escape(pgettext("column", "Reference"))}</th>' + head
+            + "</tr></thead><tbody>"
             + "".join(rows) + "</tbody></table>")
 
 
@@ -306,10 +335,12 @@ def not_played(r: StandingRow) -> bool:
 
 def _standings_table(standings: Sequence[StandingRow], table_id: str, linked: frozenset[str] = frozenset()) -> str:
     """Standings; the names in ``linked`` link to their student page."""
-    head = [_th("rank", "Rank", True), _th("name", "Name"), _th("spec", "Spec"), _th("matches", "Matches played", True),
-            _th("wins", "W", True), _th("ties", "T", True), _th("losses", "L", True),
-            _th("rate", "Win rate (95% CI)", True), _th("mean_account", "Mean final money", True),
-            _th("fouls", "Fouls", True), _th("faults", "Faults", True)]
+    head = [_th("rank", pgettext("column", "Rank"), True), _th("name", pgettext("column", "Name")),
+            _th("spec", pgettext("column", "Spec")), _th("matches", pgettext("column", "Matches played"), True),
+            _th("wins", pgettext("column", "W"), True), _th("ties", pgettext("column", "T"), True),
+            _th("losses", pgettext("column", "L"), True), _th("rate", pgettext("column", "Win rate (95% CI)"), True),
+            _th("mean_account", pgettext("column", "Mean final money"), True),
+            _th("fouls", pgettext("column", "Fouls"), True), _th("faults", pgettext("column", "Faults"), True)]
     rows = []
     for r in standings:
         faults = str(r.faults) + (f" ({', '.join(r.fault_causes)})" if r.fault_causes else "")
@@ -320,7 +351,7 @@ def _standings_table(standings: Sequence[StandingRow], table_id: str, linked: fr
         if not_played(r):  # no place and no rate: nothing was played (the terminal says so too)
             dash = _td("\u2014", "", True)
             cells = [dash, _td(name, r.name.lower(), raw=True), _td(spec, r.spec, raw=True), _td("0", "0", True),
-                     dash, dash, dash, _td("not played", "", True), dash, dash, dash]
+                     dash, dash, dash, _td(status_word("not played"), "", True), dash, dash, dash]
         else:
             cells = [_td(str(r.rank), str(r.rank), True), _td(name, r.name.lower(), raw=True),
                      _td(spec, r.spec, raw=True), _td(str(r.matches), str(r.matches), True),
@@ -346,57 +377,77 @@ def _class_charts(report: ClassReport) -> str:
 def render_index(report: ClassReport) -> str:
     """The class page as HTML: the sortable ``table#scores`` (each win rate with its interval), the reference
     lines apart, the class's pictures, the configuration and the run's counts, each saying what it counts."""
-    what = "Graded class" if report.kind == "grade" else "Tournament"
-    parts = [f"<h1>{escape(report.title)}</h1>",
-             f'<p class="meta">{what} \u00b7 created <b>{escape(report.created)}</b> \u00b7 '
-             f"<b>{report.matches:,}</b> matches played in all \u00b7 <b>{report.rounds:,}</b> rounds</p>"]
+    what = _("Graded class") if report.kind == "grade" else _("Tournament")
+    parts = [f"<h1>{escape(shown_title(report.title))}</h1>",
+             '<p class="meta">' + _("{what} \u00b7 created {created} \u00b7 {matches} matches played in all \u00b7 "
+                                    "{rounds} rounds").format(what=escape(what),
+                                                              created=f"<b>{escape(report.created)}</b>",
+                                                              matches=f"<b>{report.matches:,}</b>",
+                                                              rounds=f"<b>{report.rounds:,}</b>") + "</p>"]
     if report.damaged:  # stored rows left out (RULES.md, grade_store_damage): for the instructor, never a student
-        parts.append('<h2>Damaged results</h2>\n<ul class="error">'
+        parts.append(f'<h2>{escape(_("Damaged results"))}</h2>\n<ul class="error">'
                      + "".join(f"<li>{escape(line)}</li>" for line in report.damaged) + "</ul>")
     if report.kind == "grade":
         ties = report.config.get("ties")
         n = sum(not s.reference for s in report.students)
-        parts.append(f"<h2>Scores ({n} student{'s' if n != 1 else ''})</h2>")
-        parts.append('<p class="note">Click a column header to sort. Statuses: <b>pass</b> / <b>fail</b> when '
-                     "the interval lies wholly above / below the threshold; <b>borderline</b> when it still "
-                     "holds the threshold after the maximum number of matches; <b>not played</b> when the "
-                     "submission could not be used. Under the points: the win rate and its 95% interval."
-                     + (f" A tie counts as <b>{escape(str(ties))}</b>." if ties is not None else "") + "</p>")
+        parts.append(f"<h2>{escape(ngettext('Scores ({n} student)', 'Scores ({n} students)', n).format(n=n))}</h2>")
+        statuses = {k: f"<b>{escape(status_word(k))}</b>" for k in ("pass", "fail", "borderline", "not played")}
+        parts.append('<p class="note">' + escape(_("Click a column header to sort.")) + " " + _(
+            "Statuses: {pass_} / {fail} when the interval lies wholly above / below the threshold; {borderline} when "
+            "it still holds the threshold after the maximum number of matches; {not_played} when the submission "
+            "could not be used. Under the points: the win rate and its 95% interval.").format(
+                pass_=statuses["pass"], fail=statuses["fail"], borderline=statuses["borderline"],
+                not_played=statuses["not played"])
+            + (" " + _("A tie counts as {ties}.").format(ties=f"<b>{escape(_ties_word(str(ties)))}</b>")
+               if ties is not None else "") + "</p>")
         parts.append(_grade_table(report))
         if any(s.reference for s in report.students):
-            parts.append("<h2>Reference lines</h2>\n<p class=\"note\">Built-in players graded beside the class as "
-                         "reference lines, without points: the win rates they reach here (champion is the best known "
-                         "player).</p>")
+            parts.append(f"<h2>{escape(_('Reference lines'))}</h2>\n<p class=\"note\">" + escape(_(
+                "Built-in players graded beside the class as reference lines, without points: the win rates they "
+                "reach here (champion is the best known player).")) + "</p>")
             parts.append(_reference_table(report))
         if report.students:
-            parts.append("<h2>The class at a glance</h2>")
+            parts.append(f"<h2>{escape(_('The class at a glance'))}</h2>")
             parts.append(_class_charts(report))
         if report.similarity:
-            parts.append(f'<h2>Similarity</h2>\n<p><a href="similarity.html">Similar submissions, by code and by '
-                         f'play</a>: {escape(report.similarity)}.</p>')
+            parts.append(f"<h2>{escape(_('Similarity'))}</h2>\n<p>" + _("{link}: {summary}.").format(
+                link=f'<a href="similarity.html">{escape(_("Similar submissions, by code and by play"))}</a>',
+                summary=escape(report.similarity)) + "</p>")
         if report.standings:
-            parts.append("<h2>Class tournament</h2>")
-            parts.append(_STANDINGS_NOTE)
+            parts.append(f"<h2>{escape(_('Class tournament'))}</h2>")
+            parts.append(_standings_note())
             linked = frozenset(s.name for s in report.students)
             parts.append(_standings_table(report.standings, "standings", linked))
     elif report.kind == "tournament":
-        parts.append(f"<h2>Standings ({len(report.standings)} entries)</h2>")
-        parts.append('<p class="note">Click a column header to sort. Win rate = (wins + ties/2) / pairwise '
-                     "results, with its Wilson 95% interval.</p>")
-        parts.append(_STANDINGS_NOTE)
+        n = len(report.standings)
+        parts.append(f"<h2>{escape(ngettext('Standings ({n} entry)', 'Standings ({n} entries)', n).format(n=n))}</h2>")
+        parts.append('<p class="note">' + escape(_("Click a column header to sort.")) + " " + escape(_(
+            "Win rate = (wins + ties/2) / pairwise results, with its Wilson 95% interval.")) + "</p>")
+        parts.append(_standings_note())
         parts.append(_standings_table(report.standings, "scores"))
     else:
         raise ReportError(f"unknown report kind: {report.kind!r} (grade or tournament)")
     cfg = "".join(f"<div><code>{escape(k)}</code> = {escape(v)}</div>" for k, v in _flatten(report.config))
-    parts.append(f'<h2>Configuration</h2>\n<div class="config">{cfg or "<div>(none)</div>"}</div>')
-    return _page(report.title, "\n".join(parts), SORT_JS)
+    none = f"<div>{escape(_('(none)'))}</div>"
+    parts.append(f'<h2>{escape(_("Configuration"))}</h2>\n<div class="config">{cfg or none}</div>')
+    return _page(shown_title(report.title), "\n".join(parts), SORT_JS)
 
 
-#: What the standings' numbers count.
-_STANDINGS_NOTE = ('<p class="note"><b>Matches played</b>: the matches each entry sat in (the page\u2019s header counts '
-                   "every match of the run). <b>W</b>, <b>T</b>, <b>L</b>: its results against each other player at "
-                   "its table, one per opponent and match, so k\u22121 per match at a table of k. <b>Spec</b>: the "
-                   "file\u2019s folder and name (hover for the whole path).</p>")
+def _ties_word(ties: str) -> str:
+    """The configuration's ``ties`` (``half``, ``loss``) in the active language."""
+    return {"half": pgettext("ties", "half"), "loss": pgettext("ties", "loss")}.get(ties, ties)
+
+
+def _standings_note() -> str:
+    """What the standings' numbers count."""
+    matches, w, t, l, spec = (f"<b>{escape(v)}</b>" for v in (
+        pgettext("column", "Matches played"), pgettext("column", "W"), pgettext("column", "T"),
+        pgettext("column", "L"), pgettext("column", "Spec")))
+    return '<p class="note">' + _(
+        "{matches}: the matches each entry sat in (the page\u2019s header counts every match of the run). {w}, {t}, "
+        "{l}: its results against each other player at its table, one per opponent and match, so k\u22121 per match "
+        "at a table of k. {spec}: the file\u2019s folder and name (hover for the whole path).").format(
+            matches=matches, w=w, t=t, l=l, spec=spec) + "</p>"
 
 
 def _rate_cell(c: Criterion) -> str:
@@ -407,11 +458,13 @@ def _rate_cell(c: Criterion) -> str:
         return rate
     rate = f'<span class="nowrap">{rate}</span>'  # an interval is never broken at its dash
     if c.name == "tournament":  # pairwise results: one per other player at the table and match
-        return rate + (f'<br><span class="note">{_pts(c.wins)} wins, {c.ties} ties, {c.losses} losses against the '
-                       f"others at its tables, in the {c.matches} matches it sat in</span>")
-    threshold = f"; threshold {c.threshold:.0%}" if c.threshold is not None else ""
-    return rate + (f'<br><span class="note">{_pts(c.wins)} wins, {c.ties} ties, {c.losses} losses in '
-                   f"{c.matches} matches{threshold}</span>")
+        return rate + '<br><span class="note">' + escape(_(
+            "{wins} wins, {ties} ties, {losses} losses against the others at its tables, in the {n} matches it sat "
+            "in").format(wins=_pts(c.wins), ties=c.ties, losses=c.losses, n=c.matches)) + "</span>"
+    threshold = _("; threshold {threshold:.0%}").format(threshold=c.threshold) if c.threshold is not None else ""
+    counts = _("{wins} wins, {ties} ties, {losses} losses in {n} matches").format(wins=_pts(c.wins), ties=c.ties,
+                                                                                   losses=c.losses, n=c.matches)
+    return rate + '<br><span class="note">' + escape(counts + threshold) + "</span>"
 
 
 def _why(c: Criterion) -> str:
@@ -420,18 +473,20 @@ def _why(c: Criterion) -> str:
 
 
 def _incidents_section(s: StudentScore, report: ClassReport) -> list[str]:
-    parts = [f"<h2>Incidents ({s.incident_count})</h2>"]
+    parts = [f"<h2>{escape(_('Incidents ({n})').format(n=s.incident_count))}</h2>"]
     if not s.incidents:
-        return parts + ['<p class="note">None.</p>']
+        return parts + [f'<p class="note">{escape(_("None."))}</p>']
     if s.incident_count > len(s.incidents):
-        parts.append(f'<p class="note">The first {len(s.incidents)} of {s.incident_count} are shown.</p>')
+        parts.append('<p class="note">' + escape(_("The first {shown} of {n} are shown.").format(
+            shown=len(s.incidents), n=s.incident_count)) + "</p>")
     for i in s.incidents:
         link = replay_link(report, s.name, i.match_key, i.round)  # issue 26: its round in the replay
         notes = f'<p class="replay">{link}</p>' if link else ""
-        notes += f'<p class="course">Course program: {escape(i.course)}.</p>' if i.course else ""
+        notes += ('<p class="course">' + escape(_("Course program: {what}.").format(what=_(i.course))) + "</p>"
+                  if i.course else "")
         if not i.counted:
-            notes += ('<p class="note">Not counted: the configuration does not count this kind of incident '
-                      'against the legal-play points.</p>')
+            notes += ('<p class="note">' + escape(_("Not counted: the configuration does not count this kind of "
+                                                    "incident against the legal-play points.")) + "</p>")
         parts.append(render_incident(i, _pretty_excerpt(i.excerpt), notes))
     return parts
 
@@ -440,44 +495,49 @@ def render_student(student: StudentScore, report: ClassReport) -> str:
     """A student's page as HTML: what went wrong first (the error, the notes, the compiler's messages, the
     rubric, the incidents), then the charts, the decision review and the replays."""
     s = student
-    parts = ['<p><a href="../index.html">\u2190 class page</a></p>', f"<h1>{escape(s.name)}</h1>",
-             f'<p class="meta">{escape(report.title)} \u00b7 {escape(s.kind or "not usable")} \u00b7 '
+    parts = [f'<p><a href="../index.html">\u2190 {escape(_("class page"))}</a></p>', f"<h1>{escape(s.name)}</h1>",
+             f'<p class="meta">{escape(shown_title(report.title))} \u00b7 {escape(s.kind or _("not usable"))} \u00b7 '
              f"<code>{escape(s.source)}</code></p>",
              f'<p><span class="total">{_pts(s.total)} / {_pts(s.max_score)}</span> '
-             f"(rubric {_pts(s.score)} + bonus {_pts(s.bonus)})"
-             + (f" \u00b7 tournament rank {s.tournament_rank} of {s.tournament_size}"
+             + escape(_("(rubric {rubric} + bonus {bonus})").format(rubric=_pts(s.score), bonus=_pts(s.bonus)))
+             + (" \u00b7 " + escape(_("tournament rank {rank} of {size}").format(rank=s.tournament_rank,
+                                                                                 size=s.tournament_size))
                 if s.tournament_rank is not None else "") + "</p>"]
     if s.graded:
-        parts.append(f"<p>Graded file: <code>{escape(s.graded)}</code></p>")
+        parts.append("<p>" + _("Graded file: {file}").format(file=f"<code>{escape(s.graded)}</code>") + "</p>")
     if s.error:
-        parts.append(f'<p class="error"><b>Error:</b> {escape(s.error)}</p>')
+        parts.append(f'<p class="error"><b>{escape(_("Error:"))}</b> {escape(s.error)}</p>')
     if s.notes:
-        parts.append("<h2>Notes</h2>\n<ul class=\"notes\">"
+        parts.append(f"<h2>{escape(_('Notes'))}</h2>\n<ul class=\"notes\">"
                      + "".join(f"<li>{escape(n)}</li>" for n in s.notes) + "</ul>")
     if s.messages:
-        parts.append(f"<h2>Compiler messages</h2>\n<pre>{escape(s.messages)}</pre>")
+        parts.append(f"<h2>{escape(_('Compiler messages'))}</h2>\n<pre>{escape(s.messages)}</pre>")
     rows = []
     whys = []
     for c in s.criteria:
         detail = escape(c.detail)
+        title = c.title
         if _why(c):
-            detail += f' <a class="why" href="#why-{escape(quote(c.name))}">why</a>'
-            whys.append(f'<div class="why" id="why-{escape(quote(c.name))}"><h3>{escape(c.title)}: why '
-                        f"{escape(str(c.status))}</h3><p>{escape(_why(c))}</p></div>")
-        rows.append(f"<tr><td>{escape(c.title)}</td><td class=\"num\">{_pts(c.points)} / {_pts(c.max_points)}</td>"
+            detail += f' <a class="why" href="#why-{escape(quote(c.name))}">{escape(_("why"))}</a>'
+            whys.append(f'<div class="why" id="why-{escape(quote(c.name))}"><h3>'
+                        + escape(_("{criterion}: why {status}").format(criterion=title, status=status_word(c.status)))
+                        + f"</h3><p>{escape(_why(c))}</p></div>")
+        rows.append(f"<tr><td>{escape(title)}</td><td class=\"num\">{_pts(c.points)} / {_pts(c.max_points)}</td>"
                     f"<td>{_badge(c.status)}</td><td>{detail}</td><td>{_rate_cell(c)}</td></tr>")
-    parts.append("<h2>Rubric</h2>\n<table id=\"rubric\"><thead><tr><th>Criterion</th><th class=\"num\">Points</th>"
-                 "<th>Status</th><th>Detail</th><th>Win rate</th></tr></thead>\n<tbody>\n" + "\n".join(rows)
-                 + "\n</tbody></table>")
+    heads = "".join(f"<th{cls}>{escape(h)}</th>" for cls, h in (
+        ("", pgettext("column", "Criterion")), (' class="num"', pgettext("column", "Points")),
+        ("", pgettext("column", "Status")), ("", pgettext("column", "Detail")), ("", pgettext("column", "Win rate"))))
+    parts.append(f"<h2>{escape(_('Rubric'))}</h2>\n<table id=\"rubric\"><thead><tr>{heads}</tr></thead>\n<tbody>\n"
+                 + "\n".join(rows) + "\n</tbody></table>")
     parts += _incidents_section(s, report)  # what went wrong, before the charts and the replays
     win, bank = student_charts(s)
-    for heading, svgs in (("Win rates", win), ("Bankroll of sample matches", bank)):
+    for heading, svgs in ((_("Win rates"), win), (_("Bankroll of sample matches"), bank)):
         if svgs:
-            parts.append(f'<h2>{heading}</h2>\n<div class="charts">{"".join(svgs)}</div>')
+            parts.append(f'<h2>{escape(heading)}</h2>\n<div class="charts">{"".join(svgs)}</div>')
     parts.append(review_section(report, s))  # issue 26: the decision review and the replays (grading.replay)
     if whys:
-        parts.append("<h2>Why</h2>\n" + "\n".join(whys))
-    return _page(f"{s.name} \u2014 {report.title}", "\n".join(parts))
+        parts.append(f"<h2>{escape(_('Why'))}</h2>\n" + "\n".join(whys))
+    return _page(f"{s.name} \u2014 {shown_title(report.title)}", "\n".join(parts))
 
 
 # ------------------------------------------------------------------------------------- CSV and platforms
@@ -542,13 +602,14 @@ def _all_replays(report: ClassReport, out: Path) -> list[list[Path]]:
     students = report.students
     pages = [report.reviews[s.name].replays if s.name in report.reviews else [] for s in students]
     todo = [(s.name, p) for s, p in zip(students, pages)]
-    workers = min(len(os.sched_getaffinity(0)), sum(1 for _, p in todo if p))
+    workers = min(len(os.sched_getaffinity(0)), sum(1 for _n, p in todo if p))
     if workers <= 1 or sum(len(p) for p in pages) < 8:
         return [write_student_replays(name, p, out) for name, p in todo]
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(write_student_replays, [n for n, _ in todo], [p for _, p in todo], [out] * len(todo)))
+        return list(pool.map(write_student_replays, [n for n, _p in todo], [p for _n, p in todo], [out] * len(todo),
+                             [current()] * len(todo)))
 
 
 def write_reports(report: ClassReport, out: Path) -> list[Path]:
@@ -573,7 +634,9 @@ def write_reports(report: ClassReport, out: Path) -> list[Path]:
         written += replays  # issue 26: students/<name>/replays/ (grading.replay)
         _write(out / "students" / f"{s.name}.html", render_student(s, report), written)
     header, rows = csv_table(report)
-    with open(out / "scores.csv", "w", encoding="utf-8", newline="") as f:
+    # UTF-8 with a BOM: Excel on a Chinese Windows reads a CSV without one as GBK and garbles every Chinese name
+    # (as bonus.csv); Python reads it with encoding="utf-8-sig", LibreOffice and pandas either way.
+    with open(out / "scores.csv", "w", encoding="utf-8-sig", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(header)
         w.writerows(rows)

@@ -11,8 +11,10 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from twentyone.i18n import _, pgettext
+
 __all__ = ["Incident", "Status", "Criterion", "BankrollSample", "StudentScore", "StandingRow", "ClassReport",
-           "CostlyDecision", "ReplayPage", "StudentReview"]
+           "CostlyDecision", "ReplayPage", "StudentReview", "cause_words"]
 
 
 class Status(StrEnum):
@@ -28,6 +30,22 @@ class Status(StrEnum):
     NOT_PLAYED = "not played"
     #: A bonus line (the tournament).
     BONUS = "bonus"
+
+
+def cause_words(cause: str) -> str:
+    """An incident's cause (a foul or fault name as stored, ``crash``, maybe with ``(confirmed on replay)``) in the
+    active language: the name itself in English."""
+    kind, space, rest = cause.partition(" ")
+    names = {"illegal_action": pgettext("incident", "illegal_action"),
+             "illegal_insurance": pgettext("incident", "illegal_insurance"),
+             "unaffordable_insurance": pgettext("incident", "unaffordable_insurance"),
+             "unaffordable_double": pgettext("incident", "unaffordable_double"),
+             "unaffordable_split": pgettext("incident", "unaffordable_split"),
+             "error": pgettext("incident", "error"), "crash": pgettext("incident", "crash"),
+             "timeout": pgettext("incident", "timeout")}
+    if rest == "(confirmed on replay)":
+        rest = _("(confirmed on replay)")
+    return names.get(kind, kind) + space + rest
 
 
 @dataclass

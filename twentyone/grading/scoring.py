@@ -27,6 +27,7 @@ from twentyone.grading.standings import Place, judge_tournament, places, standin
 from twentyone.grading.stats import Decision
 from twentyone.grading.verdicts import worded
 from twentyone.grading.store import EntryRow, MatchRow, Store
+from twentyone.i18n import N_, _
 from twentyone.safetext import visible, visible_data
 
 __all__ = ["class_report", "grade_student", "shown_key", "MAX_INCIDENTS_SHOWN", "COURSE_PROGRAM", "course_note"]
@@ -35,11 +36,11 @@ MAX_INCIDENTS_SHOWN = 50
 #: The most characters of an incident's round record or fault text shown (a record of five seats is about 1,500).
 MAX_EXCERPT = 20_000
 
-TITLES = {
-    "legal": "Plays legally: no foul, crash or time-out in any match",
-    "beat_stand": "Beats the always-stand player in at least {t:.0%} of 2-seat matches",
-    "beat_basic": "Beats the basic-strategy player in at least {t:.0%} of 2-seat matches",
-    "tournament": "Class tournament: bonus by place (players who cannot be told apart share it)",
+TITLES = {  # in English; each is translated (twentyone.i18n) when a report is made
+    "legal": N_("Plays legally: no foul, crash or time-out in any match"),
+    "beat_stand": N_("Beats the always-stand player in at least {t:.0%} of 2-seat matches"),
+    "beat_basic": N_("Beats the basic-strategy player in at least {t:.0%} of 2-seat matches"),
+    "tournament": N_("Class tournament: bonus by place (players who cannot be told apart share it)"),
 }
 
 
@@ -49,7 +50,7 @@ def _pct(x: float) -> str:
 
 def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: GradingConfig) -> Criterion:
     """Apply the decision rule to one criterion's stored matches."""
-    title = TITLES[purpose].format(t=crit.threshold)
+    title = _(TITLES[purpose]).format(t=crit.threshold)
     results = {r.idx: winner_of(r.outcome, r.outcome.seat) for r in rows if r.outcome.seat is not None}
     by_idx = {r.idx: r for r in rows}
     faulted = {r.idx for r in rows if r.outcome.seat is not None and faulted_in(r.outcome, r.outcome.seat)}
@@ -101,17 +102,17 @@ def _deals_why(standing: StandingRow, units: int, conf: str, place: Place | None
 
 #: What the course's own program (main.c and twentyone.c as handed out, with the bugs RULES.md lists) did
 #: for each kind of incident: the report says it next to every incident.
-COURSE_PROGRAM = {
-    "illegal_action": "the course program fouled this hand too: any character other than i, h, s, d and u "
-                      "forfeits the round's stakes",
-    "illegal_insurance": "the course program fouled this hand too: insurance is only offered against an A",
-    "unaffordable_insurance": "insurance not affordable: the course program fouled this hand too",
-    "unaffordable_double": "the course program accepted this double and let the account go negative; this tool "
-                           "now doubles for less, so a run graded today never records it",
-    "error": "no course-program counterpart: the strategy raised an exception or returned something that is "
-             "not one action character, which the course's C program could not receive",
-    "crash": "in the course program a crash ends the whole program, for every player",
-    "timeout": "in the course program the game would have hung here",
+COURSE_PROGRAM = {  # in English; the pages translate each (twentyone.i18n)
+    "illegal_action": N_("the course program fouled this hand too: any character other than i, h, s, d and u "
+                         "forfeits the round's stakes"),
+    "illegal_insurance": N_("the course program fouled this hand too: insurance is only offered against an A"),
+    "unaffordable_insurance": N_("insurance not affordable: the course program fouled this hand too"),
+    "unaffordable_double": N_("the course program accepted this double and let the account go negative; this tool "
+                              "now doubles for less, so a run graded today never records it"),
+    "error": N_("no course-program counterpart: the strategy raised an exception or returned something that is "
+                "not one action character, which the course's C program could not receive"),
+    "crash": N_("in the course program a crash ends the whole program, for every player"),
+    "timeout": N_("in the course program the game would have hung here"),
 }
 
 
@@ -216,11 +217,11 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
                   standing: StandingRow | None = None, units: int = 0, dropped: set[str] | None = None) -> StudentScore:
     """The rubric result of one submission from its stored matches; ``dropped`` (if given) gets the keys of its
     stored matches that the result does not count (stored only by the workers' timing)."""
-    legal_title = TITLES["legal"]
+    legal_title = _(TITLES["legal"])
     if entry.error is not None:
         crits = [Criterion("legal", legal_title, 0.0, config.legal.weight, Status.NOT_PLAYED, visible(entry.error))]
         for purpose, crit in config.win_criteria().items():
-            crits.append(Criterion(purpose, TITLES[purpose].format(t=crit.threshold), 0.0, crit.weight,
+            crits.append(Criterion(purpose, _(TITLES[purpose]).format(t=crit.threshold), 0.0, crit.weight,
                                    Status.NOT_PLAYED, "the submission could not be used", threshold=crit.threshold))
         return StudentScore(entry.name, visible(entry.source), entry.kind, visible(entry.error),
                             _messages(entry.messages), 0.0, config.max_score, 0.0, crits, [], 0, [], None,
@@ -295,7 +296,7 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
         elif standing is not None:
             detail += (f" (pairwise win rate {_pct(standing.rate)}, {conf} CI {_pct(standing.low)}-"
                        f"{_pct(standing.high)}, over {units} deal(s))")
-        crits.append(Criterion("tournament", TITLES["tournament"], bonus, max(scale, default=0.0), Status.BONUS,
+        crits.append(Criterion("tournament", _(TITLES["tournament"]), bonus, max(scale, default=0.0), Status.BONUS,
                                detail, why=why, wins=standing.wins if standing else 0.0,
                                ties=standing.ties if standing else 0, losses=standing.losses if standing else 0,
                                matches=standing.matches if standing else 0,

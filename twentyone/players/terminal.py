@@ -8,93 +8,50 @@ A prompt lists the actions the table's rules offer at that point (the course's: 
 ``h s`` later); a pair adds ``p`` (split) and the French game's ``c`` (Changer) where the rules have
 them.  In French the keys are the French words' letters (``t`` tirer, ``r`` rester, ``d`` doubler,
 ``c`` changer, ``v`` diviser, ``a`` assurance, ``b`` abandonner); the engine's letters and the whole
-words are understood in every language.
+words are understood in every language.  What it says is English in the code and comes from the catalogue
+(``twentyone.i18n``) in the person's language: ``Human(lang)``, the command's ``--lang`` or the locale.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from twentyone.cards import calculate
+from twentyone.i18n import LANGUAGES, N_, current, in_language
 from twentyone.records import SeatView
 from twentyone.strategy import Strategy
 
 __all__ = ["Human", "MESSAGES", "WORDS", "KEYS", "ACTION_NAMES", "RESULTS", "QUIT", "parse_action", "natural"]
 
-MESSAGES: dict[str, dict[str, str]] = {
-    "en": {
-        "bet": "seat {seat}, money {money}: your bet ({lo} .. {hi}) [{lo}], q to leave: ",
-        "bet_bad": "  a bet is a whole number from {lo} to {hi}",
-        "hand": "  dealer shows {up} | you hold {cards} = {total}{soft}",
-        "natural": "  dealer shows {up} | you hold {cards}: Black Jack",
-        "split_hand": "  dealer shows {up} | hand {n} of {m}: {cards} = {total}{soft}",
-        "soft": " (soft)",
-        "sep": ", ",
-        "end": ": ",
-        "bad": "  '{a}' is not one of: {allowed}",
-        "no_ins": "  insurance only when the dealer shows an A and you can pay {cost}",
-        "no_dbl": "  a double only on your first two cards",
-        "no_split": "  a split only with a pair, and a second bet of {cost}",
-        "no_change": "  a change only with a pair, as your first decision",
-        "round": "round {round}: dealer {dealer} = {dtotal}",
-        "seat": "  seat {seat} {name}: {cards} = {total}, bet {bet}, {action}, {result} {delta}, money {money}",
-        "out": "  seat {seat} {name}: not in this round, money {money}",
-    },
-    "zh": {
-        "bet": "座位 {seat}，赌资 {money}：请下注（{lo} .. {hi}）[{lo}]，q 退出：",
-        "bet_bad": "  赌注必须是 {lo} 到 {hi} 之间的整数",
-        "hand": "  庄家明牌 {up} | 你的牌 {cards} = {total}{soft}",
-        "natural": "  庄家明牌 {up} | 你的牌 {cards}：黑杰克",
-        "split_hand": "  庄家明牌 {up} | 第 {n} 手（共 {m} 手）{cards} = {total}{soft}",
-        "soft": "（软）",
-        "sep": "，",
-        "end": "：",
-        "bad": "  '{a}' 不是可选动作：{allowed}",
-        "no_ins": "  只有庄家明牌为 A 且你能支付 {cost} 时才能买保险",
-        "no_dbl": "  只有头两张牌时才能加倍",
-        "no_split": "  只有一对且能再付 {cost} 时才能分牌",
-        "no_change": "  只有一对且是第一个动作时才能换牌",
-        "round": "第 {round} 局：庄家 {dealer} = {dtotal}",
-        "seat": "  座位 {seat} {name}：{cards} = {total}，赌注 {bet}，{action}，{result} {delta}，赌资 {money}",
-        "out": "  座位 {seat} {name}：本局未参加，赌资 {money}",
-    },
-    "fr": {
-        "bet": "place {seat}, budget {money} : votre mise ({lo} .. {hi}) [{lo}], q pour quitter : ",
-        "bet_bad": "  une mise est un nombre entier de {lo} à {hi}",
-        "hand": "  le croupier montre {up} | vous avez {cards} = {total}{soft}",
-        "natural": "  le croupier montre {up} | vous avez {cards} : Blackjack",
-        "split_hand": "  le croupier montre {up} | main {n} sur {m} : {cards} = {total}{soft}",
-        "soft": " (souple)",
-        "sep": ", ",
-        "end": " : ",
-        "bad": "  '{a}' n'est pas un choix possible : {allowed}",
-        "no_ins": "  l'assurance seulement si le croupier montre un A et que vous pouvez payer {cost}",
-        "no_dbl": "  doubler seulement sur vos deux premières cartes",
-        "no_split": "  diviser seulement une paire, avec une seconde mise de {cost}",
-        "no_change": "  changer seulement avec une paire, comme première action",
-        "round": "manche {round} : croupier {dealer} = {dtotal}",
-        "seat": "  place {seat} {name} : {cards} = {total}, mise {bet}, {action}, {result} {delta}, budget {money}",
-        "out": "  place {seat} {name} : pas dans cette manche, budget {money}",
-    },
+#: What the terminal says, in English; each is translated from the catalogue (``twentyone.i18n``) into the
+#: person's language when it is said.
+MESSAGES: Final = {
+    "bet": N_("seat {seat}, money {money}: your bet ({lo} .. {hi}) [{lo}], q to leave: "),
+    "bet_bad": N_("  a bet is a whole number from {lo} to {hi}"),
+    "hand": N_("  dealer shows {up} | you hold {cards} = {total}{soft}"),
+    "natural": N_("  dealer shows {up} | you hold {cards}: Black Jack"),
+    "split_hand": N_("  dealer shows {up} | hand {n} of {m}: {cards} = {total}{soft}"),
+    "soft": N_(" (soft)"),
+    "sep": N_(", "),
+    "end": N_(": "),
+    "bad": N_("  '{a}' is not one of: {allowed}"),
+    "no_ins": N_("  insurance only when the dealer shows an A and you can pay {cost}"),
+    "no_dbl": N_("  a double only on your first two cards"),
+    "no_split": N_("  a split only with a pair, and a second bet of {cost}"),
+    "no_change": N_("  a change only with a pair, as your first decision"),
+    "round": N_("round {round}: dealer {dealer} = {dtotal}"),
+    "seat": N_("  seat {seat} {name}: {cards} = {total}, bet {bet}, {action}, {result} {delta}, money {money}"),
+    "out": N_("  seat {seat} {name}: not in this round, money {money}"),
 }
 
-#: The name of each action in each language, as a prompt shows it.
-ACTION_NAMES: dict[str, dict[str, str]] = {
-    "en": {"i": "insure", "h": "hit", "s": "stand", "d": "double", "u": "surrender", "p": "split", "c": "change"},
-    "zh": {"i": "保险", "h": "拿牌", "s": "停牌", "d": "加倍", "u": "投降", "p": "分牌", "c": "换牌"},
-    "fr": {"i": "assurance", "h": "tirer", "s": "rester", "d": "doubler", "u": "abandonner", "p": "diviser",
-           "c": "changer"},
-}
+#: The name of each action, as a prompt shows it (translated as it is shown).
+ACTION_NAMES: Final = {"i": N_("insure"), "h": N_("hit"), "s": N_("stand"), "d": N_("double"),
+                       "u": N_("surrender"), "p": N_("split"), "c": N_("change")}
 
 #: A hand's result at the end of a round, as the course's words say it (``tag``: what made it so).
-RESULTS: dict[str, dict[str, str]] = {
-    "en": {"win": "win", "push": "push", "lose": "lose", "bust": "bust", "bj": "Black Jack", "u": "surrendered",
-           "none": "-", "tag": "{result} ({why})"},
-    "zh": {"win": "赢", "push": "平局", "lose": "输", "bust": "爆掉", "bj": "黑杰克", "u": "投降", "none": "-",
-           "tag": "{result}（{why}）"},
-    "fr": {"win": "gagne", "push": "égalité", "lose": "perd", "bust": "crame", "bj": "Blackjack", "u": "abandon",
-           "none": "-", "tag": "{result} ({why})"},
-}
+RESULTS: Final = {"win": N_("win"), "push": N_("push"), "lose": N_("lose"), "bust": N_("bust"),
+                  "bj": N_("Black Jack"), "u": N_("surrendered"), "none": "-", "tag": N_("{result} ({why})")}
 
 #: The key a person types for each action, where a language's differs from the engine's letter.
 KEYS: dict[str, dict[str, str]] = {"fr": {"i": "a", "h": "t", "s": "r", "d": "d", "u": "b", "p": "v", "c": "c"}}
@@ -135,13 +92,15 @@ class Human(Strategy):
 
     name = "human"
 
-    def __init__(self, lang: str = "en", ask: Callable[[str], str] = input,
+    def __init__(self, lang: str | None = None, ask: Callable[[str], str] = input,
                  say: Callable[[str], None] = print) -> None:
-        if lang not in MESSAGES:
+        lang = lang or current()
+        if lang not in LANGUAGES:
             raise ValueError(f"unknown language: {lang!r} (zh, en or fr)")
         self.lang = lang
-        self.m = MESSAGES[lang]
-        self.names = ACTION_NAMES[lang]
+        self.m = {k: in_language(lang, v) for k, v in MESSAGES.items()}
+        self.names = {k: in_language(lang, v) for k, v in ACTION_NAMES.items()}
+        self.words = {k: in_language(lang, v) for k, v in RESULTS.items()}
         self.keys = KEYS.get(lang, {})
         self._ask = ask
         self.say = say
@@ -236,7 +195,7 @@ class Human(Strategy):
         latest action, result and money (the result is the change in its money since the last round)."""
         dealer = view.dealer_cards
         self.say(self.m["round"].format(round=view.round, dealer=dealer, dtotal=calculate(dealer) if dealer else 0))
-        words = RESULTS[self.lang]
+        words = self.words
         money = getattr(self, "_money", {})
         self._money = money
         for i, p in enumerate(view.players()):

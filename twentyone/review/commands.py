@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twentyone.errors import TwentyOneError
+from twentyone.i18n import _, add_lang_option, ljust, ngettext
 
 if TYPE_CHECKING:
     from twentyone.review.pricing import MatchReview
@@ -43,6 +44,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     r.add_argument("--json", action="store_true", help="print the review as one JSON object")
     r.add_argument("--html", type=Path, metavar="FILE",
                    help="also write the match's replay: one page that works offline (arrow keys step through it)")
+    add_lang_option(r)
     r.set_defaults(analysis_run=run_review)
 
 
@@ -61,8 +63,9 @@ def run_review(args: argparse.Namespace) -> int:
 
         info = match.seat(seat)
         page = render_replay(match, review.plays, review.priced, [seat],
-                             f"Replay: {args.log.name}, seat {seat} ({info.name})",
-                             note="Every round of the log; the reviewed seat is outlined in yellow.")
+                             _("Replay: {log}, seat {seat} ({name})").format(log=args.log.name, seat=seat,
+                                                                             name=info.name),
+                             note=_("Every round of the log; the reviewed seat is outlined in yellow."))
         try:
             args.html.write_text(page, encoding="utf-8")
         except OSError as e:
@@ -72,8 +75,8 @@ def run_review(args: argparse.Namespace) -> int:
     else:
         print(format_review(review))
     if args.html is not None:
-        print(f"twentyone: replay written to {args.html} (open it in a browser; it needs no network)",
-              file=sys.stderr)
+        print("twentyone: " + _("replay written to {file} (open it in a browser; it needs no network)").format(
+            file=args.html), file=sys.stderr)
     return 0
 
 
@@ -98,50 +101,59 @@ def review_json(review: MatchReview) -> dict[str, Any]:
 
 
 def _ev(v: float | None) -> str:
-    return "  n/a " if v is None else f"{v:+.3f}"
+    return f"{_('n/a'):^6}" if v is None else f"{v:+.3f}"
 
 
 def format_review(review: MatchReview) -> str:
-    """A ``MatchReview`` as the terminal shows it."""
-    from twentyone.review.costs import LETTERS, SITUATIONS, UPS, by_situation, costliest
+    """A ``MatchReview`` as the terminal shows it, in the active language."""
+    from twentyone.review.costs import SITUATIONS, UPS, by_situation, costliest, letter_word, situation_words
 
     m = review.match
     info = m.seat(review.seat)
-    out = [f"Review of seat {review.seat} ({info.name}: {info.player}) in {m.source}",
-           f"rules {m.rules.name}, {m.decks} deck{'s' if m.decks != 1 else ''}; {len(m.rounds)} rounds, "
-           f"{review.hands} played by the seat",
-           "EV of each option per initial bet, exact off the cards the seat could have seen since the shuffle; "
-           "* the best option, > the one taken.", ""]
+    decks = ngettext("{n} deck", "{n} decks", m.decks).format(n=m.decks)
+    out = [_("Review of seat {seat} ({name}: {player}) in {log}").format(seat=review.seat, name=info.name,
+                                                                         player=info.player, log=m.source),
+           _("rules {rules}, {decks}; {rounds} rounds, {hands} played by the seat").format(
+               rules=m.rules.name, decks=decks, rounds=len(m.rounds), hands=review.hands),
+           _("EV of each option per initial bet, exact off the cards the seat could have seen since the shuffle; "
+             "* the best option, > the one taken."), ""]
     for p in review.priced:
-        opts = "  ".join(f"{'>' if a == p.taken else ' '}{LETTERS.get(a, a)} {_ev(v)}{'*' if a == p.best else ''}"
+        opts = "  ".join(f"{'>' if a == p.taken else ' '}{letter_word(a)} {_ev(v)}{'*' if a == p.best else ''}"
                          for a, v in p.options)
-        what = f"foul: {p.foul}" if p.foul else LETTERS.get(p.taken, p.taken)
-        lost = "not priced" if p.loss is None else f"lost {p.loss:.3f}"
-        hand = f"{p.cards} vs {p.up}" + (f" (hand {p.hand + 1})" if p.hand else "")
-        out.append(f"round {p.round:>4}  {hand:<16} {p.kind:<9} {opts}  -> {what}; {lost}"
+        what = _("foul: {foul}").format(foul=p.foul) if p.foul else letter_word(p.taken)
+        lost = _("not priced") if p.loss is None else _("lost {loss:.3f}").format(loss=p.loss)
+        hand = _("{cards} vs {up}").format(cards=p.cards, up=p.up) + (
+            _(" (hand {n})").format(n=p.hand + 1) if p.hand else "")
+        kind = _("insurance") if p.kind == "insurance" else _("play")
+        out.append(_("round {round:>4}").format(round=p.round) + f"  {ljust(hand, 16)} {ljust(kind, 9)} {opts}  -> "
+                   + _("{what}; {lost}").format(what=what, lost=lost)
                    + (f"  [{p.note}]" if p.note else ""))
     cells = by_situation(review.priced)
     if cells:
-        out += ["", "EV lost by situation and dealer's card (initial bets lost / decisions):",
+        out += ["", _("EV lost by situation and dealer's card (initial bets lost / decisions):"),
                 f"{'':<10}" + "".join(f"{u:>9}" for u in UPS)]
         for sit in SITUATIONS:
             if not any((sit, u) in cells for u in UPS):
                 continue
             row = "".join(f"{cells[(sit, u)][0]:>6.2f}/{cells[(sit, u)][1]:<2}" if (sit, u) in cells else f"{'.':>9}"
                           for u in UPS)
-            out.append(f"{sit:<10}{row}")
+            out.append(ljust(situation_words(sit), 10) + row)
     worst = costliest(review.priced)
-    out += ["", "The ten costliest decisions:" if worst else "No decision lost any EV."]
+    out += ["", _("The ten costliest decisions:") if worst else _("No decision lost any EV.")]
     for p in worst:
-        out.append(f"  round {p.round:>4}: {p.cards} vs {p.up} ({p.situation}): {p.answer} instead of "
-                   f"{LETTERS.get(p.best, p.best)}, lost {p.loss:.3f}")
-    out += ["", "Bets: " + review.bet_note().text]
+        out.append("  " + _("round {round:>4}: {cards} vs {up} ({situation}): {answer} instead of {best}, "
+                            "lost {loss:.3f}").format(round=p.round, cards=p.cards, up=p.up,
+                                                      situation=situation_words(p.situation), answer=p.answer,
+                                                      best=letter_word(p.best), loss=p.loss))
+    out += ["", _("Bets: {note}").format(note=review.bet_note().text)]
     unpriced = sum(1 for p in review.priced if p.loss is None)
     per = review.per_100
-    out += ["", f"EV lost: {review.ev_lost:.3f} initial bets in {len(review.priced) - unpriced} priced decisions over "
-                f"{review.hands} hands" + (f": {per:.2f} per 100 hands." if per is not None else ".")]
+    lost_line = _("EV lost: {lost:.3f} initial bets in {priced} priced decisions over {hands} hands").format(
+        lost=review.ev_lost, priced=len(review.priced) - unpriced, hands=review.hands)
+    out += ["", (_("{line}: {per:.2f} per 100 hands.") if per is not None else _("{line}.")).format(line=lost_line,
+                                                                                                   per=per)]
     if unpriced:
-        out.append(f"{unpriced} decision(s) listed but not priced (see their notes).")
+        out.append(_("{n} decision(s) listed but not priced (see their notes).").format(n=unpriced))
     for line in review.skipped:
-        out.append(f"not reviewed: {line}")
+        out.append(_("not reviewed: {what}").format(what=line))
     return "\n".join(out)

@@ -18,20 +18,35 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from twentyone.cards import VALUE
+from twentyone.i18n import N_, _
 
 __all__ = ["Priced", "BetNote", "SITUATIONS", "UPS", "LETTERS", "situation", "by_situation", "costliest",
-           "per_100", "true_count", "bet_note", "up_rank"]
+           "per_100", "true_count", "bet_note", "up_rank", "situation_words", "letter_word"]
 
 #: The dealer's up cards as the tables show them, left to right.
 UPS: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "A")
 #: The rows of the tables by situation, top to bottom.
 SITUATIONS: Final = (tuple(f"hard {t}" for t in range(4, 22)) + tuple(f"soft {t}" for t in range(12, 22))
                      + tuple(f"pair {r}" for r in "A23456789T") + ("insurance",))
-#: What each answer letter is called.
-LETTERS: Final = {"s": "stand", "h": "hit", "d": "double", "p": "split", "u": "surrender", "c": "Changer",
-                  "i": "insure", "n": "no insurance"}
+#: What each answer letter is called (in English, as JSON has it; ``letter_word`` in the active language).
+LETTERS: Final = {"s": N_("stand"), "h": N_("hit"), "d": N_("double"), "p": N_("split"), "u": N_("surrender"),
+                  "c": N_("Changer"), "i": N_("insure"), "n": N_("no insurance")}
 #: Hi-Lo's tag of each rank: 2-6 +1, 7-9 0, tens and aces -1 (index as the analyser's ranks A, 2 .. 9, T).
 _HILO: Final = (-1, 1, 1, 1, 1, 1, 0, 0, 0, -1)
+
+
+def letter_word(letter: str) -> str:
+    """An answer letter as its word in the active language (the letter itself when it has none)."""
+    return _(LETTERS[letter]) if letter in LETTERS else letter
+
+
+def situation_words(sit: str) -> str:
+    """A situation (``hard 16``, ``soft 18``, ``pair 8``, ``insurance``: the stored key) in the active language."""
+    kind, space, rest = sit.partition(" ")
+    if not space:
+        return _("insurance") if sit == "insurance" else sit
+    words = {"hard": N_("hard {total}"), "soft": N_("soft {total}"), "pair": N_("pair {rank}")}
+    return _(words[kind]).format(total=rest, rank=rest) if kind in words else sit
 
 
 def up_rank(card: str) -> str:
@@ -88,7 +103,7 @@ class Priced:
     @property
     def answer(self) -> str:
         """The answer in words."""
-        return f"foul ({self.foul})" if self.foul else LETTERS.get(self.taken, self.taken)
+        return _("foul ({foul})").format(foul=self.foul) if self.foul else letter_word(self.taken)
 
     def to_list(self) -> list[Any]:
         """The stored form (``from_list`` reads it back)."""
@@ -170,36 +185,40 @@ def _bucket(tc: float) -> int:
 def bet_note(bets: Sequence[tuple[int, float]]) -> BetNote:
     """The note on ``bets``, (bet, true count before it) pairs (RULES.md, **review_bet_note**)."""
     if not bets:
-        return BetNote((), None, "No bet was placed.")
-    names = {-2: "-2 or less", 3: "+3 or more"}
+        return BetNote((), None, _("No bet was placed."))
+    names = {-2: _("-2 or less"), 3: _("+3 or more")}
     rows = []
     for k in range(-2, 4):
         these = [b for b, tc in bets if _bucket(tc) == k]
         if these:
             rows.append((names.get(k, f"{k:+d}" if k else "0"), len(these), sum(these) / len(these)))
-    xs, ys = [tc for _, tc in bets], [float(b) for b, _ in bets]
-    first = "A bet has no EV loss of its own: this says how the bets followed the Hi-Lo true count. "
+    xs, ys = [tc for _bet, tc in bets], [float(b) for b, _tc in bets]
+    first = _("A bet has no EV loss of its own: this says how the bets followed the Hi-Lo true count.")
     if min(ys) == max(ys):
-        return BetNote(tuple(rows), None, first + f"Every bet was {bets[0][0]}: flat betting, whatever the count.")
+        flat = _("Every bet was {bet}: flat betting, whatever the count.").format(bet=bets[0][0])
+        return BetNote(tuple(rows), None, _("{first} {then}").format(first=first, then=flat))
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
     sxx = sum((x - mx) ** 2 for x in xs)
     syy = sum((y - my) ** 2 for y in ys)
     r = sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else None
     if r is None:
-        how = "the count never moved, so nothing can be said"
+        how = _("the count never moved, so nothing can be said")
     elif r >= 0.5:
-        how = "the bets rose with the count, as counting asks"
+        how = _("the bets rose with the count, as counting asks")
     elif r >= 0.2:
-        how = "the bets rose a little with the count"
+        how = _("the bets rose a little with the count")
     elif r > -0.2:
-        how = "the bets did not follow the count"
+        how = _("the bets did not follow the count")
     else:
-        how = "the bets fell as the count rose: against the count"
+        how = _("the bets fell as the count rose: against the count")
     low = [b for b, tc in bets if tc < 1]  # the bets where the count gave no edge
     low_note = ""
     if low and max(low) > min(ys):
-        low_note = (f" {sum(1 for b in low if b > min(ys))} of {len(low)} bets at a true count below +1 were above "
-                    f"the smallest bet ({min(ys):g}).")
-    corr = "" if r is None else f" (correlation of bet and true count {r:+.2f})"
-    return BetNote(tuple(rows), r, first + f"Bets from {min(ys):g} to {max(ys):g}: {how}{corr}.{low_note}")
+        low_note = _("{above} of {bets} bets at a true count below +1 were above the smallest bet ({least}).").format(
+            above=sum(1 for b in low if b > min(ys)), bets=len(low), least=f"{min(ys):g}")
+    corr = "" if r is None else _(" (correlation of bet and true count {r:+.2f})").format(r=r)
+    then = _("Bets from {low} to {high}: {how}{correlation}.").format(low=f"{min(ys):g}", high=f"{max(ys):g}", how=how,
+                                                                      correlation=corr)
+    text = _("{first} {then}").format(first=first, then=then)
+    return BetNote(tuple(rows), r, _("{first} {then}").format(first=text, then=low_note) if low_note else text)

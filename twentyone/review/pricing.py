@@ -22,6 +22,7 @@ from twentyone.analysis.exact import DecisionEVs, decision_evs
 from twentyone.analysis.options import MAX_OPTION_DECKS, AnalysisRules
 from twentyone.analysis.shoe import Shoe
 from twentyone.errors import TwentyOneError
+from twentyone.i18n import _
 from twentyone.review.costs import Priced, bet_note, BetNote, per_100, situation, true_count
 from twentyone.review.logs import LogError, LoggedMatch, rank_counts, rank_of
 from twentyone.review.rounds import Decision, RoundPlay, replay_round
@@ -63,7 +64,7 @@ class MatchReview:
 
     def bet_note(self) -> BetNote:
         """How the bets followed the true count."""
-        return bet_note([(b, tc) for _, b, tc in self.bets])
+        return bet_note([(b, tc) for _round, b, tc in self.bets])
 
 
 def analysis_rules(rules: Rules) -> AnalysisRules:
@@ -100,8 +101,8 @@ def price(d: Decision, rules: Rules, opts: AnalysisRules, decks: int) -> Priced:
     if sum(remaining) < MIN_UNSEEN:
         return Priced(d.round, d.seat, d.index, d.step, d.kind, d.hand, d.cards, d.up, sit,
                       tuple((a, None) for a in d.options), d.taken, d.foul, "", None, seen, d.bet,
-                      f"not priced: only {sum(remaining)} cards unseen, the shoe may be refilled before the round "
-                      "ends")
+                      _("not priced: only {unseen} cards unseen, the shoe may be refilled before the round "
+                        "ends").format(unseen=sum(remaining)))
     up = rank_of(d.up)
     hand = _ranks(d.cards)
     shoe = tuple(r + h + u for r, h, u in zip(remaining, rank_counts(hand), rank_counts(up)))
@@ -116,16 +117,16 @@ def price(d: Decision, rules: Rules, opts: AnalysisRules, decks: int) -> Priced:
     if d.before_peek and ev.given_no_blackjack:
         # Decided before the dealer checked: a dealer Black Jack (chance pbj) voids every choice, the bet lost.
         values = {a: None if v is None else v * (1 - pbj) - pbj for a, v in values.items()}
-        notes.append("decided before the dealer checked for Black Jack")
+        notes.append(_("decided before the dealer checked for Black Jack"))
     elif ev.given_no_blackjack:
-        notes.append("the dealer has no Black Jack (he checked)")
+        notes.append(_("the dealer has no Black Jack (he checked)"))
     if "c" in d.options:
-        notes.append("the Changer is not valued")
+        notes.append(_("the Changer is not valued"))
     options = tuple((a, values.get(a)) for a in d.options)
     valued = [(a, v) for a, v in options if v is not None]
     best, best_v = max(valued, key=lambda av: av[1]) if valued else ("", 0.0)
     if short and "d" in (d.taken, best):  # said where the double's price matters: taken, or the best option
-        notes.insert(0, f"a double for less: {d.double_add} of {d.bet}")
+        notes.insert(0, _("a double for less: {add} of {bet}").format(add=d.double_add, bet=d.bet))
     if d.foul:
         taken_v: float | None = -1.0  # the hand's stake is lost (review_foul)
     else:
@@ -134,7 +135,7 @@ def price(d: Decision, rules: Rules, opts: AnalysisRules, decks: int) -> Priced:
     if loss is not None and loss < _EPSILON:
         loss = 0.0
     return Priced(d.round, d.seat, d.index, d.step, d.kind, d.hand, d.cards, d.up, sit, options, d.taken, d.foul,
-                  best, loss, seen, d.bet, "; ".join(notes))
+                  best, loss, seen, d.bet, _("; ").join(notes))
 
 
 def _insurance(d: Decision, rules: Rules, remaining: tuple[int, ...], seen: int) -> Priced:
@@ -147,7 +148,8 @@ def _insurance(d: Decision, rules: Rules, remaining: tuple[int, ...], seen: int)
     loss = max(take, 0.0) - taken_v
     return Priced(d.round, d.seat, d.index, d.step, "insurance", d.hand, d.cards, d.up, "insurance", options,
                   d.taken, d.foul, best, loss if loss >= _EPSILON else 0.0, seen, d.bet,
-                  f"chance of the dealer's Black Jack {pbj:.1%} off the {sum(remaining)} cards not seen")
+                  _("chance of the dealer's Black Jack {chance:.1%} off the {unseen} cards not seen").format(
+                      chance=pbj, unseen=sum(remaining)))
 
 
 def review_match(match: LoggedMatch, seat: int, rounds: Iterable[int] | None = None) -> MatchReview:
@@ -178,5 +180,5 @@ def review_match(match: LoggedMatch, seat: int, rounds: Iterable[int] | None = N
         try:
             priced += [price(d, match.rules, opts, match.decks) for d in play.decisions if d.seat == seat]
         except (LogError, TwentyOneError) as e:
-            skipped.append(f"round {rnd.number}: not priced ({e})")
+            skipped.append(_("round {round}: not priced ({why})").format(round=rnd.number, why=e))
     return MatchReview(match, seat, hands, tuple(priced), tuple(bets), plays, tuple(skipped))

@@ -25,11 +25,37 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any, Final
 
-from twentyone.review.costs import LETTERS, Priced, true_count
+from twentyone.i18n import N_, _, html_lang, ngettext, translated
+from twentyone.review.costs import LETTERS, Priced, situation_words, true_count
 from twentyone.review.logs import MAX_TEXT, LoggedMatch
 from twentyone.review.rounds import RoundPlay
 
-__all__ = ["render_replay", "round_anchor", "REPLAY_JS"]
+__all__ = ["render_replay", "round_anchor", "REPLAY_JS", "WORDS"]
+
+#: The words the page's script writes, in English; the page carries them in its language (``data.words``), each
+#: ``{field}`` filled by the script.
+WORDS: Final = {
+    "total": N_("total {total}"), "seat": N_("Seat {seat}: {name}"), "reviewed": N_("(reviewed)"),
+    "money": N_("money {money}"), "insurance": N_("insurance {amount}"), "net": N_("round {net}"),
+    "hand": N_("hand {n}"), "stake": N_("stake {bet}"), "aside": N_("taken away by the Changer: {cards}"),
+    "deals": N_("Seat {seat} ({name}) deals this round."), "notValued": N_("not valued"),
+    "noDecision": N_("No decision of a reviewed seat at this step. Use n / p (or the buttons) to jump to the next "
+                     "or previous one."),
+    "insuranceOf": N_("Insurance of {name}{hand}: {cards} against {up} ({situation})"),
+    "decisionOf": N_("Decision of {name}{hand}: {cards} against {up} ({situation})"),
+    "handN": N_(" (hand {n})"), "seatN": N_("seat {seat}"), "option": N_("option"), "evPerBet": N_("EV per bet"),
+    "best": N_("best"), "taken": N_("taken"), "bestTaken": N_("best, taken"),
+    "foulTaken": N_("a foul ({foul}): the hand is lost, EV -1"),
+    "takenLine": N_("Taken: {taken}. EV lost: {lost} of a bet."), "notPriced": N_("not priced"),
+    "seen": N_("Off the {seen} cards the seat could have seen since the shuffle."),
+    "where": N_("Round {round} ({index} of {count}) \u00b7 step {step} of {steps}"),
+    "shoe": N_("{seen} cards seen since the shuffle before this round \u00b7 Hi-Lo true count {tc}"),
+    "roundN": N_("round {round}"), "empty": N_("This log holds no round to replay."),
+    "win": N_("win"), "lose": N_("lose"), "push": N_("push"),
+}
+#: Each action letter as the script names it in a hand's label.
+ACTIONS: Final = {"h": N_("hit"), "s": N_("stand"), "d": N_("double"), "u": N_("surrender"), "p": N_("split"),
+                  "c": N_("Changer"), "i": N_("insurance")}
 
 
 def round_anchor(round_no: int, step: int | None = None, foul: bool = False) -> str:
@@ -48,15 +74,17 @@ def _num(v: float | None) -> float | None:
 
 def replay_data(match: LoggedMatch, plays: Mapping[int, RoundPlay], priced: Iterable[Priced],
                 highlight: Iterable[int]) -> dict[str, Any]:
-    """The page's data: seats, rounds with their steps and events, priced decisions.  A decision is a list,
-    ``[seat, round, kind, hand, cards, up, situation, [[letter, EV], ...], taken, foul, best, EV lost, seen,
-    note]``; a step ``{"t": text, "e": events, "d": its decisions, "s": its seat}`` without empty keys."""
+    """The page's data: seats, rounds with their steps and events, priced decisions, and the words its script
+    writes in the active language (``words``, ``actions``; ``names`` the answer letters', ``letters`` their English
+    names, as ``data-option`` has them).  A decision is a list, ``[seat, round, kind, hand, cards, up, situation
+    (in words), [[letter, EV], ...], taken, foul, best, EV lost, seen, note]``; a step ``{"t": text, "e": events,
+    "d": its decisions, "s": its seat}`` without empty keys."""
     mine = set(highlight)
     decisions: list[list[Any]] = []
     at: dict[tuple[int, int], list[int]] = {}
     for p in priced:
         at.setdefault((p.round, p.step), []).append(len(decisions))
-        decisions.append([p.seat, p.round, p.kind, p.hand, p.cards, p.up, p.situation,
+        decisions.append([p.seat, p.round, p.kind, p.hand, p.cards, p.up, situation_words(p.situation),
                           [[a, _num(v)] for a, v in p.options], p.taken, p.foul, p.best, _num(p.loss), p.seen,
                           p.note])
     rounds = []
@@ -77,7 +105,8 @@ def replay_data(match: LoggedMatch, plays: Mapping[int, RoundPlay], priced: Iter
         rounds.append({"n": n, "seen": seen, "tc": round(tc, 2), "seats": list(play.seats),
                        "dealerSeat": play.dealer_seat, "steps": steps})
     seats = [{"seat": s.seat, "name": s.name, "player": s.player, "mine": s.seat in mine} for s in match.seats]
-    return {"seats": seats, "rounds": rounds, "decisions": decisions, "letters": LETTERS}
+    return {"seats": seats, "rounds": rounds, "decisions": decisions, "letters": LETTERS,
+            "names": translated(LETTERS), "words": translated(WORDS), "actions": translated(ACTIONS)}
 
 
 CSS: Final = """
@@ -119,13 +148,16 @@ REPLAY_JS: Final = r"""
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("replay-data").textContent);
-  var rounds = data.rounds, decisions = data.decisions, LETTERS = data.letters;
+  var rounds = data.rounds, decisions = data.decisions, LETTERS = data.letters, NAMES = data.names;
+  var W = data.words, WORD = data.actions;
   var names = {}, mine = {};
   data.seats.forEach(function (s) { names[s.seat] = s.name; mine[s.seat] = s.mine; });
   var root = document.getElementById("replay");
   var pos = {r: 0, s: 0};
   var RANK = {T: "10"};
-  var WORD = {h: "hit", s: "stand", d: "double", u: "surrender", p: "split", c: "Changer", i: "insurance"};
+  function say(key, values) {
+    return W[key].replace(/\{(\w+)\}/g, function (m, k) { return values && k in values ? String(values[k]) : m; });
+  }
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -187,7 +219,7 @@ REPLAY_JS: Final = r"""
     if (st.hole !== null) { dealer.appendChild(card(st.hole, !st.holeUp)); }
     st.dealer.slice(1).forEach(function (c) { dealer.appendChild(card(c)); });
     var shown = st.dealer.slice(0, 1).concat(st.holeUp ? [st.hole] : [], st.dealer.slice(1));
-    document.getElementById("dealer-total").textContent = st.holeUp ? "total " + total(shown) : "";
+    document.getElementById("dealer-total").textContent = st.holeUp ? say("total", {total: total(shown)}) : "";
     var area = document.getElementById("seats");
     area.textContent = "";
     var acting = step.s || 0;
@@ -195,63 +227,63 @@ REPLAY_JS: Final = r"""
       var s = st.seats[n];
       var box = el("div", "seat" + (mine[n] ? " mine" : "") + (acting === n ? " acting" : ""));
       box.setAttribute("data-seat", String(n));
-      var h3 = el("h3", "", "Seat " + n + ": " + (names[n] || ""));
-      if (mine[n]) { h3.appendChild(document.createTextNode(" ")); h3.appendChild(el("span", "you", "(reviewed)")); }
+      var h3 = el("h3", "", say("seat", {seat: n, name: names[n] || ""}));
+      if (mine[n]) { h3.appendChild(document.createTextNode(" ")); h3.appendChild(el("span", "you", say("reviewed"))); }
       box.appendChild(h3);
-      var money = "money " + (s.money === null ? "?" : s.money) + (s.ins ? " \u00b7 insurance " + s.ins : "");
-      if (s.net !== null) { money += " \u00b7 round " + (s.net > 0 ? "+" : "") + s.net; }
+      var money = say("money", {money: s.money === null ? "?" : s.money}) + (s.ins ? " \u00b7 " + say("insurance", {amount: s.ins}) : "");
+      if (s.net !== null) { money += " \u00b7 " + say("net", {net: (s.net > 0 ? "+" : "") + s.net}); }
       box.appendChild(el("div", "money", money));
       s.hands.forEach(function (h, i) {
         var hd = el("div", "hand");
-        var label = (s.hands.length > 1 ? "hand " + (i + 1) + " \u00b7 " : "") + "stake " + h.bet;
-        if (h.cards.length) { label += " \u00b7 total " + total(h.cards); }
+        var label = (s.hands.length > 1 ? say("hand", {n: i + 1}) + " \u00b7 " : "") + say("stake", {bet: h.bet});
+        if (h.cards.length) { label += " \u00b7 " + say("total", {total: total(h.cards)}); }
         if (h.acts) { label += " \u00b7 " + h.acts.split("").map(function (a) { return WORD[a] || a; }).join(", "); }
         hd.appendChild(el("div", "label", label));
         var cs = el("div", "cards");
         h.cards.forEach(function (c) { cs.appendChild(card(c)); });
         hd.appendChild(cs);
-        if (h.result) { hd.appendChild(el("div", "result " + h.result, h.result)); }
+        if (h.result) { hd.appendChild(el("div", "result " + h.result, W[h.result] || h.result)); }
         box.appendChild(hd);
       });
-      if (s.aside.length) { box.appendChild(el("div", "note", "taken away by the Changer: " + s.aside.join(" "))); }
+      if (s.aside.length) { box.appendChild(el("div", "note", say("aside", {cards: s.aside.join(" ")}))); }
       if (s.foul) { box.appendChild(el("div", "foul", s.foul + (s.fault ? ": " + s.fault : ""))); }
       area.appendChild(box);
     });
-    if (round.dealerSeat) { area.appendChild(el("div", "note", "Seat " + round.dealerSeat + " (" + (names[round.dealerSeat] || "") + ") deals this round.")); }
+    if (round.dealerSeat) { area.appendChild(el("div", "note", say("deals", {seat: round.dealerSeat, name: names[round.dealerSeat] || ""}))); }
   }
-  function fmt(v) { return v === null ? "not valued" : (v > 0 ? "+" : "") + v.toFixed(3); }
+  function fmt(v) { return v === null ? say("notValued") : (v > 0 ? "+" : "") + v.toFixed(3); }
   function drawDecision(step) {
     var box = document.getElementById("decision");
     box.textContent = "";
     if (!step.d) {
-      box.appendChild(el("p", "note", "No decision of a reviewed seat at this step. Use n / p (or the buttons) to jump to the next or previous one."));
+      box.appendChild(el("p", "note", say("noDecision")));
       return;
     }
     step.d.forEach(function (i) {
       var a = decisions[i];
       var d = {seat: a[0], round: a[1], kind: a[2], hand: a[3], cards: a[4], up: a[5], sit: a[6], opts: a[7],
                taken: a[8], foul: a[9], best: a[10], loss: a[11], seen: a[12], note: a[13]};
-      var word = function (l) { return LETTERS[l] || l; };
-      var h = el("h3", "", (d.kind === "insurance" ? "Insurance" : "Decision") + " of " + (names[d.seat] || "seat " + d.seat) + (d.hand ? " (hand " + (d.hand + 1) + ")" : "") + ": " + d.cards + " against " + d.up + " (" + d.sit + ")");
+      var word = function (l) { return NAMES[l] || l; };
+      var h = el("h3", "", say(d.kind === "insurance" ? "insuranceOf" : "decisionOf", {name: names[d.seat] || say("seatN", {seat: d.seat}), hand: d.hand ? say("handN", {n: d.hand + 1}) : "", cards: d.cards, up: d.up, situation: d.sit}));
       box.appendChild(h);
       var t = el("table", "options");
-      var head = el("tr"); ["option", "EV per bet", ""].forEach(function (x) { head.appendChild(el("th", "", x)); });
+      var head = el("tr"); [say("option"), say("evPerBet"), ""].forEach(function (x) { head.appendChild(el("th", "", x)); });
       t.appendChild(head);
       d.opts.forEach(function (o) {
         var tr = el("tr", (o[0] === d.best ? "best" : "") + (o[0] === d.taken ? " taken" : ""));
-        tr.setAttribute("data-option", word(o[0]));
+        tr.setAttribute("data-option", LETTERS[o[0]] || o[0]);
         tr.appendChild(el("td", "", word(o[0])));
         tr.appendChild(el("td", "num", fmt(o[1])));
-        var mark = (o[0] === d.best ? "best" : "") + (o[0] === d.taken ? (o[0] === d.best ? ", taken" : "taken") : "");
+        var mark = o[0] === d.best ? (o[0] === d.taken ? say("bestTaken") : say("best")) : (o[0] === d.taken ? say("taken") : "");
         tr.appendChild(el("td", "", mark));
         t.appendChild(tr);
       });
       box.appendChild(t);
-      var taken = d.foul ? "a foul (" + d.foul + "): the hand is lost, EV -1" : word(d.taken);
-      var lost = el("p", "lost" + (d.loss > 0.001 ? " bad" : ""), "Taken: " + taken + ". EV lost: " + (d.loss === null ? "not priced" : d.loss.toFixed(3)) + " of a bet.");
+      var taken = d.foul ? say("foulTaken", {foul: d.foul}) : word(d.taken);
+      var lost = el("p", "lost" + (d.loss > 0.001 ? " bad" : ""), say("takenLine", {taken: taken, lost: d.loss === null ? say("notPriced") : d.loss.toFixed(3)}));
       lost.setAttribute("data-loss", d.loss === null ? "" : String(d.loss));
       box.appendChild(lost);
-      box.appendChild(el("p", "note", "Off the " + d.seen + " cards the seat could have seen since the shuffle." + (d.note ? " " + d.note + "." : "")));
+      box.appendChild(el("p", "note", say("seen", {seen: d.seen}) + (d.note ? " " + d.note + "." : "")));
     });
   }
   function drawSteps(round, k) {
@@ -270,8 +302,8 @@ REPLAY_JS: Final = r"""
     var st = stateAt(pos.r, pos.s);
     drawTable(st, round, step);
     document.getElementById("caption").textContent = step.t;
-    document.getElementById("where").textContent = "Round " + round.n + " (" + (pos.r + 1) + " of " + rounds.length + ") \u00b7 step " + pos.s + " of " + (round.steps.length - 1);
-    document.getElementById("shoe").textContent = round.seen + " cards seen since the shuffle before this round \u00b7 Hi-Lo true count " + (round.tc > 0 ? "+" : "") + round.tc;
+    document.getElementById("where").textContent = say("where", {round: round.n, index: pos.r + 1, count: rounds.length, step: pos.s, steps: round.steps.length - 1});
+    document.getElementById("shoe").textContent = say("shoe", {seen: round.seen, tc: (round.tc > 0 ? "+" : "") + round.tc});
     drawDecision(step);
     drawSteps(round, pos.s);
     root.setAttribute("data-round", String(round.n));
@@ -323,7 +355,7 @@ REPLAY_JS: Final = r"""
     return false;
   }
   var sel = document.getElementById("round-select");
-  rounds.forEach(function (r, i) { var o = el("option", "", "round " + r.n); o.value = String(i); sel.appendChild(o); });
+  rounds.forEach(function (r, i) { var o = el("option", "", say("roundN", {round: r.n})); o.value = String(i); sel.appendChild(o); });
   sel.addEventListener("change", function () { go(Number(sel.value), 0); });
   var buttons = {"first-round": function () { go(0, 0); }, "prev-round": function () { go(pos.r - 1, 0); },
                  "prev-step": function () { step(-1); }, "next-step": function () { step(1); },
@@ -342,7 +374,7 @@ REPLAY_JS: Final = r"""
   if (rounds.length) {
     if (!fromHash()) { go(0, 0, true); }
   } else {
-    document.getElementById("caption").textContent = "This log holds no round to replay.";
+    document.getElementById("caption").textContent = say("empty");
   }
   root.setAttribute("data-ready", "1");
 })();
@@ -366,36 +398,41 @@ def render_replay(match: LoggedMatch, plays: Mapping[int, RoundPlay], priced: It
     """The replay page of ``match``: ``plays`` its rounds replayed, ``priced`` the decisions to annotate,
     ``highlight`` the seats to mark; ``note`` a line under the title, ``back`` a (href, text) link above it."""
     data = replay_data(match, plays, priced, highlight)
-    seats = ", ".join(f"seat {s['seat']} {s['name']}" + (f" ({s['player']})" if s["player"] else "")
-                      + (" \u2014 reviewed" if s["mine"] else "") for s in data["seats"])
-    desc = f"rules {match.rules.name} \u00b7 {match.decks} deck{'s' if match.decks != 1 else ''}"
+    seats = _(", ").join(_("seat {seat} {name}").format(seat=s["seat"], name=s["name"])
+                         + (f" ({s['player']})" if s["player"] else "") + (_(" \u2014 reviewed") if s["mine"] else "")
+                         for s in data["seats"])
+    desc = _("rules {rules}").format(rules=match.rules.name) + " \u00b7 " + ngettext(
+        "{n} deck", "{n} decks", match.decks).format(n=match.decks)
     if match.seed is not None:
-        desc += f" \u00b7 seed {match.seed}"
+        desc += " \u00b7 " + _("seed {seed}").format(seed=match.seed)
     if match.game:
-        desc += f" \u00b7 game {match.game}"
+        desc += " \u00b7 " + _("game {game}").format(game=match.game)
+    n_rounds = len(data["rounds"])
+    keys = _("Keys: \u2190 \u2192 step, \u2191 \u2193 round, n / p the next or previous decision of the reviewed seat, "
+             "Home / End.")
     head = ""
     if back is not None:
         head = f'<p><a href="{escape(back[0])}">{escape(back[1])}</a></p>\n'
     body = f"""{head}<h1>{escape(title)}</h1>
-<p class="meta">{escape(desc)} \u00b7 {len(data['rounds'])} round{'s' if len(data['rounds']) != 1 else ''} \u00b7 {escape(seats)}</p>
+<p class="meta">{escape(desc)} \u00b7 {escape(ngettext("{n} round", "{n} rounds", n_rounds).format(n=n_rounds))} \u00b7 {escape(seats)}</p>
 {f'<p class="note">{escape(note)}</p>' if note else ''}
 <div id="replay">
 <div id="controls">
-<button type="button" id="first-round" title="Home">« first</button>
-<button type="button" id="prev-round" title="Up arrow">\u25b2 round</button>
-<button type="button" id="prev-step" title="Left arrow">\u25c0 step</button>
-<button type="button" id="next-step" title="Right arrow">step \u25b6</button>
-<button type="button" id="next-round" title="Down arrow">round \u25bc</button>
-<button type="button" id="last-round" title="End">last »</button>
-<button type="button" id="prev-decision" title="p">\u2190 decision</button>
-<button type="button" id="next-decision" title="n">decision \u2192</button>
-<select id="round-select" aria-label="round"></select>
+<button type="button" id="first-round" title="Home">« {escape(_("first"))}</button>
+<button type="button" id="prev-round" title="{escape(_("Up arrow"))}">\u25b2 {escape(_("round"))}</button>
+<button type="button" id="prev-step" title="{escape(_("Left arrow"))}">\u25c0 {escape(_("step"))}</button>
+<button type="button" id="next-step" title="{escape(_("Right arrow"))}">{escape(_("step"))} \u25b6</button>
+<button type="button" id="next-round" title="{escape(_("Down arrow"))}">{escape(_("round"))} \u25bc</button>
+<button type="button" id="last-round" title="End">{escape(_("last"))} »</button>
+<button type="button" id="prev-decision" title="p">\u2190 {escape(_("decision"))}</button>
+<button type="button" id="next-decision" title="n">{escape(_("decision"))} \u2192</button>
+<select id="round-select" aria-label="{escape(_("round"))}"></select>
 <span id="where"></span>
 </div>
-<p class="note">Keys: \u2190 \u2192 step, \u2191 \u2193 round, n / p the next or previous decision of the reviewed seat, Home / End.
-EVs are per initial bet of the hand, exact off the cards the seat could have seen since the shuffle.</p>
+<p class="note">{escape(keys)}
+{escape(_("EVs are per initial bet of the hand, exact off the cards the seat could have seen since the shuffle."))}</p>
 <div id="felt">
-<div id="dealer"><h3>Dealer <span id="dealer-total" class="note"></span></h3><div class="cards" id="dealer-cards"></div></div>
+<div id="dealer"><h3>{escape(_("Dealer"))} <span id="dealer-total" class="note"></span></h3><div class="cards" id="dealer-cards"></div></div>
 <div class="area" id="seats"></div>
 </div>
 <p id="shoe" class="note"></p>
@@ -407,7 +444,7 @@ EVs are per initial bet of the hand, exact off the cards the seat could have see
 </div>
 <script type="application/json" id="replay-data">{_json_block(data)}</script>"""
     script = REPLAY_JS
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+    return (f'<!DOCTYPE html>\n<html lang="{html_lang()}">\n<head>\n<meta charset="utf-8">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{_csp(script)}">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n"

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from twentyone.cards import TENS, VALUE, hand_total
+from twentyone.i18n import N_, _
 from twentyone.legality import (FAULTS, change_problem, double_amount, double_problem, insurance_problem,
                                 split_problem, surrender_problem)
 from twentyone.review.logs import LogError, LoggedMatch, LoggedRound, course_interface, plain, rank_counts
@@ -142,13 +143,14 @@ class _Replay:
         names = {s.seat: s.name for s in match.seats}
         players = {s.seat: s.player for s in match.seats}
         # What a fault at the end of the round says: its detail, else its cause (a record may give no detail).
-        self.show_faults = {int(f["seat"]): plain(f.get("detail", "")) or plain(f.get("cause", "")) or "no reason"
+        self.show_faults = {int(f["seat"]): plain(f.get("detail", "")) or plain(f.get("cause", "")) or _("no reason")
                             for f in self.rec.get("faults", []) if isinstance(f, dict)}
         self.seats: list[_Seat] = []
         for p in self.rec["players"]:
             seat = int(p["seat"])
             bet = int(p["bet"])
-            s = _Seat(p, seat, names.get(seat, f"seat {seat}"), course_interface(players.get(seat, "")),
+            s = _Seat(p, seat, names.get(seat, _("seat {seat}").format(seat=seat)),
+                      course_interface(players.get(seat, "")),
                       int(p["account_before"]) - bet, _Hand([], bet, tape=str(p["actions"])),
                       foul=str(p["foul"] or ""), fault=self.show_faults.get(seat, ""))
             self.seats.append(s)
@@ -191,7 +193,7 @@ class _Replay:
         elif self.rules.dealer_peeks and up in TENS and dbj:
             self.events.append(("reveal", self.hole))
             self.face_up(self.hole)
-            self.step("The dealer looks at his hole card at once: Black Jack. Nobody decides.")
+            self.step(_("The dealer looks at his hole card at once: Black Jack. Nobody decides."))
         elif up == "A" and self.rules.dealer_peeks:
             self._ace_up(dbj)
         else:
@@ -236,9 +238,10 @@ class _Replay:
             s.natural = s.hand.total() == 21 and len(s.hand.cards) == 2
 
     def _deal_text(self) -> str:
-        hands = "; ".join(f"{s.name} {''.join(s.hand.cards)}" + (" (Black Jack)" if s.natural else "")
-                          for s in self.seats)
-        return f"Round {self.n}: bets placed and cards dealt. Dealer shows {self.up}. {hands}."
+        hands = _("; ").join(f"{s.name} {''.join(s.hand.cards)}" + (_(" (Black Jack)") if s.natural else "")
+                             for s in self.seats)
+        return _("Round {round}: bets placed and cards dealt. Dealer shows {up}. {hands}.").format(
+            round=self.n, up=self.up, hands=hands)
 
     def _faults_at_bet(self) -> None:
         """A fault in ``bet`` (its text says so): the seat is dealt its cards and decides nothing."""
@@ -300,12 +303,12 @@ class _Replay:
         if s.foul not in FAULTS:
             self._note(s, h, "play", options, "", s.foul, before_peek, hand_index)
             self.events.append(("foul", s.seat, s.foul, ""))
-            self.step(f"{s.name} gives an illegal answer: {s.foul}. The hand is lost.", s.seat,
-                      len(self.decisions) - 1)
+            self.step(_("{name} gives an illegal answer: {foul}. The hand is lost.").format(name=s.name, foul=s.foul),
+                      s.seat, len(self.decisions) - 1)
         else:
             self.events.append(("foul", s.seat, s.foul, s.fault))
-            self.step(f"{s.name} faults ({s.foul}): {s.fault or 'no detail'}. The hand is lost and the player "
-                      "leaves the match.", s.seat)
+            self.step(_("{name} faults ({foul}): {fault}. The hand is lost and the player leaves the match.").format(
+                name=s.name, foul=s.foul, fault=s.fault or _("no detail")), s.seat)
 
     def _insurance_offered(self, s: _Seat) -> bool:
         return insurance_problem(self.rules, self.up, "", s.account, s.hand.bet) is None
@@ -326,8 +329,9 @@ class _Replay:
             else:
                 h.state, h.done = a, True
                 self.events.append(("act", s.seat, 0, a))
-                self.step(f"{s.name} has Black Jack and stands ({a!r} means stand).", s.seat,
-                          len(self.decisions) - 1 if offered else -1)
+                self.step(_("{name} has Black Jack and stands ({answer} means stand).").format(name=s.name,
+                                                                                              answer=repr(a)),
+                          s.seat, len(self.decisions) - 1 if offered else -1)
             s.done = True
             return None
         options = self._options(s, h, True)
@@ -351,7 +355,8 @@ class _Replay:
         s.insured = True
         s.hand.state = "i"
         self.events.append(("ins", s.seat, cost, s.account))
-        self.step(f"{s.name} buys insurance for {cost}.", s.seat, len(self.decisions) - 1)
+        self.step(_("{name} buys insurance for {cost}.").format(name=s.name, cost=cost), s.seat,
+                  len(self.decisions) - 1)
 
     def _ace_up(self, dbj: bool) -> None:
         """An A up and a peek: every seat answers first, then the dealer checks, then the answers take effect."""
@@ -363,17 +368,17 @@ class _Replay:
             if a is not None and a != "i":
                 pending[s.seat] = a
                 self.events.append(("act", s.seat, 0, a))
-                self.step(f"{s.name} chooses {_WORD.get(a, a)}; it takes effect once the dealer has checked for "
-                          "Black Jack.", s.seat, len(self.decisions) - 1)
+                self.step(_("{name} chooses {action}; it takes effect once the dealer has checked for Black "
+                            "Jack.").format(name=s.name, action=_word(a)), s.seat, len(self.decisions) - 1)
         if dbj:
             self.events.append(("reveal", self.hole))
             self.face_up(self.hole)
-            self.step("The dealer checks his hole card: Black Jack. Insurance pays; every other choice is void.")
+            self.step(_("The dealer checks his hole card: Black Jack. Insurance pays; every other choice is void."))
             for s in self.seats:
                 if s.seat in pending:
                     s.hand.done = True
             return
-        self.step("The dealer checks his hole card: no Black Jack. Insurance is lost; the choices take effect.")
+        self.step(_("The dealer checks his hole card: no Black Jack. Insurance is lost; the choices take effect."))
         for s in self.seats:
             if s.done:
                 continue
@@ -408,20 +413,21 @@ class _Replay:
 
     def _act(self, s: _Seat, h: _Hand, a: str, index: int, announced: bool = False) -> None:
         """Apply answer ``a`` to hand ``h`` and make it a step."""
-        who = s.name + (f" (hand {index + 1})" if s.hands else "")
+        who = s.name + (_(" (hand {n})").format(n=index + 1) if s.hands else "")
         dec = len(self.decisions) - 1 if not announced else -1
-        text = ""
+        text = detail = ""
         if not announced:
             self.events.append(("act", s.seat, index, a))
         if a == "h":
             c = self._card(s, h, index)
-            text = f"{who} hits: {c}, total {h.total()}" + (" (bust)" if h.total() > 21 else "")
+            detail = _hit_detail(c, h.total())
+            text = _("{who} hits: {detail}").format(who=who, detail=detail)
             h.state = "h"
             if h.total() > 21 or (h.total() == 21 and self.m.game != "bj"):  # bj(6) asks Hit? at 21 too
                 h.done = True
         elif a == "s":
             h.state, h.done = "s", True
-            text = f"{who} stands on {h.total()}"
+            text = detail = _("{who} stands on {total}").format(who=who, total=h.total())
         elif a == "d":
             add = double_amount(s.account, h.bet)
             s.account -= add
@@ -430,11 +436,13 @@ class _Replay:
             self.events.append(("stake", s.seat, index, h.bet, s.account))
             c = self._card(s, h, index)
             h.state, h.done = "d", True
-            text = f"{who} doubles" + (f" for less ({add})" if add < h.bet - add else "") + \
-                   f": {c}, total {h.total()}" + (" (bust)" if h.total() > 21 else "")
+            detail = _hit_detail(c, h.total())
+            text = (_("{who} doubles for less ({add}): {detail}") if add < h.bet - add
+                    else _("{who} doubles: {detail}")).format(who=who, add=add, detail=detail)
         elif a == "u":
             h.state, h.done = "u", True
-            text = f"{who} surrenders: half the bet comes back"
+            detail = _("half the bet comes back")
+            text = _("{who} surrenders: {detail}").format(who=who, detail=detail)
         elif a == "c":
             add = double_amount(s.account, h.bet)
             s.account -= add
@@ -446,14 +454,16 @@ class _Replay:
             h.state = "c"
             if h.total() == 21:
                 h.done = True
-            text = f"{who} uses the Changer: {old} goes, {c} comes, total {h.total()}"
+            detail = _("{old} goes, {card} comes, total {total}").format(old=old, card=c, total=h.total())
+            text = _("{who} uses the Changer: {detail}").format(who=who, detail=detail)
         elif a == "p":
-            text = self._split(s, h, index)
+            detail = self._split(s, h, index)
+            text = _("{who} splits: {detail}").format(who=s.name, detail=detail)
         else:
             raise LogError(f"round {self.n}: seat {s.seat} answered {a!r}, which the table never takes")
         if announced:
-            text = f"{who}'s {_WORD.get(a, a)} takes effect: " + text.split(": ", 1)[-1]
-        self.step(text + ".", s.seat, dec)
+            text = _("{who}'s {action} takes effect: {detail}").format(who=who, action=_word(a), detail=detail)
+        self.step(_("{text}.").format(text=text), s.seat, dec)
 
     def _card(self, s: _Seat, h: _Hand, index: int) -> str:
         c = self.draw()
@@ -481,7 +491,8 @@ class _Replay:
                 self._card(s, hand, k)
                 if hand.total() == 21:
                     hand.done = True
-        return (f"{s.name} splits: hand {at + 1} {''.join(left.cards)}, hand {at + 2} {''.join(right.cards)}")
+        return _("hand {n} {cards}, hand {m} {other}").format(n=at + 1, cards="".join(left.cards), m=at + 2,
+                                                              other="".join(right.cards))
 
     def _play_split(self, s: _Seat) -> None:
         """The split hands left to right (``Table._play_split``); the hand at place i is the log's hand i."""
@@ -523,11 +534,11 @@ class _Replay:
                 h.next()
                 self._insure(s)
             elif offered:
-                self.step(f"{s.name} declines insurance.", s.seat, len(self.decisions) - 1)
+                self.step(_("{name} declines insurance.").format(name=s.name), s.seat, len(self.decisions) - 1)
         if dbj:
             self.events.append(("reveal", self.hole))
             self.face_up(self.hole)
-            self.step("The dealer has Black Jack.")
+            self.step(_("The dealer has Black Jack."))
             return
         if s.natural:
             return
@@ -545,16 +556,16 @@ class _Replay:
         if not any(e[0] == "reveal" for s in self.steps for e in s.events) and shown:
             self.events.append(("reveal", self.hole))
             self.face_up(self.hole)
-        for _ in dealer[start:]:
+        for _card in dealer[start:]:
             c = self.draw()
             self.events.append(("dcard", c))
             self.face_up(c)
         total = _total(dealer)
         if shown:
-            self.step(f"The dealer shows {' '.join(dealer)}: " + ("Black Jack" if dbj else
-                                                                   "bust" if total > 21 else str(total)) + ".")
+            result = _("Black Jack") if dbj else _("bust") if total > 21 else str(total)
+            self.step(_("The dealer shows {cards}: {result}.").format(cards=" ".join(dealer), result=result))
         else:
-            self.step("The dealer does not show his hole card (every hand is bust).")
+            self.step(_("The dealer does not show his hole card (every hand is bust)."))
 
     def _settle(self) -> None:
         parts = []
@@ -568,8 +579,8 @@ class _Replay:
             parts.append(f"{s.name} {'+' if net > 0 else ''}{net} ({after})")
             if s.seat in self.show_faults and not s.foul:
                 self.events.append(("foul", s.seat, "fault", self.show_faults[s.seat]))
-                parts.append(f"{s.name} faults in show: {self.show_faults[s.seat]}")
-        self.step("Settlement: " + "; ".join(parts) + ".")
+                parts.append(_("{name} faults in show: {fault}").format(name=s.name, fault=self.show_faults[s.seat]))
+        self.step(_("Settlement: {parts}.").format(parts=_("; ").join(parts)))
 
     def _check(self) -> None:
         """The record's cards are the ones the shoe dealt (a split seat's ``cards`` are its dealt pair)."""
@@ -589,8 +600,18 @@ class _Replay:
                            f"{self.up!r}")
 
 
-_WORD: Final = {"h": "hit", "s": "stand", "d": "double", "u": "surrender", "p": "split", "c": "the Changer",
-                "i": "insurance"}
+_WORD: Final = {"h": N_("hit"), "s": N_("stand"), "d": N_("double"), "u": N_("surrender"), "p": N_("split"),
+                "c": N_("the Changer"), "i": N_("insurance")}
+
+
+def _hit_detail(card: str, total: int) -> str:
+    """What a card drawn made of a hand: ``5, total 17`` (``(bust)`` past 21)."""
+    return _("{card}, total {total}").format(card=card, total=total) + (_(" (bust)") if total > 21 else "")
+
+
+def _word(a: str) -> str:
+    """An answer letter as a word, in the active language."""
+    return _(_WORD[a]) if a in _WORD else a
 
 
 def _total(cards: str) -> int:

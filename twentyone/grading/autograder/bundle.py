@@ -200,8 +200,10 @@ _QUESTION_HTML = """<pl-question-panel>
 """
 
 
-def gradescope_bundle(out: Path, config: Path | None, wheelhouse: Path | None, say: Callable[[str], None]) -> Path:
-    """Write Gradescope's ``autograder.zip`` to ``out`` (replacing a file there); its path."""
+def gradescope_bundle(out: Path, config: Path | None, wheelhouse: Path | None, say: Callable[[str], None],
+                      lang: str = "en") -> Path:
+    """Write Gradescope's ``autograder.zip`` to ``out`` (replacing a file there); its path.  ``lang``: the language
+    of the students' results (``run_autograder`` passes it as ``--lang``)."""
     rubric, drawn = rubric_text(config)
     extra = _wheelhouse(wheelhouse)
     with tempfile.TemporaryDirectory(prefix="twentyone-bundle-") as tmp:
@@ -212,7 +214,7 @@ def gradescope_bundle(out: Path, config: Path | None, wheelhouse: Path | None, s
             out.parent.mkdir(parents=True, exist_ok=True)
             with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as z:
                 _add(z, "setup.sh", _template("setup.sh", PY_VERSION=py, WHEEL=wheel.name), executable=True)
-                _add(z, "run_autograder", _template("run_autograder"), executable=True)
+                _add(z, "run_autograder", _template("run_autograder", LANG=lang), executable=True)
                 z.write(wheel, wheel.name)
                 _add(z, "rubric.toml", rubric)
                 _add(z, "README.txt", _readme("gradescope", py, drawn))
@@ -233,8 +235,9 @@ def _add(z: zipfile.ZipFile, name: str, text: str, executable: bool = False) -> 
 
 
 def prairielearn_bundle(out: Path, config: Path | None, wheelhouse: Path | None,
-                        say: Callable[[str], None]) -> Path:
-    """Write PrairieLearn's external grader into the folder ``out`` (new, or empty); its path."""
+                        say: Callable[[str], None], lang: str = "en") -> Path:
+    """Write PrairieLearn's external grader into the folder ``out`` (new, or empty); its path.  ``lang``: the
+    language of the students' results (``grade.sh`` passes it as ``--lang``)."""
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise TwentyOneError(f"--out {out} already exists and is not an empty folder: choose another")
     rubric, drawn = rubric_text(config)
@@ -255,7 +258,7 @@ def prairielearn_bundle(out: Path, config: Path | None, wheelhouse: Path | None,
                 (image / "wheels").mkdir()
                 for w in extra:
                     shutil.copyfile(w, image / "wheels" / w.name)
-            _script(course / "grade.sh", _template("grade.sh"))
+            _script(course / "grade.sh", _template("grade.sh", LANG=lang))
             (course / "rubric.toml").write_text(rubric, encoding="utf-8")
             (question / "info.json").write_text(_INFO_JSON, encoding="utf-8")
             (question / "question.html").write_text(_QUESTION_HTML, encoding="utf-8")

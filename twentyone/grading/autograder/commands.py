@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from twentyone.i18n import _, add_lang_option
 from twentyone.isolation import int_range
 
 __all__ = ["add_parsers"]
@@ -38,6 +39,7 @@ def add_parsers(sub: Any) -> None:
         b.add_argument("--wheelhouse", type=Path, metavar="DIR",
                        help="a folder of wheels of twentyone's dependencies, put in the bundle so that setup.sh "
                             "needs no network")
+        add_lang_option(b)  # the students' results.json: written into the bundle's script
         b.set_defaults(grading_run=_build)
     r = kinds.add_parser("run", help="grade one submission as the platform's autograder does",
                          description="Grade one submission by the rubric, alone (the class tournament waits for the "
@@ -50,6 +52,7 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--config", type=Path, metavar="RUBRIC.toml", help="the rubric (the course's by default)")
     r.add_argument("--workers", "-j", type=int_range(1, 256, "workers"), default=0, metavar="N",
                    help="local worker processes (default: one per core)")
+    add_lang_option(r)
     r.set_defaults(grading_run=_run)
     bo = kinds.add_parser("bonus", help="play the class tournament and write each student's bonus (bonus.csv)",
                           description="Play the class tournament of the rubric between the hand-ins and the graded "
@@ -75,6 +78,7 @@ def add_parsers(sub: Any) -> None:
                    help="local worker processes (default: one per core)")
     c.add_argument("--trusted", action="store_true", help="run your file in process, faster: only code you trust")
     c.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    add_lang_option(c)
     c.set_defaults(grading_run=_check)
 
 
@@ -86,10 +90,10 @@ def _build(args: argparse.Namespace) -> int:
     from twentyone.grading.autograder.bundle import gradescope_bundle, prairielearn_bundle
 
     if args.autograder == "gradescope":
-        path = gradescope_bundle(args.out, args.config, args.wheelhouse, _say)
+        path = gradescope_bundle(args.out, args.config, args.wheelhouse, _say, lang=args.lang)
         print(f"autograder: {path} (upload it as the assignment's autograder; README.txt inside says more)")
     else:
-        path = prairielearn_bundle(args.out, args.config, args.wheelhouse, _say)
+        path = prairielearn_bundle(args.out, args.config, args.wheelhouse, _say, lang=args.lang)
         print(f"external grader: {path}/ (README.txt says how to build the image and set up the question)")
     return 0
 
@@ -148,6 +152,6 @@ def _check(args: argparse.Namespace) -> int:
     for line in student_text(alone.student, pending=True, bonus_top=alone.bonus_top):
         print(line)
     if alone.student.error is None:
-        print("This is a self-check: the class grade plays other shoes (its seed is secret), so a borderline line can "
-              "go either way there.")
+        print(_("This is a self-check: the class grade plays other shoes (its seed is secret), so a borderline line "
+                "can go either way there."))
     return 1 if alone.student.error else 0

@@ -22,6 +22,7 @@ from twentyone.grading.autograder.alone import grade_alone, one_handin
 from twentyone.grading.commands import Execution
 from twentyone.grading.config import GradingConfig, load_config
 from twentyone.grading.platforms import gradescope_results, prairielearn_results, student_text
+from twentyone.i18n import _
 from twentyone.players.files.intake import handins_inside
 from twentyone.safetext import visible
 
@@ -44,7 +45,8 @@ def bonus_command(platform: str) -> str:
 
 def _failed(platform: str, reason: str) -> dict[str, Any]:
     """The results of a grader that could not grade (not the student's fault): 0 points, the reason said."""
-    text = f"The autograder could not grade this submission: {reason}. Your instructor has been told."
+    text = _("The autograder could not grade this submission: {reason}. Your instructor has been told.").format(
+        reason=reason)
     if platform == "gradescope":
         return {"score": 0.0, "output": text, "output_format": "text", "visibility": "visible",
                 "stdout_visibility": "hidden", "tests": []}
@@ -53,7 +55,8 @@ def _failed(platform: str, reason: str) -> dict[str, Any]:
 
 def _refused(platform: str, reason: str) -> dict[str, Any]:
     """The results of an upload that holds no single hand-in (the student's to fix): 0 points, the reason."""
-    text = f"Your upload was not graded: {reason}. Upload one hand-in: mycodes.c, or one folder or zip holding it."
+    text = _("Your upload was not graded: {reason}. Upload one hand-in: mycodes.c, or one folder or zip holding "
+             "it.").format(reason=reason)
     if platform == "gradescope":
         return {"score": 0.0, "output": text, "output_format": "text", "visibility": "visible",
                 "stdout_visibility": "hidden", "tests": []}
@@ -91,7 +94,8 @@ def run_platform(platform: str, submission: Path | None, results: Path | None, c
         handin = one_handin(submission)
         inner = handins_inside(handin) if handin.is_dir() else []
         if inner:  # the student's to fix, not the grader's failure
-            _write(results, _refused(platform, f"it holds {len(inner)} hand-ins ({', '.join(inner[:5])})"))
+            _write(results, _refused(platform, _("it holds {n} hand-ins ({names})").format(
+                n=len(inner), names=", ".join(inner[:5]))))
             print(f"twentyone: the upload holds {len(inner)} hand-ins: not graded")
             return 0
         alone = grade_alone(submission, config, execution)
@@ -100,7 +104,7 @@ def run_platform(platform: str, submission: Path | None, results: Path | None, c
         print(f"twentyone: error: {visible(str(e))}", file=sys.stderr)
         return 1
     except Exception as e:  # the grader's own failure: the student still gets a results.json that says so
-        _write(results, _failed(platform, "an internal error of the grader"))
+        _write(results, _failed(platform, _("an internal error of the grader")))
         print(f"twentyone: error: internal error of the grader: {type(e).__name__}: {visible(str(e))}",
               file=sys.stderr)
         return 1
@@ -112,6 +116,6 @@ def run_platform(platform: str, submission: Path | None, results: Path | None, c
         print(line)
     print(f"results: {results}")
     if alone.bonus_top:
-        print("tournament bonus: it needs the whole class; once every hand-in is in, add it with:\n  "
+        print("tournament bonus: it needs the whole class; once every hand-in is in, add it with:\n  "  # english: the instructor's
               + bonus_command(platform))
     return 0

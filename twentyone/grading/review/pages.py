@@ -19,7 +19,8 @@ from urllib.parse import quote
 
 from twentyone.grading.review.keptlog import REVIEW, unpack_log
 from twentyone.grading.results import ClassReport, ReplayPage, StudentReview, StudentScore
-from twentyone.review.costs import SITUATIONS, UPS, Priced
+from twentyone.i18n import N_, _, current, pgettext, using
+from twentyone.review.costs import SITUATIONS, UPS, Priced, situation_words
 from twentyone.review.replay import render_replay, round_anchor
 from twentyone.review.logs import LogError, SeatInfo, parse_records
 from twentyone.review.rounds import rounds_of
@@ -27,9 +28,9 @@ from twentyone.review.rounds import rounds_of
 __all__ = ["ev_lost_cell", "review_section", "replay_link", "write_replays", "write_student_replays",
            "EV_LOST_HELP"]
 
-EV_LOST_HELP = ("EV lost per 100 hands: what the strategy's decisions cost against the best play, in initial bets, "
-                "priced exactly off the cards it could have seen, in the matches the grade traces (0 = every "
-                "decision was the best one)")
+EV_LOST_HELP = N_("EV lost per 100 hands: what the strategy's decisions cost against the best play, in initial "
+                  "bets, priced exactly off the cards it could have seen, in the matches the grade traces (0 = every "
+                  "decision was the best one)")
 
 
 #: Replay links listed on a student page; the others are behind one "more" line.
@@ -63,14 +64,14 @@ def replay_link(report: ClassReport, name: str, match_key: str, round_no: int | 
     if page is None:
         return ""
     anchor = round_anchor(round_no, foul=True) if round_no else ""
-    text = f"replay round {round_no}" if round_no else "replay"
+    text = _("replay round {round}").format(round=round_no) if round_no else _("replay")
     return f'<a class="replay" href="{escape(_href(page.path, anchor))}">{escape(text)}</a>'
 
 
 def _heat(cells: list[tuple[str, str, float, int]]) -> str:
     """The heat map: EV lost by situation (rows) and dealer's card (columns), darker where more was lost."""
     by = {(s, u): (loss, n) for s, u, loss, n in cells}
-    top = max((loss for loss, _ in by.values()), default=0.0) or 1.0
+    top = max((loss for loss, _n in by.values()), default=0.0) or 1.0
     rows = []
     for sit in SITUATIONS:
         if not any((sit, u) in by for u in UPS):
@@ -83,11 +84,14 @@ def _heat(cells: list[tuple[str, str, float, int]]) -> str:
             loss, n = by[(sit, u)]
             alpha = 0.08 + 0.85 * (loss / top) if loss > 0 else 0.0
             style = f' style="background:rgba(192,57,43,{alpha:.2f})"' if alpha else ""
-            tds.append(f'<td class="num heat" data-loss="{loss:.6f}" title="{escape(sit)} vs {u}: {loss:.3f} lost in '
-                       f'{n} decision(s)"{style}>{loss:.2f}<br><span class="note">{n}</span></td>')
-        rows.append(f"<tr><th scope=\"row\">{escape(sit)}</th>{''.join(tds)}</tr>")
+            tip = _("{situation} vs {up}: {loss:.3f} lost in {n} decision(s)").format(
+                situation=situation_words(sit), up=u, loss=loss, n=n)
+            tds.append(f'<td class="num heat" data-loss="{loss:.6f}" title="{escape(tip)}"{style}>{loss:.2f}<br>'
+                       f'<span class="note">{n}</span></td>')
+        rows.append(f"<tr><th scope=\"row\">{escape(situation_words(sit))}</th>{''.join(tds)}</tr>")
     head = "".join(f'<th class="num" scope="col">{u}</th>' for u in UPS)
-    return (f'<table id="heatmap"><thead><tr><th>situation \\ dealer</th>{head}</tr></thead>\n<tbody>\n'
+    corner = escape(_("situation \\ dealer"))
+    return (f'<table id="heatmap"><thead><tr><th>{corner}</th>{head}</tr></thead>\n<tbody>\n'
             + "\n".join(rows) + "\n</tbody></table>")
 
 
@@ -96,50 +100,61 @@ def review_section(report: ClassReport, student: StudentScore) -> str:
     r: StudentReview | None = report.reviews.get(student.name)
     if r is None:
         return ""
-    parts = ["<h2>Decisions reviewed</h2>", f"<style>{_CSS}</style>"]
+    parts = [f"<h2>{escape(_('Decisions reviewed'))}</h2>", f"<style>{_CSS}</style>"]
     if r.per_100 is None or not r.matches:
-        parts.append('<p class="note">No traced match was reviewed (a store made before reviews were kept, or no '
-                     "round played).</p>")
+        parts.append('<p class="note">' + escape(_("No traced match was reviewed (a store made before reviews were "
+                                                   "kept, or no round played).")) + "</p>")
     else:
-        parts.append(f'<p><span class="total" id="ev-lost-per-100">{r.per_100:.2f}</span> initial bets of EV lost '
-                     f"per 100 hands ({r.ev_lost:.2f} over {r.hands} hands and {r.decisions} priced decisions of the "
-                     f"{r.matches} matches against stand that the grade traces).</p>")
-        parts.append(f'<p class="note">{escape(EV_LOST_HELP)}. Each decision is priced by the exact analyser off '
-                     "the cards the strategy could have seen since the shuffle (RULES.md, Decision review).</p>")
+        parts.append("<p>" + _("{per_100} initial bets of EV lost per 100 hands ({lost:.2f} over {hands} hands and "
+                               "{decisions} priced decisions of the {matches} matches against stand that the grade "
+                               "traces).").format(per_100=f'<span class="total" id="ev-lost-per-100">{r.per_100:.2f}'
+                                                          "</span>", lost=r.ev_lost, hands=r.hands,
+                                                  decisions=r.decisions, matches=r.matches) + "</p>")
+        parts.append('<p class="note">' + escape(_("{help}. Each decision is priced by the exact analyser off the "
+                                                   "cards the strategy could have seen since the shuffle (RULES.md, "
+                                                   "Decision review).").format(help=_(EV_LOST_HELP))) + "</p>")
         if r.costliest:
             rows = []
             # Each match as its replay is titled ("vs stand, match 6, seat 1"), not the replay's file name.
             titles = {p.path: p.title.split(f"{student.name} \u2014 ", 1)[-1] for p in r.replays}
             for k, c in enumerate(r.costliest, 1):
-                link = (f'<a href="{escape(_href(c.replay, c.anchor))}">round {c.round}</a>' if c.replay
-                        else f"round {c.round}")
+                where = escape(_("round {round}").format(round=c.round))
+                link = f'<a href="{escape(_href(c.replay, c.anchor))}">{where}</a>' if c.replay else where
                 match = titles.get(c.replay, PurePosixPath(c.replay).stem)
+                hand = _("{cards} vs {up}").format(cards=c.cards, up=c.up)
                 rows.append(f"<tr><td class=\"num\">{k}</td><td>{escape(match)}</td>"
-                            f"<td>{link}</td><td>{escape(c.cards)} vs {escape(c.up)}"
-                            f"</td><td>{escape(c.situation)}</td><td>{escape(c.answer)}</td><td>{escape(c.best)}</td>"
+                            f"<td>{link}</td><td>{escape(hand)}</td><td>{escape(situation_words(c.situation))}</td>"
+                            f"<td>{escape(c.answer)}</td><td>{escape(_(c.best))}</td>"
                             f"<td class=\"num\">{c.loss:.3f}</td></tr>")
-            parts.append("<h3>The costliest decisions</h3>\n<table id=\"costliest\"><thead><tr><th>#</th><th>Match</th><th>Round"
-                         "</th><th>Hand</th><th>Situation</th><th>Answered</th><th>Best</th><th class=\"num\">EV "
-                         "lost</th></tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody></table>")
+            heads = "".join(f"<th{cls}>{escape(h)}</th>" for cls, h in (
+                ("", "#"), ("", pgettext("column", "Match")), ("", pgettext("column", "Round")),
+                ("", pgettext("column", "Hand")), ("", pgettext("column", "Situation")),
+                ("", pgettext("column", "Answered")), ("", pgettext("column", "Best")),
+                (' class="num"', pgettext("column", "EV lost"))))
+            parts.append(f"<h3>{escape(_('The costliest decisions'))}</h3>\n<table id=\"costliest\"><thead><tr>{heads}"
+                         "</tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody></table>")
         else:
-            parts.append("<p>No decision lost any EV.</p>")
+            parts.append(f"<p>{escape(_('No decision lost any EV.'))}</p>")
         if r.cells:
-            parts.append("<h3>Where EV was lost</h3>\n<p class=\"note\">Initial bets lost by situation and dealer's "
-                         "card, with the number of decisions below; darker is more.</p>\n" + _heat(r.cells))
+            parts.append(f"<h3>{escape(_('Where EV was lost'))}</h3>\n<p class=\"note\">" + escape(_(
+                "Initial bets lost by situation and dealer's card, with the number of decisions below; darker is "
+                "more.")) + "</p>\n" + _heat(r.cells))
         if r.bet_note:
-            parts.append(f"<p><b>Bets:</b> {escape(r.bet_note)}</p>")
+            parts.append(f"<p><b>{escape(_('Bets:'))}</b> {escape(r.bet_note)}</p>")
     if r.replays:
         items = []
         for p in r.replays:
-            what = " (only the rounds with a foul)" if p.scope != "match" else ""
+            what = _(" (only the rounds with a foul)") if p.scope != "match" else ""
             items.append(f'<li><a href="{escape(_href(p.path))}">{escape(p.title)}</a>{escape(what)}</li>')
         listed = "<ul class=\"replays\">" + "".join(items[:SHOWN_REPLAYS]) + "</ul>"
         if len(items) > SHOWN_REPLAYS:  # the rest one click away, not a wall of links
-            listed += (f"<details><summary>{len(items) - SHOWN_REPLAYS} more replays</summary><ul class=\"replays\">"
+            more = _("{n} more replays").format(n=len(items) - SHOWN_REPLAYS)
+            listed += (f"<details><summary>{escape(more)}</summary><ul class=\"replays\">"
                        + "".join(items[SHOWN_REPLAYS:]) + "</ul></details>")
-        parts.append("<h3>Replays</h3>\n<p class=\"note\">Each match step by step, the student's seat outlined: "
-                     "the arrow keys step through it. The sample matches of the bankroll charts and every match "
-                     "with an incident shown here are among them.</p>\n" + listed)
+        parts.append(f"<h3>{escape(_('Replays'))}</h3>\n<p class=\"note\">" + escape(_(
+            "Each match step by step, the student's seat outlined: the arrow keys step through it. The sample "
+            "matches of the bankroll charts and every match with an incident shown here are among them."))
+            + "</p>\n" + listed)
     return "\n".join(parts)
 
 
@@ -176,25 +191,27 @@ def write_replay(page: ReplayPage, student: str, out: Path) -> Path:
                   for s in match.seats)
     match = replace(match, seats=seats, seed=None)  # a student never sees a run's seed (RULES.md, secret_seed)
     plays = {rnd.number: play for rnd, play in rounds_of(match) if not isinstance(play, LogError)}
-    note = ("Only the rounds with a foul were kept for this match (each with the cards seen before it)."
-            if page.scope != "match" else "Every round of the match.")
+    note = (_("Only the rounds with a foul were kept for this match (each with the cards seen before it).")
+            if page.scope != "match" else _("Every round of the match."))
     back = "../../" + quote(student) + ".html"
     html = render_replay(match, plays, _priced(lines, page.seat), [page.seat], page.title, note,
-                         (back, "\u2190 " + student + "'s page"))
+                         (back, "\u2190 " + _("{student}'s page").format(student=student)))
     path = out / "students" / page.path
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(html, encoding="utf-8", newline="\n")
     return path
 
 
-def write_student_replays(name: str, pages: Sequence[ReplayPage], out: Path) -> list[Path]:
-    """Write the replay pages of student ``name``; return the files written."""
+def write_student_replays(name: str, pages: Sequence[ReplayPage], out: Path, lang: str | None = None) -> list[Path]:
+    """Write the replay pages of student ``name`` in ``lang`` (the active language; a worker process is told it);
+    return the files written."""
     written: list[Path] = []
-    for page in pages:
-        try:
-            written.append(write_replay(page, name, out))
-        except (LogError, ValueError):
-            continue  # a damaged kept log: the page lists the replay, which is then missing
+    with using(lang or current()):
+        for page in pages:
+            try:
+                written.append(write_replay(page, name, out))
+            except (LogError, ValueError):
+                continue  # a damaged kept log: the page lists the replay, which is then missing
     return written
 
 
