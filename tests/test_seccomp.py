@@ -90,7 +90,19 @@ def test_plain_calls_run_and_sleeps_return_at_once(python: bool) -> None:
         elif rule.how == "instant":
             assert act(rule.name, 0, 0, 0, 0, python=python) == ERRNO | 0, rule.name
     assert {r.name for r in seccomp.RULES if r.how == "instant"} == {
-        "nanosleep", "clock_nanosleep", "poll", "ppoll", "select", "pselect6"}
+        "nanosleep", "clock_nanosleep", "poll", "ppoll", "select", "pselect6", "alarm"}
+
+
+def test_only_cpu_timers_and_no_host_figures() -> None:
+    """setitimer takes ITIMER_PROF and ITIMER_VIRTUAL only (ITIMER_REAL and alarm would wake a box blocked on a
+    descriptor: a nap no sleep call shows); sysinfo fails with ENOSYS (host-wide figures other boxes move)."""
+    for python in (False, True):
+        assert act("setitimer", 2, 0, 0, python=python) == ALLOW
+        assert act("setitimer", 1, 0, 0, python=python) == ALLOW
+        assert act("setitimer", 0, 0, 0, python=python) == TRAP
+        assert act("setitimer", 2 | (1 << 32), 0, 0, python=python) == ALLOW  # an int: the kernel reads its low word
+        assert act("alarm", 1, python=python) == ERRNO | 0
+        assert act("sysinfo", 0, python=python) == ERRNO | errno.ENOSYS
 
 
 #: Calls that must never run, whatever else changes: new processes and programs, tracing, other processes'

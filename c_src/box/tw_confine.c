@@ -173,7 +173,8 @@ int tw_confine(const tw_box_config *cfg, const char *root, const unsigned char *
     if (geteuid() == 0) {
         if (!(off & TW_LAYER_ROOT) && tw_chroot(root)) layers |= TW_LAYER_ROOT;
         if (!(off & TW_LAYER_UID)) {
-            uid_t uid = cfg->uid > 0 ? (uid_t)cfg->uid : (uid_t)(0x7FFF0000u + ((unsigned)getpid() & 0xFFFFu));
+            /* A uid of its own: 2^30 + its pid, unique among living processes (pid_max is at most 2^22). */
+            uid_t uid = cfg->uid > 0 ? (uid_t)cfg->uid : (uid_t)(0x40000000u + (unsigned)getpid());
             gid_t gid = cfg->gid > 0 ? (gid_t)cfg->gid : (gid_t)uid;
             if (setgroups(0, NULL) == 0 && setresgid(gid, gid, gid) == 0 && setresuid(uid, uid, uid) == 0 &&
                 geteuid() == uid && getuid() == uid && setuid(0) != 0)

@@ -142,15 +142,21 @@ class _Served:
 
     def frame(self) -> tuple[bytes, int, bytes] | None:
         """The box's next frame (read with ``Box.frame``); raises IllegalCall for standard output written,
-        TimeoutError at the wall-clock backstop; None when the box has ended."""
+        _Blocked when the box is blocked (neither running nor waiting for a CPU) for ``BLOCKED`` s, TimeoutError
+        at the wall-clock backstop; None when the box has ended."""
+        from twentyone.players.sandbox.box import BLOCKED, SLICE
+
         box = self.box
+        box.new_call()
         while not _complete(box.buf):
             left = self.deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError
-            events = self.poll.poll(left * 1000.0)
+            events = self.poll.poll(min(left, SLICE) * 1000.0)
             if not events:
-                raise TimeoutError
+                if box.stalled(BLOCKED):
+                    raise _Blocked
+                continue
             for fd, _ in events:
                 if fd == self.stdout_r and self.wrote_stdout():
                     self.stdout_illegal()
@@ -239,6 +245,10 @@ class _BoxEnded(Exception):
 
 class _Malformed(Exception):
     pass
+
+
+class _Blocked(Exception):
+    """The box was blocked, neither running nor waiting for a CPU, for ``box.BLOCKED`` s (RULES.md, sandbox_time)."""
 
 
 def _fault_of(status: int, cpu: float, limits: JudgeLimits, killed: bool = False) -> str:
@@ -333,6 +343,11 @@ def _play(game: Game, box: Box, out_r: int, limits: JudgeLimits, start: float) -
     except _BoxEnded:
         status = box.reap_or_kill(2.0)
         return _done(game.stop(f"{_fault_of(status, box.cpu, limits, box.killed)}, {game.place()}"), box, start)
+    except _Blocked:
+        box.kill()
+        return _done(game.stop(f"blocked for {_blocked_seconds():g} s, neither running nor waiting for a CPU (a "
+                               f"solution's sleeps return at once: it waited on a descriptor, or stopped itself), "
+                               f"{game.place()}"), box, start)
     except TimeoutError:
         used = box.cpu_seconds()
         box.kill()
@@ -341,6 +356,12 @@ def _play(game: Game, box: Box, out_r: int, limits: JudgeLimits, start: float) -
     except _Malformed as e:
         return _done(game.stop(f"malformed reply from the box: {e}, {game.place()}"), box, start)
     return _done(game.result(), box, start)
+
+
+def _blocked_seconds() -> float:
+    from twentyone.players.sandbox.box import BLOCKED
+
+    return BLOCKED
 
 
 def _done(result: TestResult, box: Box, start: float) -> TestResult:

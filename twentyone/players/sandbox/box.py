@@ -331,7 +331,9 @@ class Box:
         # Cumulative from the first look: the kernel credits a wait only when it ends, so a single interval can
         # look blocked; over the whole call the credit comes back.
         self.blocked = (now - wall) - (busy - before)
-        return self.blocked >= limit and self._state() in (b"S", b"D", b"T", b"t")
+        # Only S (waiting on something) and T (stopped) are its own doing; D (the kernel's own I/O: a page read back
+        # under memory pressure) is not charged.
+        return self.blocked >= limit and self._state() in (b"S", b"T", b"t")
 
     def _state(self) -> bytes:
         """Its state letter (``/proc/PID/stat``): R running or waiting for a CPU, S or D blocked, T stopped."""
@@ -530,11 +532,13 @@ class Start:
     ``text`` says why; nothing of the student's ran), ``weak`` (it holds less than the minimum), ``error``
     (the student's code reported ``text`` while loading), ``ended`` (it ended while loading: ``status``; a
     load past its CPU limit ends it with SIGPROF), ``blocked`` (it waited on a descriptor while loading),
+    ``overran`` (its CPU clock passed the loading's limit: it had disarmed or blocked its timer; ``text`` says how
+    much),
     ``timeout`` (it did not confine itself, or load, within the wall-clock backstop) or ``malformed`` (a frame
     not of the protocol).
     """
 
-    how: Literal["ready", "refused", "weak", "error", "ended", "blocked", "timeout", "malformed"]
+    how: Literal["ready", "refused", "weak", "error", "ended", "blocked", "overran", "timeout", "malformed"]
     layers: Layers = Layers(0)
     abi: int = 0
     text: str = ""
@@ -542,11 +546,13 @@ class Start:
     loading: bool = False
 
 
-def await_ready(box: Box, load_timeout: float, weak_ok: bool = False) -> Start:
+def await_ready(box: Box, load_timeout: float, weak_ok: bool = False, load_cpu: float = 0.0) -> Start:
     """Wait for a new box's ``H`` (the layers, before anything of the student's runs) and ``P`` (loaded).
 
     A box that is not ready is killed and reaped (its status in the result).  ``weak_ok``: a box with less than
-    the minimum is let go on (the doctor's and the tests' boxes with layers turned off, running the probe)."""
+    the minimum is let go on (the doctor's and the tests' boxes with layers turned off, running the probe).
+    ``load_cpu``: the CPU seconds loading may take; a box whose CPU clock passes it (it disarmed or blocked its own
+    timer) is stopped, ``overran``, however it got there."""
     try:
         first = box.frame(30.0)
     except TimeoutError:
@@ -562,6 +568,20 @@ def await_ready(box: Box, load_timeout: float, weak_ok: bool = False) -> Start:
         return Start("weak", layers, abi)
     box.new_call()
     end = time.monotonic() + load_timeout
+    try:
+        clock0 = time.clock_gettime(box.cpu_clock)  # what confining it took: not its loading's
+    except OSError:
+        clock0 = 0.0
+
+    def overran() -> str:
+        if load_cpu <= 0:
+            return ""
+        try:
+            used = time.clock_gettime(box.cpu_clock) - clock0
+        except OSError:
+            return ""
+        return f"it used {used:.1f} s" if used > load_cpu + 0.25 else ""
+
     while True:
         try:
             second = box.frame(min(SLICE, max(end - time.monotonic(), 0.0)))
@@ -569,9 +589,17 @@ def await_ready(box: Box, load_timeout: float, weak_ok: bool = False) -> Start:
         except TimeoutError:
             if box.stalled(BLOCKED):
                 return Start("blocked", layers, abi, status=box.reap_or_kill(0.0), loading=True)
+            over = overran()
+            if over:
+                box.kill()
+                return Start("overran", layers, abi, text=over, status=box.reap_or_kill(1.0), loading=True)
             if time.monotonic() >= end and not box.watched:  # else its CPU limits (load, RLIMIT_CPU) decide
                 return Start("timeout", layers, abi, status=box.reap_or_kill(0.0), loading=True)
     if second is not None and second[0] == b"P" and second[1] == 0:
+        over = overran()
+        if over:  # ready, but past its loading's CPU limit: the time was not its to take
+            box.kill()
+            return Start("overran", layers, abi, text=over, status=box.reap_or_kill(1.0), loading=True)
         box.ready = True
         return Start("ready", layers, abi)
     if second is None:

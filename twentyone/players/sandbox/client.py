@@ -201,7 +201,8 @@ class SandboxFunctionSet:
     def _ready(self, box: Box) -> StrategyFault | None:
         """Wait for a new box to confine itself and load the student's code: None, or the fault that kept it
         from it.  A box that cannot hold the minimum is refused here, in one line."""
-        start = await_ready(box, 30.0 * max(1.0, self.limits.decision_timeout))
+        start = await_ready(box, 30.0 * max(1.0, self.limits.decision_timeout),
+                            load_cpu=max(LOAD_SECONDS, self.limits.decision_timeout))
         self._loading_error = start.how == "error"
         if start.how == "ready":
             if SandboxFunctionSet.layers is None:
@@ -218,6 +219,10 @@ class SandboxFunctionSet:
             return StrategyFault(Foul.TIMEOUT if start.loading else Foul.CRASH, f"{what} took longer than its limit")
         if start.how == "blocked":
             return StrategyFault(Foul.TIMEOUT, f"while loading: {_BLOCKED_WORDS}")
+        if start.how == "overran":
+            load = max(LOAD_SECONDS, self.limits.decision_timeout)
+            return StrategyFault(Foul.TIMEOUT, f"while loading (its initialisers): its CPU time limit of {load:g} s for "
+                                               f"loading ({start.text} with its timer disarmed)")
         if start.how == "error":
             return StrategyFault(Foul.ERROR, start.text)
         if start.how == "ended":
@@ -291,16 +296,21 @@ class SandboxFunctionSet:
                 data = _read(box.rfd, 8)
             except OSError:
                 data = b""
-            self._inflight = 0
             if len(data) == 8 and data[0] == 82:  # one b"R" frame: the usual case
+                self._inflight = 0
                 return _unpack_reply(data)[1]  # type: ignore[no-any-return]
             if not data:
+                self._inflight = 0
                 raise self._gone(box)
             box.buf = data
+        # A frame in pieces, a text frame, a crash report: still the call in flight, watched until it is whole.
+        self._inflight = self._seq
         try:
-            frame = box.frame(self._decision)
+            frame = box.frame(self._decision if not box.watched else 1e9)
         except TimeoutError:
             raise self._wall_fault(box) from None
+        finally:
+            self._inflight = 0
         if frame is None:
             raise self._gone(box)
         tag, value, text = frame
@@ -389,8 +399,15 @@ class SandboxFunctionSet:
             raise self._setup_fault or self._ended or StrategyFault(Foul.CRASH,
                                                                     "the strategy's process is not running")
         self._seq += 1
+        self._inflight = self._seq  # the write too: a box that never reads its requests is watched
         try:
-            _write(box.wfd, request)
+            if _write(box.wfd, request) != len(request):
+                raise BlockingIOError
+        except BlockingIOError:  # its request pipe is full (non-blocking: it reads none): its fault
+            self._inflight = 0
+            self._kill()
+            self._ended = StrategyFault(Foul.ERROR, "it does not read the engine's requests (its pipe is full)")
+            raise self._ended from None
         except OSError:
             pass  # the box is gone; the read that follows reports why
         try:
@@ -402,7 +419,8 @@ class SandboxFunctionSet:
 
     def _retire(self) -> None:
         """End the current match's box: it is told the match is over and leaves (flushing its output) on
-        another CPU; it is reaped at the next match's start, killed if it has not left by then."""
+        another CPU, while the next match's box is made ready; then it is reaped, and killed if it has not left
+        by the end of the next match's start (``_reap_retired``): nothing of it runs beside the next match."""
         box = self._box
         if box is None:
             return
@@ -420,12 +438,13 @@ class SandboxFunctionSet:
         box.retired = time.monotonic()
         self._retired.append(box)
 
-    def _reap_retired(self, kill: bool) -> None:
-        """Reap the boxes of finished matches; with ``kill``, one that has not ended yet is killed (it was told
-        to leave a whole match ago)."""
+    def _reap_retired(self, kill: bool, grace: float = 0.0) -> None:
+        """Reap the boxes of finished matches; with ``kill``, one that has not ended within ``grace`` s is killed
+        (it was told to leave when the match it played ended)."""
         keep = []
+        end = time.monotonic() + grace
         for box in self._retired:
-            if box.reap(0.0) is None:
+            if box.reap(max(0.0, end - time.monotonic())) is None:
                 if kill:
                     box.reap_or_kill(0.0)
                 else:
@@ -492,12 +511,14 @@ class SandboxFunctionSet:
             except OSError:
                 pass
         self._box = box
+        os.set_blocking(box.wfd, False)  # a request the box does not read never blocks the engine (``_call``)
         self._overdue = False
         # The match's limit is its box's CPU time (RLIMIT_CPU); the wall clock is only a backstop, far out, so
         # that a loaded machine never decides a match.
         self._deadline = time.monotonic() + _MATCH_BACKSTOP * self.limits.match_timeout
         self._spare = self._start()  # started while this match plays
-        self._reap_retired(kill=False)  # the previous match's box has usually left by now
+        # The previous match's box has left by now, or it is stopped: it gets no time beside this match's.
+        self._reap_retired(kill=True, grace=0.02)
 
     def bet(self, N: int) -> int:
         ahead = self._ahead
@@ -585,7 +606,7 @@ class SandboxFunctionSet:
             box.reap_or_kill(1.0)
             if path is not None:  # made for a match that was never played
                 path.unlink(missing_ok=True)
-        deadline = time.monotonic() + 2.0
+        deadline = time.monotonic() + 0.1  # to flush its output: a box told to leave gets no more time than that
         for box in self._retired:
             box.reap_or_kill(max(deadline - time.monotonic(), 0.0))
         self._retired = []

@@ -221,6 +221,7 @@ _PROBES: dict[str, _Probe] = {
     "dup": _Probe("make descriptors past its limit", lambda t: f"dup:{LIMITS.open_files - 5}"),
     "cpu": _Probe("spend CPU time past the match's limit", kind="cpu"),
     "sleep": _Probe("make a sleep cost time", lambda t: "sleep:3", kind="sleep"),
+    "nap": _Probe("nap on a wall-clock timer and a blocking read", lambda t: "nap"),
     "root": _Probe("keep root's identity", lambda t: "root"),
     "statics": _Probe("carry memory from one match to the next", lambda t: "statics"),
 }
@@ -228,7 +229,7 @@ _PROBES: dict[str, _Probe] = {
 #: The full boxes' probes, in the order the doctor prints them.
 FULL = ("read", "stat", "rootdir", "write", "create", "kill", "fsetown", "setownex", "fioasync", "engine", "ptrace",
         "prlimit", "mem", "fork", "exec", "connect", "shm", "lock", "flock", "cpuclock", "env", "fds", "dup",
-        "cpu", "sleep", "root", "statics")
+        "cpu", "sleep", "nap", "root", "statics")
 
 
 def _run(program: Path, name: str, targets: Targets, off: Layers = Layers(0)) -> Outcome:
@@ -393,7 +394,7 @@ def LAYERS(abi: int) -> dict[Layers, tuple[Layers, tuple[str, ...]]]:
         Layers.LANDLOCK: (Layers.LANDLOCK, landlock),
         Layers.SECCOMP: (Layers.SECCOMP, ("read", "stat", "write", "create", "kill", "fsetown", "setownex",
                                           "fioasync", "engine", "ptrace", "prlimit", "mem", "fork", "exec",
-                                          "connect", "shm", "lock", "flock", "cpuclock", "sleep")),
+                                          "connect", "shm", "lock", "flock", "cpuclock", "sleep", "nap")),
     }
 
 

@@ -70,6 +70,7 @@ _NR, _ARCH = 0, 4
 # The flag values the checks use: the kernel's generic ones (x86_64, aarch64, riscv64, loongarch64).
 F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC = 0, 1, 2, 3, 4, 1030
 FIONREAD = 0x541B
+ITIMER_VIRTUAL, ITIMER_PROF = 1, 2
 O_ASYNC = 0o20000
 O_CLOEXEC = 0o2000000
 PROT_RWX = 0x7
@@ -228,6 +229,12 @@ def _clock(a: _Asm) -> None:
     a.jeq(CLOCK_PLACEHOLDER, "allow", "deny")  # its own pid; anyone else's CPU time is a channel between boxes
 
 
+def _setitimer(a: _Asm) -> None:
+    a.arg(0)  # which: an int
+    a.jeq(ITIMER_VIRTUAL, "allow")
+    a.jeq(ITIMER_PROF, "allow", "deny")
+
+
 def _getrandom(a: _Asm) -> None:
     a.flags(2, GRND_ALLOWED)
     a.goto("allow")
@@ -328,8 +335,11 @@ RULES: tuple[Rule, ...] = (
     _instant("ppoll", "the same"),
     _instant("select", "the same (select() with a time-out is an old way to sleep)"),
     _instant("pselect6", "the same"),
-    _allow("alarm", "a student's alarm(): SIGALRM ends only itself"),
-    _allow("setitimer", "the decision's CPU limit, a profiling timer armed before each call"),
+    _instant("alarm", "returns 0 at once, unrun: a box has no wall-clock timer, so nothing but the engine's reply "
+             "can end a wait on a descriptor, which the watchdog charges after 0.3 s (an alarm and a blocking read "
+             "made a nap no sleep call showed)"),
+    _checked("setitimer", "the decision's CPU limit, a profiling timer armed before each call: ITIMER_PROF and "
+             "ITIMER_VIRTUAL only (CPU time); never ITIMER_REAL, the same nap as alarm()", _setitimer),
     _allow("getitimer", "the same timer read back"),
     _allow("getpid", "its own pid"),
     _allow("gettid", "its own thread id"),
@@ -344,7 +354,8 @@ RULES: tuple[Rule, ...] = (
     _allow("times", "its own CPU time"),
     _allow("getcpu", "the CPU it runs on"),
     _allow("uname", "the system's name"),
-    _allow("sysinfo", "the system's figures (memory, load)"),
+    Rule("sysinfo", "errno", "fails with ENOSYS, unrun: its host-wide figures (shared memory, free memory) move "
+         "with what other boxes do, a channel between them; glibc does without it", code=errno.ENOSYS),
     _checked("getrandom", "rand() seeding, Python's random; flags GRND_NONBLOCK, GRND_RANDOM, GRND_INSECURE",
              _getrandom),
     _allow("sched_yield", "yielding the CPU"),
