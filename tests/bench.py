@@ -774,9 +774,9 @@ def bench_review(runs: int, seconds: float) -> None:
     import os
     import tempfile
 
-    from twentyone.grading.review.pages import write_replays
+    from twentyone.grading.decisions.pages import write_replays
     from twentyone.grading import scoring
-    from twentyone.grading.review import pricing as reviewer
+    from twentyone.grading.decisions import pricing as reviewer
     from twentyone.grading.commands import Execution, grade
     from twentyone.grading.config import GradingConfig
     from twentyone.review.pricing import _values, review_match

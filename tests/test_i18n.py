@@ -27,7 +27,7 @@ from twentyone.i18n.po import compile_po, parse_po, write_po
 ROOT = Path(__file__).resolve().parent.parent
 
 #: The modules of the French game and of play: every message of theirs has a French translation too.
-FRENCH_MODULES = ("players/terminal.py", "playing.py", "games/commands.py", "games/solo.py", "games/elimination.py")
+FRENCH_MODULES = ("players/terminal.py", "playing.py", "games/commands/__init__.py", "games/solo.py", "games/elimination.py")
 
 
 def _catalogue(lang: str) -> dict[tuple[str | None, str], object]:
@@ -196,12 +196,12 @@ def test_the_wheel_carries_the_compiled_catalogues(tmp_path: Path) -> None:
 
 #: The modules whose output a student reads, whole (None) or only the named functions (the rest is the instructor's).
 STUDENT_MODULES: dict[str, tuple[str, ...] | None] = {
-    "players/terminal.py": None, "playing.py": None, "games/commands.py": None, "games/people.py": None,
-    "games/lzcommand.py": None, "games/mccommand.py": None, "review/commands.py": None, "review/costs.py": None,
+    "players/terminal.py": None, "playing.py": None, "games/commands/__init__.py": None, "games/people.py": None,
+    "games/commands/lianzhong.py": None, "games/commands/montecarlo.py": None, "review/commands.py": None, "review/costs.py": None,
     "review/rounds.py": None, "review/replay.py": None, "review/pricing.py": None, "analysis/commands.py": None,
     "analysis/charts.py": None, "rules.py": ("describe_game",), "analysis/exact.py": ("describe", "_fixed_chart"),
     "grading/report.py": None, "grading/incidents.py": None, "grading/platforms.py": None, "grading/charts.py": None,
-    "grading/review/pages.py": None, "grading/autograder/run.py": ("_failed", "_refused", "run_platform"),
+    "grading/decisions/pages.py": None, "grading/autograder/run.py": ("_failed", "_refused", "run_platform"),
     "grading/autograder/commands.py": ("_check",),
 }
 #: Two words or more of English: what a sentence for a person looks like once markup is taken out.

@@ -16,12 +16,12 @@ from tests.conftest import require
 from tests.test_report import chromium
 from twentyone.grading.commands import Execution, grade
 from twentyone.grading.config import config_from_dict
-from twentyone.grading.review.keptlog import unpack_log
+from twentyone.grading.decisions.keptlog import unpack_log
 from twentyone.grading.outcome import JobInfo, MatchOutcome
 from twentyone.grading.plan import MatchJob
 from twentyone.grading.report import write_reports
 from twentyone.grading.results import ClassReport
-from twentyone.grading.review.pricing import kept_log
+from twentyone.grading.decisions.pricing import kept_log
 from twentyone.grading.runner import play_job
 from twentyone.grading.scoring import class_report
 from twentyone.grading.store import Store
@@ -145,7 +145,7 @@ def test_a_class_writes_the_same_replays_in_a_process_per_cpu(graded: tuple[Path
     import os
     from dataclasses import replace
 
-    from twentyone.grading.review.pages import write_replays
+    from twentyone.grading.decisions.pages import write_replays
 
     out, rep = graded
     students, reviews = [], {}
@@ -225,7 +225,7 @@ def test_no_replay_shows_a_seed(graded: tuple[Path, ClassReport]) -> None:
 def test_a_duplicate_job_keeps_the_subjects_own_match() -> None:
     """Under one-seat rules (unix-bj) a criterion's match is each player alone on the seed: the kept log is the
     subject's own match, whose seat 1 its review prices, and the review reads it at the subject's seat."""
-    from twentyone.grading.review.numbers import student_review
+    from twentyone.grading.decisions.numbers import student_review
     from twentyone.grading.store import MatchRow
 
     info = JobInfo("beat_stand", "s", 0, 7, ("stand (built-in)", "s"), 2)

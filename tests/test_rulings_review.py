@@ -21,8 +21,8 @@ from twentyone.analysis.exact import decision_evs
 from twentyone.analysis.options import AnalysisRules
 from twentyone.analysis.shoe import Shoe
 from twentyone.grading.outcome import JobInfo, MatchOutcome
-from twentyone.grading.review.numbers import student_review
-from twentyone.grading.review.pricing import kept_log
+from twentyone.grading.decisions.numbers import student_review
+from twentyone.grading.decisions.pricing import kept_log
 from twentyone.grading.store import MatchRow
 from twentyone.grading.similarity.traces import TraceRound
 from twentyone.legality import Foul

@@ -15,8 +15,8 @@ from tests.scripted import Scripted
 from twentyone.core import Generator, StackedGenerator
 from twentyone.games.bj import BjGame, PersonAnswers, RandomDeck, StackedDeck, StrategyAnswers
 from twentyone.games.lianzhong import LianzhongResult, dealer_may_choose, dealing_order, next_dealer, play_lianzhong
-from twentyone.games.mccommand import TEXT as MC_TEXT
-from twentyone.games.mccommand import _game_line
+from twentyone.games.commands.montecarlo import TEXT as MC_TEXT
+from twentyone.games.commands.montecarlo import _game_line
 from twentyone.games.montecarlo import GameScore, play_report, report_score, summarise
 from twentyone.games.people import NoAnswer, TimedInput, Trustee
 from twentyone.i18n import translated, using
@@ -501,7 +501,7 @@ def test_ruling_montecarlo_ties() -> None:
 def test_ruling_montecarlo_exact() -> None:
     """montecarlo_exact: 'the mean per game +/- 1.96 standard errors; the exact value, -0.1171 per game, is the
     analyser's mimic EV corrected for the 21s, times 2' (RULES.md prints the value the code computes)."""
-    from twentyone.analysis.montecarlo import report_value
+    from twentyone.analysis.report_value import report_value
 
     s = summarise([2, -2, 0, 3], [2, 1])
     assert s.mean == 0.75 and s.se == pytest.approx((sum((x - 0.75) ** 2 for x in (2, -2, 0, 3)) / 3 / 4) ** 0.5)

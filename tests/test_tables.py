@@ -16,7 +16,7 @@ import pytest
 
 from tests.ptyterm import Terminal
 from tests.tablecheck import check_bj, check_lianzhong, check_montecarlo, read, total
-from twentyone.analysis.montecarlo import SCORE_PER_BET, report_value
+from twentyone.analysis.report_value import SCORE_PER_BET, report_value
 from twentyone.analysis.shoe import Shoe
 from twentyone.cli import main
 from twentyone.core import Generator

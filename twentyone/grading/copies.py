@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from twentyone.grading.outcome import EntryKind, MatchOutcome
-from twentyone.grading.review.keptlog import pack_log, unpack_log
+from twentyone.grading.decisions.keptlog import pack_log, unpack_log
 from twentyone.grading.store import EntryRow, Store
 
 __all__ = ["copies_of", "mirror", "code_of", "COPY_NOTE"]

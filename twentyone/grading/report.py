@@ -45,7 +45,7 @@ from twentyone.grading.charts import (bankroll_chart, class_charts, short_title,
                                       win_rate_chart)
 from twentyone.grading.incidents import INCIDENT_CSS, render_incident
 from twentyone.grading.platforms import gradescope_results, prairielearn_results  # the platforms' files
-from twentyone.grading.review.pages import ev_lost_cell, replay_link, review_section, write_student_replays
+from twentyone.grading.decisions.pages import ev_lost_cell, replay_link, review_section, write_student_replays
 from twentyone.grading.results import ClassReport, Criterion, StandingRow, StudentScore
 from twentyone.i18n import _, current, html_lang, ngettext, pgettext
 

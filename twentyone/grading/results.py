@@ -261,7 +261,7 @@ class ClassReport:
     #: Stored rows left out because they are damaged or belong to no entry, one line each (for the instructor:
     #: the terminal and the class page; ``scores.json`` leaves them out, as it leaves out the seed).
     damaged: list[str] = field(default_factory=list)
-    #: Each student's decision review, by name (``grading.review``; none for a student with no traced match).
+    #: Each student's decision review, by name (``grading.decisions``; none for a student with no traced match).
     reviews: dict[str, StudentReview] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

@@ -229,7 +229,7 @@ def _duplicate(job: MatchJob, seatings: Sequence[Seating], tracer: Tracer | None
 def _kept_log(job: MatchJob, log: RoundLog, seat: int | None = None) -> str:
     """The round log the match keeps for its review and replay, its decisions priced (``grading.reviewer``);
     ``seat``: the subject's seat in ``log`` when it is not the job's (a duplicate job's own match)."""
-    from twentyone.grading.review.pricing import kept_log
+    from twentyone.grading.decisions.pricing import kept_log
 
     return kept_log(log.records or [], seat if seat is not None else job.info.seat, job.trace or job.bankroll,
                     MAX_INCIDENTS_PER_SEAT)

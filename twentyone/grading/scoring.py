@@ -21,7 +21,7 @@ from twentyone.grading.config import GradingConfig, WinRate, seats_of, stored_co
 from twentyone.grading.outcome import EntryKind, counted_incidents
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
                                        StudentScore)
-from twentyone.grading.review.numbers import class_reviews
+from twentyone.grading.decisions.numbers import class_reviews
 from twentyone.grading.rubric import Result, faulted_in, judge_batches, winner_of
 from twentyone.grading.standings import Place, judge_tournament, places, standings
 from twentyone.grading.stats import Decision
@@ -396,7 +396,7 @@ def class_report(store: Store, dropped: set[str] | None = None) -> ClassReport:
     students = [grade_student(e, rows, config, ranks.get(e.name), len(ranks), shared.get(e.name),
                               rows_by.get(e.name), units, out) for e in graded]
     report = ClassReport("grade", title, created, config.to_dict(), students, [], len(rows), rounds, damaged=damage)
-    # issue 26: each student's review (grading.review), of the matches its result counts
+    # issue 26: each student's review (grading.decisions), of the matches its result counts
     report.reviews = class_reviews([r for r in rows if r.key not in out], students, shown_key)
     if dropped is not None:
         dropped.update(out)

@@ -1,7 +1,7 @@
 """The review on the grade's pages (issue 26): a student page's section, the class page's column, the links of
 incidents and sample matches to their rounds, and the replay pages themselves.
 
-``report`` calls these hooks; everything shown comes from ``ClassReport.reviews`` (``grading.review``), so
+``report`` calls these hooks; everything shown comes from ``ClassReport.reviews`` (``grading.decisions``), so
 ``twentyone report DIR`` makes the same pages from the store alone.  Every text from a student is escaped
 (``html.escape``); a replay page sets it as data (``twentyone.review.replay``).  Replay pages are written
 under ``students/<name>/replays/``.
@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from twentyone.grading.review.keptlog import REVIEW, unpack_log
+from twentyone.grading.decisions.keptlog import REVIEW, unpack_log
 from twentyone.grading.results import ClassReport, ReplayPage, StudentReview, StudentScore
 from twentyone.i18n import N_, _, current, pgettext, using
 from twentyone.review.costs import SITUATIONS, UPS, Priced, situation_words

@@ -87,9 +87,9 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     e.add_argument("--every", type=int, default=3, metavar="N", help="the poorest is eliminated every N rounds (3)")
     _rule_options(e)
     e.set_defaults(game_run=run_elimination)
-    from twentyone.games.lzcommand import add_parser as add_lianzhong
-    from twentyone.games.mccommand import add_parser as add_montecarlo
-    from twentyone.games.tables import add_parsers as add_bj
+    from twentyone.games.commands.lianzhong import add_parser as add_lianzhong
+    from twentyone.games.commands.montecarlo import add_parser as add_montecarlo
+    from twentyone.games.commands.bj import add_parsers as add_bj
 
     add_bj(subparsers)
     add_lianzhong(subparsers)

@@ -70,7 +70,7 @@ def run_lianzhong(args: argparse.Namespace) -> int:
     from twentyone.games.lianzhong import (MAX_PLAYERS, MIN_PLAYERS, LianzhongInterrupted, LianzhongTable,
                                            play_lianzhong)
     from twentyone.games.people import TablePerson, TimedInput, Trustee
-    from twentyone.games.tables import seed_of
+    from twentyone.games.commands.bj import seed_of
     from twentyone.match import Seating
     from twentyone.players.spec import make_strategy
     from twentyone.roundlog import RoundLog, open_log

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from twentyone.grading.review.keptlog import MATCH_SCOPE, REVIEW, unpack_log
+from twentyone.grading.decisions.keptlog import MATCH_SCOPE, REVIEW, unpack_log
 from twentyone.grading.results import CostlyDecision, ReplayPage, StudentReview, StudentScore
 from twentyone.grading.store import MatchRow
 from twentyone.review.costs import LETTERS, Priced, bet_note, by_situation, costliest, per_100

@@ -43,7 +43,7 @@ def _rounds(args: argparse.Namespace, person: bool, default: int) -> int | None:
 
 def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add ``bj``; it sets ``game_run`` to its runner (``lianzhong`` and ``montecarlo`` are added by their own
-    modules, ``games.lzcommand`` and ``games.mccommand``)."""
+    modules, ``games.commands.lianzhong`` and ``games.commands.montecarlo``)."""
     b = subparsers.add_parser(
         "bj", help="the 1972 Unix game bj(6): $2 a hand, y or return to its questions (seed 002)",
         description="bj(6), as its 1972 program played: one deck, $2 every hand, a natural pays $3, insurance, "

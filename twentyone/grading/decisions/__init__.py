@@ -8,5 +8,6 @@
   heat map);
 - ``pages``: the review on the grade's pages, and the replay pages themselves.
 
-``twentyone review`` (any round log, from the command line) is ``twentyone.review``.
+``twentyone review`` (any round log, from the command line) is ``twentyone.review``; this package, the review
+of a grade's decisions, is named apart from it.
 """

@@ -5,7 +5,7 @@ that played it: ``kept_log`` chooses the records to keep (``grading.keptlog``: t
 sample match, the rounds with a foul of any other), prices the reviewed seat's decisions in them with the
 exact analyser (``twentyone.review.pricing``) and packs it all.  A traced 100-round match costs about
 0.1 s here; nothing is played again.  Only ``runner`` imports this module (the report side reads what it
-stored: ``grading.review``).
+stored: ``grading.decisions``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from twentyone.errors import TwentyOneError
-from twentyone.grading.review.keptlog import INCIDENT_SCOPE, MATCH_SCOPE, REVIEW, pack_log
+from twentyone.grading.decisions.keptlog import INCIDENT_SCOPE, MATCH_SCOPE, REVIEW, pack_log
 from twentyone.review.pricing import review_match
 from twentyone.review.logs import parse_records
 

@@ -3,7 +3,7 @@
 Without ``--runs`` it plays the report's twelve games for ``--player`` (``mimic``, the report's player, by
 default; ``human`` for a person) and prints each game's cards and score and the total, as the report does.
 With ``--runs N`` it repeats the twelve games N times and prints the mean score per game with its 95%
-interval beside the exact value of the same game (``twentyone.analysis.montecarlo``), and with
+interval beside the exact value of the same game (``twentyone.analysis.report_value``), and with
 ``--png FILE`` a histogram of the twelve-game totals; on a terminal a bar shows the runs done and the time
 left (not with ``--json``), and Ctrl-C prints the result of the runs done so far, marked partial (exit
 130).  ``--lang zh|en`` (Chinese when neither it nor the locale says another); ``--log`` and ``--json``.
@@ -81,7 +81,7 @@ def run_montecarlo(args: argparse.Namespace) -> int:
     """``twentyone montecarlo``: 0, or 130 after Ctrl-C or the end of a person's input."""
     from twentyone.games.montecarlo import play_report, play_runs
     from twentyone.games.people import TablePerson
-    from twentyone.games.tables import seed_of
+    from twentyone.games.commands.bj import seed_of
     from twentyone.match import Seating
     from twentyone.players.spec import make_strategy
     from twentyone.roundlog import RoundLog, open_log
@@ -186,7 +186,7 @@ def _progress(show: bool, runs: int) -> Iterator[Callable[[int], None]]:
 def _runs(args: argparse.Namespace, seating: Any, seed: int, rules: Any, text: dict[str, str]) -> int:
     """``--runs N``: the summary, a histogram with ``--png``; progress on a terminal; Ctrl-C prints the summary of
     the runs done so far, marked partial, and returns 130."""
-    from twentyone.analysis.montecarlo import report_value
+    from twentyone.analysis.report_value import report_value
     from twentyone.games.montecarlo import Tally, play_runs
 
     try:
