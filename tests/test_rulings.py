@@ -1132,7 +1132,7 @@ def test_ruling_grade_copies(tmp_path: "Path") -> None:
     from twentyone.grading.store import Store
 
     folders = []
-    for name, text in (("li", PID_BETTOR), ("wang", PID_BETTOR.replace("\n", "\r\n")),
+    for name, text in (("li", PID_BETTOR), ("wang", "/* wang's, honest */ " + PID_BETTOR.replace("\n", "\r\n")),
                        ("zhao", PID_BETTOR.replace("% 97", "% 89"))):
         d = tmp_path / name
         d.mkdir()

@@ -1,7 +1,9 @@
 """Identical copies of one hand-in, played once (RULES.md, **grade_copies**).
 
-Hand-ins whose graded code is the same (its language and text, line ends aside: the store's ``sources``) are the
-same program: every match one of them plays, another would play the same on the same seeds.  So the first of them
+Hand-ins that are the same program play the same match on the same seeds: a C or C++ file whose box program is
+byte for byte another's (so its code, its data and its debug information, which names a crash's line, are the
+same: two files apart only by a comment that moves no line), or a Python file whose tokens, comments aside, are
+another's at the same places (``grader.program_key``, on the side that builds).  So the first of them
 (in the class's order) plays, and each match it finishes is stored for every copy too, as that copy's match: the
 same result under the copy's name, the copy's file named where the match names a file (a fault's line, the kept
 round log's players), never the other student's.  The copies then get identical criteria, legal play and (in the
@@ -35,15 +37,17 @@ def code_of(store: Store) -> dict[str, str]:
             if s.role == "submission"}
 
 
-def copies_of(entries: Sequence[EntryRow], code: Mapping[str, str]) -> dict[str, str]:
+def copies_of(entries: Sequence[EntryRow], code: Mapping[str, str | None]) -> dict[str, str]:
     """Each copy's representative, by the copy's name: the first usable submission in ``entries``' order with the
     same code.  A name with ``|`` in it (a match key's separator) is never mirrored: it plays its own matches."""
     first: dict[str, str] = {}
     out: dict[str, str] = {}
     for e in entries:
-        if e.error is not None or e.kind == EntryKind.BUILTIN or e.name not in code or "|" in e.name:
+        if e.error is not None or e.kind == EntryKind.BUILTIN or code.get(e.name) is None or "|" in e.name:
             continue
-        rep = first.setdefault(code[e.name], e.name)
+        key = code[e.name]
+        assert key is not None
+        rep = first.setdefault(key, e.name)
         if rep != e.name:
             out[e.name] = rep
     return out

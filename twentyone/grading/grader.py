@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from twentyone.errors import CompileError, TwentyOneError
 from twentyone.grading.config import GradingConfig, Isolation, WinRate, seats_of
-from twentyone.grading.copies import code_of, copies_of, mirror
+from twentyone.grading.copies import copies_of, mirror
 from twentyone.grading.notes import named, source_notes
 from twentyone.grading.outcome import EntryKind, MatchOutcome, counted_incidents
 from twentyone.grading.plan import SEED_OFFSET, MatchJob, criterion_job, legal_job, tournament_jobs
@@ -143,6 +144,31 @@ def limits_of(iso: Isolation) -> Limits | None:
     return Limits.for_timeouts(iso.decision_timeout, iso.match_timeout, iso.decision_wall_timeout)
 
 
+def program_key(entry: EntryRow) -> str | None:
+    """What makes ``entry`` the program it is, for finding identical copies (RULES.md, **grade_copies**; None:
+    unknown, never a copy): its box program's hash (C, C++; the build is cached, so this costs a read), or its
+    tokens' and their places without its comments (Python)."""
+    import hashlib
+
+    path = Path(re.sub(r":\d+$", "", entry.spec))
+    try:
+        if entry.kind in (EntryKind.C, EntryKind.CPP):
+            from twentyone.players.c.build import compile_student
+
+            program = compile_student(path, module=False)
+            return "c:" + hashlib.sha256(program.read_bytes()).hexdigest()
+        if entry.kind == EntryKind.PY:
+            import io
+            import tokenize
+
+            kept = [(t.type, t.string, t.start) for t in tokenize.tokenize(io.BytesIO(path.read_bytes()).readline)
+                    if t.type not in (tokenize.COMMENT, tokenize.ENCODING)]
+            return "py:" + hashlib.sha256(repr(kept).encode()).hexdigest()
+    except Exception:  # noqa: BLE001 - a file that cannot be read or built now is no one's copy
+        return None
+    return None
+
+
 @dataclass(eq=False)
 class _Progress:
     """A win-rate criterion of one submission: what is played and what is decided."""
@@ -190,7 +216,13 @@ class Grader:
         self._fixed: list[MatchJob] = []
         #: Identical copies (RULES.md, **grade_copies**): each copy's representative, which plays for it; and each
         #: representative's copies.  Their matches are the representative's, stored under their names (``mirror``).
-        self.copy_of = copies_of(self.entries, code_of(store))
+        stored_copies = store.meta("copies")
+        names = {e.name for e in self.entries}
+        if isinstance(stored_copies, dict):  # a resumed run keeps the copies it began with
+            self.copy_of = {str(c): str(r) for c, r in stored_copies.items() if c in names and r in names}
+        else:  # a new run, or one whose hand-ins changed (late.take_late forgets them)
+            self.copy_of = copies_of(self.entries, {e.name: program_key(e) for e in self.entries})
+        store.set_meta("copies", self.copy_of)
         self.copies: dict[str, list[EntryRow]] = {}
         by_name = {e.name: e for e in self.entries}
         for c, rep in self.copy_of.items():

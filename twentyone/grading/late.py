@@ -166,6 +166,7 @@ def take_late(store: Store, config: GradingConfig, paths: Sequence[Path], files:
                                                    "tournament": late.tournament})
     graded = sum(e.kind != EntryKind.BUILTIN for e in store.entries())
     store.set_meta("title", f"Grading of {graded} submission{'s' if graded != 1 else ''}")
+    store.set_meta("copies", None)  # found again among the class as it now is (RULES.md, grade_copies)
     return late
 
 

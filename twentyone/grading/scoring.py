@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from twentyone.grading.copies import COPY_NOTE, code_of, copies_of
+from twentyone.grading.copies import COPY_NOTE, code_of
 from twentyone.grading.config import GradingConfig, WinRate, seats_of, stored_config
 from twentyone.grading.outcome import EntryKind, counted_incidents
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
@@ -388,7 +388,7 @@ def class_report(store: Store, dropped: set[str] | None = None) -> ClassReport:
                 ranks[st.name] = st.rank
                 rows_by[st.name] = st
     graded = [_not_graded(e, lost[e.name]) if e.error is None and lost[e.name] else e for e in entries]
-    twins = copies_of(graded, code_of(store))
+    twins: dict[str, str] = store.meta("copies") or {}
     played_for = set(twins.values())
     graded = [replace(e, notes=(*e.notes, COPY_NOTE)) if e.name in twins or e.name in played_for else e
               for e in graded]
