@@ -168,7 +168,7 @@ class Box:
     """One started box: its pid and pidfd (from the spawn), its pipes, and how it ended (from the kernel)."""
 
     __slots__ = ("pid", "pidfd", "wfd", "rfd", "status", "cpu", "started", "retired", "buf", "ready", "crash",
-                 "cpu_clock", "dump", "_sched", "_sample", "blocked", "killed", "watched")
+                 "cpu_clock", "dump", "_sched", "_sample", "blocked", "killed", "watched", "retired_cpu")
 
     def __init__(self, pid: int, wfd: int, rfd: int) -> None:
         self.pid = pid
@@ -185,6 +185,8 @@ class Box:
         self.cpu = 0.0
         self.started = time.monotonic()
         self.retired = 0.0
+        #: Its CPU clock when it was told its match was over.
+        self.retired_cpu = 0.0
         self.buf = b""
         #: True once it has confined itself and loaded the student's code (``H`` and ``P``).
         self.ready = False

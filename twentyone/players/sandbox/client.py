@@ -50,6 +50,8 @@ _c_player = wire.c_player
 _unpack_reply = wire.REPLY.unpack_from
 _monotonic = time.monotonic
 _SLICE_MS = int(SLICE * 1000)
+#: The CPU seconds a box told its match is over may spend leaving (flushing its output) before it is killed.
+_AFTER_QUIT = 0.05
 #: The wall-clock backstop of a whole match, as a multiple of its configured limit.
 _MATCH_BACKSTOP = 10
 _BLOCKED_WORDS = (f"blocked for {BLOCKED:g} s, neither running nor waiting for a CPU (a strategy's sleeps return at "
@@ -332,6 +334,13 @@ class SandboxFunctionSet:
         kept waiting for a CPU waits as long as it takes.  The wall clock decides only where the kernel's figures
         cannot be read, and a match past ``_MATCH_BACKSTOP`` times its limit.  A fault is noted for its call
         (``_watched``), then the box is killed: the blocked read in the engine's thread meets its end."""
+        for old in list(self._retired):  # told to leave: stopped once it spends CPU instead
+            if old.status is None:
+                try:
+                    if time.clock_gettime(old.cpu_clock) - old.retired_cpu > _AFTER_QUIT:
+                        old.kill()
+                except OSError:
+                    pass
         box, seq = self._box, self._inflight
         if box is None or box.status is not None:
             self._first = None
@@ -420,7 +429,8 @@ class SandboxFunctionSet:
     def _retire(self) -> None:
         """End the current match's box: it is told the match is over and leaves (flushing its output) on
         another CPU, while the next match's box is made ready; then it is reaped, and killed if it has not left
-        by the end of the next match's start (``_reap_retired``): nothing of it runs beside the next match."""
+        by the next match's start (``_reap_retired``), or by the watchdog as soon as it has spent ``_AFTER_QUIT`` s
+        of CPU since it was told (``_look``): nothing of it runs beside the next match."""
         box = self._box
         if box is None:
             return
@@ -436,6 +446,10 @@ class SandboxFunctionSet:
         except OSError:
             pass
         box.retired = time.monotonic()
+        try:
+            box.retired_cpu = time.clock_gettime(box.cpu_clock)
+        except OSError:
+            box.retired_cpu = 0.0
         self._retired.append(box)
 
     def _reap_retired(self, kill: bool, grace: float = 0.0) -> None:
@@ -518,7 +532,7 @@ class SandboxFunctionSet:
         self._deadline = time.monotonic() + _MATCH_BACKSTOP * self.limits.match_timeout
         self._spare = self._start()  # started while this match plays
         # The previous match's box has left by now, or it is stopped: it gets no time beside this match's.
-        self._reap_retired(kill=True, grace=0.02)
+        self._reap_retired(kill=False)  # what has not left yet is the watchdog's (``_look``)
 
     def bet(self, N: int) -> int:
         ahead = self._ahead
@@ -642,7 +656,7 @@ class _Watchdog:
             time.sleep(SLICE)
             now = _monotonic()
             for fs in list(self._sets):
-                if fs._box is not None:
+                if fs._box is not None or fs._retired:
                     try:
                         fs._look(now)
                     except Exception:  # noqa: BLE001 - a look that fails is tried again at the next slice
