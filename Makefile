@@ -24,12 +24,17 @@ install: $(STAMP)
 demo: install c-program
 	$(VENV)/bin/twentyone match --seed 2026 --decks 6 --player basic --player hilo --player stand --player c_src/mycodes.c:4 --player mycodes/mycodes.py:5
 
+# The suite runs on every CPU (pytest-xdist; TEST_WORKERS=0 runs it in one process). Tests that share a module's
+# fixture run on one worker, the costliest first (tests/conftest.py).
+TEST_WORKERS ?= auto
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+
 test: install c-program
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -q
+	$(PYTEST)
 
 test-fast: install
-	$(PY) -m pytest -q -m "not slow"
+	$(PYTEST) -m "not slow"
 
 bench: install c-program
 	$(PIP) install --quiet -e '.[bench]'

@@ -276,3 +276,37 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.write_sep("=", f"CPU time per test (total {sum(totals.values()):.1f} s, {len(totals)} tests)")
     for nodeid, cpu in ranked[: count or None]:
         terminalreporter.write_line(f"{cpu:9.2f}s  {nodeid}")
+
+
+# --- running on several CPUs (pytest-xdist, `make test`) -----------------------------------------------------------
+
+
+#: Module-wide fixtures that grade or play a whole class (seconds to minutes of CPU): the tests that use one run on
+#: one worker, so that it is made once, not once per worker.  Cheap module fixtures (a listening socket, a cached
+#: build) are made again on each worker rather than hold their tests to one.
+COSTLY_MODULE_FIXTURES = {"class_run", "finished_run", "grade_report", "tournament_report", "grade_out", "graded",
+                          "class_report"}
+
+
+def _costly_group(item: pytest.Item) -> str | None:
+    """The xdist group of ``item``: its file's, when it uses one of the file's costly module-wide fixtures."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    for name in info.names_closure:
+        for fixturedef in info.name2fixturedefs.get(name, ()):
+            if name in COSTLY_MODULE_FIXTURES and fixturedef.scope != "function" and fixturedef.baseid:
+                return item.nodeid.split("::", 1)[0]
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``--dist loadgroup`` the tests that share a costly module fixture are one group (``xdist_group``,
+    the module's name).  The slow tests go first, in their files' order, so that the last minutes of a run on several
+    CPUs are short tests on every CPU, not one long test on one while the others wait."""
+    for item in items:
+        group = _costly_group(item)
+        if group and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
