@@ -24,9 +24,10 @@ install: $(STAMP)
 demo: install c-program
 	$(VENV)/bin/twentyone match --seed 2026 --decks 6 --player basic --player hilo --player stand --player c_src/mycodes.c:4 --player mycodes/mycodes.py:5
 
-# The suite runs on every CPU (pytest-xdist; TEST_WORKERS=0 runs it in one process). Tests that share a module's
-# fixture run on one worker, the costliest first (tests/conftest.py).
-TEST_WORKERS ?= auto
+# The suite runs in two workers per CPU (pytest-xdist; TEST_WORKERS=0 runs it in one process): many tests wait on a
+# child, a pty or a time-out, and a second worker per CPU keeps the CPU busy meanwhile. The files whose tests share
+# a class graded once each run on one worker, and the slow tests start first (tests/conftest.py).
+TEST_WORKERS ?= $(shell echo $$(( 2 * $$(nproc) )))
 PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 test: install c-program

@@ -281,32 +281,33 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 # --- running on several CPUs (pytest-xdist, `make test`) -----------------------------------------------------------
 
 
-#: Module-wide fixtures that grade or play a whole class (seconds to minutes of CPU): the tests that use one run on
-#: one worker, so that it is made once, not once per worker.  Cheap module fixtures (a listening socket, a cached
-#: build) are made again on each worker rather than hold their tests to one.
-COSTLY_MODULE_FIXTURES = {"class_run", "finished_run", "grade_report", "tournament_report", "grade_out", "graded",
-                          "class_report"}
+#: Files whose tests share costly work made once per process: a class graded for the module (``class_run``,
+#: ``finished_run``, ``grade_report``, ``graded``, ``class_report``), or simulations cached for the tests that
+#: compare against them (test_sim).  Under `make test` each of these files runs on one worker, so that the work is
+#: done once, not once per worker; every other test is scheduled alone.  (pytest-xdist's own ``xdist_group`` mark
+#: does nothing with pytest 9.2, which no longer reads the node id xdist rewrites: hence a scheduler of our own.)
+SHARED_WORK_FILES = {"tests/test_handins.py", "tests/test_hostile.py", "tests/test_platforms.py",
+                     "tests/test_report.py", "tests/test_review_grading.py", "tests/test_similarity.py",
+                     "tests/test_sim.py"}
 
 
-def _costly_group(item: pytest.Item) -> str | None:
-    """The xdist group of ``item``: its file's, when it uses one of the file's costly module-wide fixtures."""
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` (`make test`): the files of SHARED_WORK_FILES each go whole to one worker, first (the
+    largest groups are handed out first), then every other test alone, in the order collected (slow first)."""
+    if config.getvalue("dist") != "loadgroup":
         return None
-    for name in info.names_closure:
-        for fixturedef in info.name2fixturedefs.get(name, ()):
-            if name in COSTLY_MODULE_FIXTURES and fixturedef.scope != "function" and fixturedef.baseid:
-                return item.nodeid.split("::", 1)[0]
-    return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedWorkScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if path in SHARED_WORK_FILES else nodeid
+
+    return SharedWorkScheduling(config, log)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under ``--dist loadgroup`` the tests that share a costly module fixture are one group (``xdist_group``,
-    the module's name).  The slow tests go first, in their files' order, so that the last minutes of a run on several
-    CPUs are short tests on every CPU, not one long test on one while the others wait."""
-    for item in items:
-        group = _costly_group(item)
-        if group and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(group))
+    """The slow tests go first, in their files' order, so that the last minutes of a run on several CPUs are short
+    tests on every CPU, not one long test on one while the others wait."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)

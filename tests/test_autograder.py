@@ -148,6 +148,7 @@ cat /grade/results/results.json
     assert results["tests"][0]["message"].startswith("No foul, crash or time-out in")
 
 
+@pytest.mark.slow
 def test_the_bonus_is_played_for_the_class_from_stores_and_downloads(tmp_path: Path) -> None:
     """autograder bonus plays the class tournament between a results.sqlite's graded submissions and downloaded
     hand-ins (names from Gradescope's metadata), and writes bonus.csv: every bonus point of the rubric handed

@@ -34,6 +34,7 @@ pytestmark = pytest.mark.usefixtures("seccomp")
 
 # -- the real kernel: the doctor's probes ------------------------------------------------------------------------
 @pytest.mark.parametrize("abi", ["", "0", "4"])
+@pytest.mark.slow
 def test_every_probe_holds_at_each_landlock_abi(abi: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every probe of the doctor (files, processes and their signals through a descriptor's owner, locks seen from a
     second box, another's CPU clock, descriptors, CPU, sleeping, the build ...) holds at ABI 7, 4 and 0, and the
@@ -293,6 +294,7 @@ def test_a_c_loop_is_stopped_by_the_decisions_cpu_timer(tmp_path: Path) -> None:
     assert time.monotonic() - t < 15
 
 
+@pytest.mark.slow
 def test_the_matchs_cpu_limit_stops_it_near_the_limit(tmp_path: Path) -> None:
     """Calls under the decision limit that add up past the match's CPU limit: stopped at that limit, not 10x it."""
     path = tmp_path / "burn.c"
