@@ -143,30 +143,30 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _ledger(change: Any) -> None:
+def _ledger(change: Any, ledger: Path) -> None:
     """Read the ledger, let ``change(holders, modes)`` edit it (holders: pids; modes: path -> mode before), and
     write it back, all under an exclusive lock; holders that have died are dropped first."""
     import fcntl
     import json
 
-    with open(PASSABLE_LEDGER.with_suffix(".lock"), "a") as lock:
+    with open(ledger.with_suffix(".lock"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            data = json.loads(PASSABLE_LEDGER.read_text())
+            data = json.loads(ledger.read_text())
         except (OSError, ValueError):
             data = {"holders": [], "modes": {}}
         holders = [pid for pid in data["holders"] if _alive(pid)]
         modes: dict[str, int] = data["modes"]
         change(holders, modes)
         if holders:
-            tmp = PASSABLE_LEDGER.with_suffix(f".{os.getpid()}.tmp")
+            tmp = ledger.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps({"holders": holders, "modes": modes}))
-            tmp.replace(PASSABLE_LEDGER)
+            tmp.replace(ledger)
         else:
-            PASSABLE_LEDGER.unlink(missing_ok=True)
+            ledger.unlink(missing_ok=True)
 
 
-def make_passable(paths: list[Path]) -> None:
+def make_passable(paths: list[Path], ledger: Path = PASSABLE_LEDGER) -> None:
     """Give ``paths`` others' search bit (o+x) until ``put_back``, noting each one's mode before."""
 
     def take(holders: list[int], modes: dict[str, int]) -> None:
@@ -181,10 +181,10 @@ def make_passable(paths: list[Path]) -> None:
                 os.chmod(path, mode | 0o001)
         holders.append(os.getpid())
 
-    _ledger(take)
+    _ledger(take, ledger)
 
 
-def put_back() -> None:
+def put_back(ledger: Path = PASSABLE_LEDGER) -> None:
     """This process no longer needs the folders passable: the last to leave puts every mode back."""
 
     def leave(holders: list[int], modes: dict[str, int]) -> None:
@@ -197,7 +197,7 @@ def put_back() -> None:
                 except OSError:
                     pass
 
-    _ledger(leave)
+    _ledger(leave, ledger)
 
 
 @pytest.fixture(scope="session")
