@@ -24,12 +24,18 @@ install: $(STAMP)
 demo: install c-program
 	$(VENV)/bin/twentyone match --seed 2026 --decks 6 --player basic --player hilo --player stand --player c_src/mycodes.c:4 --player mycodes/mycodes.py:5
 
+# The suite runs in two workers per CPU (pytest-xdist; TEST_WORKERS=0 runs it in one process): many tests wait on a
+# child, a pty or a time-out, and a second worker per CPU keeps the CPU busy meanwhile. The files whose tests share
+# a class graded once each run on one worker, and the slow tests start first (tests/conftest.py).
+TEST_WORKERS ?= $(shell echo $$(( 2 * $$(nproc) )))
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+
 test: install c-program
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -q
+	$(PYTEST)
 
 test-fast: install
-	$(PY) -m pytest -q -m "not slow"
+	$(PYTEST) -m "not slow"
 
 bench: install c-program
 	$(PIP) install --quiet -e '.[bench]'

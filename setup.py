@@ -53,7 +53,7 @@ setup(
     install_requires=["cffi>=1.16", "rich>=13", "numpy>=1.24", "tree-sitter>=0.23", "tree-sitter-c>=0.23",
                       "tree-sitter-cpp>=0.23", "argcomplete>=3.1"],
     extras_require={
-        "test": ["pytest>=8", "pytest-timeout>=2.2", "hypothesis>=6", "import-linter>=2.1"],
+        "test": ["pytest>=8", "pytest-timeout>=2.2", "pytest-xdist>=3.5", "hypothesis>=6", "import-linter>=2.1"],
         "reports": ["matplotlib>=3.8", "pypinyin>=0.50"],
         "dask": ["dask[distributed]>=2024.1"],
         "bench": ["gymnasium>=1.0"],

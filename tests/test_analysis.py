@@ -360,6 +360,7 @@ TINY_SHOES = ["A:2,2:2,3:2,4:2,5:2,6:2,7:2,8:1,9:1,T:6", "A:3,2:3,3:1,5:2,6:3,7:
 
 @pytest.mark.parametrize("shoe", TINY_SHOES)
 @pytest.mark.parametrize("peek,h17", [(True, False), (False, True)])
+@pytest.mark.slow
 def test_decisions_match_brute_force_on_tiny_shoes(shoe: str, peek: bool, h17: bool) -> None:
     """Stand, hit, double and surrender EVs equal a brute-force enumeration with the hole card dealt,
     for a peeking S17 dealer and a no-hole-card H17 one, on depleted shoes of about 23 cards."""
@@ -434,6 +435,7 @@ def test_bad_rule_overrides_are_refused(text: str, message: str) -> None:
         AnalysisRules.of(COURSE).with_assignments([text])
 
 
+@pytest.mark.slow
 def test_rule_variants_move_the_edge_the_right_way() -> None:
     """H17, no hole card, 6:5, no doubles on soft hands or 9 all cost the player; DAS and RSA help."""
     base = house_edge(COURSE, decks=6).ev

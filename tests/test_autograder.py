@@ -148,6 +148,7 @@ cat /grade/results/results.json
     assert results["tests"][0]["message"].startswith("No foul, crash or time-out in")
 
 
+@pytest.mark.slow
 def test_the_bonus_is_played_for_the_class_from_stores_and_downloads(tmp_path: Path) -> None:
     """autograder bonus plays the class tournament between a results.sqlite's graded submissions and downloaded
     hand-ins (names from Gradescope's metadata), and writes bonus.csv: every bonus point of the rubric handed
@@ -188,7 +189,9 @@ def test_check_tells_a_student_the_result_in_words(tmp_path: Path) -> None:
     """twentyone check FILE: the points by the rubric, what went wrong first with its source line, each line in
     words, the tournament said to come with the class; a file that does not compile gets its compiler's line and
     exit 1."""
-    rubric = _rubric(tmp_path)
+    # The seed pinned: on a drawn one the first round asks no decision one time in ten (a blackjack), and the
+    # crash is in round 2.
+    rubric = _rubric(tmp_path, "seed = 1\n")
     r = subprocess.run(CLI + ["check", str(SEGV_C), "--config", str(rubric), "-q"], capture_output=True, text=True,
                        timeout=600)
     assert r.returncode == 0, r.stderr

@@ -220,6 +220,7 @@ class Checked(Champion):
         return self._check(view, super().continue_action(view), False)
 
 
+@pytest.mark.slow
 def test_decisions_are_always_legal_and_affordable() -> None:
     """Over 60 random matches (2-5 seats, 1-8 decks, any opponents) it never fouls or chooses an illegal action."""
     rng = random.Random(2026)

@@ -21,6 +21,7 @@ def _pytest(test: str, tmp_path: Path, ci: bool, **kw: object) -> subprocess.Com
                           preexec_fn=kw.get("preexec"))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_the_two_cpu_test_fails_under_ci_on_one_cpu(tmp_path: Path) -> None:
     """Pinned to one CPU, the test that needs two skips, and under CI=true it fails."""
     test = "tests/test_runner.py::test_pool_workers_take_their_own_cpus_after_the_parent_played_sandboxed"
@@ -35,6 +36,7 @@ def test_the_two_cpu_test_fails_under_ci_on_one_cpu(tmp_path: Path) -> None:
     assert ci.returncode == 1 and "1 failed" in ci.stdout and "CI=true" in ci.stdout, ci.stdout
 
 
+@pytest.mark.slow
 def test_the_dask_tests_fail_under_ci_without_dask(tmp_path: Path) -> None:
     """Without dask.distributed (a package that cannot be imported shadows it), the Dask test skips, and under
     CI=true it fails."""

@@ -333,6 +333,7 @@ def test_shared_statics_are_named_once_with_the_way_they_are_played(tmp_path: Pa
         assert "in the sandbox each seat plays in a process of its own" not in err, err
 
 
+@pytest.mark.slow
 def test_a_set_is_told_about_variables_only_other_sets_change(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """match with one set of a file: a note when another set of the file changes a variable it uses (as grade

@@ -184,6 +184,7 @@ def _build_c_program(mycodes: Path, out: Path) -> Path:
 
 
 @pytest.mark.parametrize("style", ["basic", "static_counter", "sloppy", "copy_paste5", "helpers"])
+@pytest.mark.slow
 def test_c_program_and_python_engine_write_identical_logs(style: str, tmp_path: Path) -> None:
     """For several seeds, twentyone-c and the Python engine running the same C file write the same log file,
     byte for byte, the match line included: --source names the players as the Python engine's SPECs do."""
@@ -380,6 +381,7 @@ def test_sets_of_one_file_share_its_output_file(tmp_path: Path) -> None:
     assert "first_action1:" in text and "first_action2:" in text
 
 
+@pytest.mark.slow
 def test_match_writes_c_output_to_the_default_folder(tmp_path: Path) -> None:
     """Without --output-dir a C player's printing goes to a per-match file under the cache, not the terminal."""
     import os
@@ -580,6 +582,7 @@ def test_the_compat_headers_include_only_standard_c(tmp_path: Path) -> None:
             assert f"/{posix}" not in deps, (posix, captured)
 
 
+@pytest.mark.slow
 def test_a_file_that_needs_glibcs_names_still_compiles(tmp_path: Path) -> None:
     """A file that uses names only glibc's defaults declare (M_PI, MAP_ANONYMOUS) compiles as it did before (the
     build falls back to all of glibc's names); so does one that asks for them with #define _GNU_SOURCE."""

@@ -59,6 +59,7 @@ def force_off(monkeypatch: pytest.MonkeyPatch) -> object:
 @pytest.mark.parametrize(("layer", "code"), [(Layers.SECCOMP, 2), (Layers.DESCRIPTORS, 2), (Layers.LIMITS, 2),
                                              (Layers.LANDLOCK, 1), (Layers.EMPTY_ROOT, 1)],
                          ids=["seccomp", "descriptors", "limits", "landlock", "root"])
+@pytest.mark.slow
 def test_the_doctor_fails_a_host_that_lacks_a_layer(layer: Layers, code: int, force_off: object) -> None:
     """A host where a box lacks the filter, its descriptors or its limits: exit 2 (the minimum); a host where it
     lacks Landlock or its empty root (which the host could have): exit 1, the layer named missing."""
@@ -94,6 +95,7 @@ def test_a_command_refuses_unread_code_on_a_host_that_lacks_a_layer(force_off: o
 
 
 @pytest.mark.parametrize("userns", ["1", "0"], ids=["user-namespace", "no-user-namespace"])
+@pytest.mark.slow
 def test_the_doctor_holds_for_an_ordinary_user(userns: str, ordinary_user: OrdinaryUser) -> None:
     """Run by an ordinary user, with or without a user namespace: exit 0, every layer the host gives it held alone
     and every probe held (the filter alone holds the minimum where no namespace is allowed)."""

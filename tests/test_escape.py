@@ -36,6 +36,10 @@ from twentyone.players.sandbox.limits import Limits
 from twentyone.players.spec import make_strategy
 from twentyone.roundlog import RoundLog
 
+#: End-to-end runs of the command line (sandboxed matches and grades): `make test` runs them, `make test-fast`
+#: leaves them out.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(autouse=True)
 def _no_stragglers() -> Iterator[None]:

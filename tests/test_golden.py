@@ -79,6 +79,7 @@ def write_log(name: str, out: Path, output_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
+@pytest.mark.slow
 def test_round_log_is_golden(name: str, tmp_path: Path) -> None:
     """The scenario's round log is byte-identical to the one saved before the package was split."""
     out = tmp_path / f"{name}.jsonl"

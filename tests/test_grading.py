@@ -135,6 +135,7 @@ def test_incidents_are_reported_with_their_round_log_excerpt(tmp_path: Path) -> 
     assert rec["type"] == "round" and any(p["foul"] == "illegal_action" for p in rec["players"])
 
 
+@pytest.mark.slow
 def test_bad_submissions_are_reported_and_the_others_graded(tmp_path: Path) -> None:
     """A file that does not compile and a zip without a strategy get one line each; the rest is graded."""
     z = tmp_path / "zhao.zip"
@@ -300,6 +301,7 @@ def test_a_folder_of_hand_ins_alone_is_refused_never_graded_as_one_student(tmp_p
 
 
 @pytest.mark.parametrize("change", ["edited", "removed"])
+@pytest.mark.slow
 def test_resume_refuses_a_graded_file_changed_since(tmp_path: Path, change: str) -> None:
     """A plain file is graded from where it lies: resumed after it was edited or removed, the run would mix two
     versions (or charge the student a fault for the missing file).  --resume refuses in one line, exit 2, and
@@ -325,11 +327,13 @@ def test_resume_refuses_a_graded_file_changed_since(tmp_path: Path, change: str)
     assert _scores(out) == before
 
 
+@pytest.mark.slow
 def test_resume_after_kill_9_plays_only_the_missing_matches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """kill -9 mid-run, then --resume: no finished match is played again or stored twice; scores as unbroken."""
     cfg = tmp_path / "g.toml"
-    cfg.write_text('seed = 2026\n[legal]\nmatches = 10\n[beat_stand]\nbatch = 40\nmin_matches = 200\nmax_matches = 200\n'
-                   '[beat_basic]\nbatch = 40\nmin_matches = 200\nmax_matches = 200\n[tournament]\nmatches = 6\n'
+    # 500 matches: killed at the 30th, the run has most of its work ahead (three runs of it are played here).
+    cfg.write_text('seed = 2026\n[legal]\nmatches = 10\n[beat_stand]\nbatch = 40\nmin_matches = 120\nmax_matches = 120\n'
+                   '[beat_basic]\nbatch = 40\nmin_matches = 120\nmax_matches = 120\n[tournament]\nmatches = 6\n'
                    '[isolation]\ntrusted = true\n')
     subs = [str(BASIC_C), str(STAND_PY)]
     broken = tmp_path / "broken"
@@ -382,6 +386,7 @@ def test_resume_after_kill_9_plays_only_the_missing_matches(tmp_path: Path, monk
     assert _scores(broken) == _scores(clean)
 
 
+@pytest.mark.slow
 def test_report_is_remade_from_the_database_alone(tmp_path: Path) -> None:
     """Delete the reports; `twentyone report DIR` writes the same scores again from results.sqlite."""
     grade([STAND_PY, FOULS_PY], small(), tmp_path, False, QUIET)
@@ -395,6 +400,7 @@ def test_report_is_remade_from_the_database_alone(tmp_path: Path) -> None:
     assert "stand_py" in r.stdout and "fouls_py" in r.stdout
 
 
+@pytest.mark.slow
 def test_tournament_bonus_by_rank(tmp_path: Path) -> None:
     """The basic chart wins the class tournament's first place alone; the others share what is left of the scale."""
     rep = grade([BASIC_C, STAND_PY, FOULS_PY], small(tournament={"matches": 6, "bonus": [7, 3]}), tmp_path, False,
@@ -520,6 +526,7 @@ def test_grader_resumes_from_the_store_without_replaying(tmp_path: Path) -> None
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.slow
 def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
     """Not on a terminal the run is quiet until the table; on a terminal a bar with an ETA is drawn."""
     import pty
@@ -618,6 +625,7 @@ def test_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     assert r.returncode == 2 and "cannot reach the Dask scheduler" in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_champion_as_a_reference_line(tmp_path: Path) -> None:
     """--reference champion grades the best known player beside the class: its win rates, no points, no platform file."""
     out = tmp_path / "o"
@@ -638,6 +646,7 @@ def test_champion_as_a_reference_line(tmp_path: Path) -> None:
     assert "reference line" in (out / "index.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_looping_submission_costs_its_time_outs_once(tmp_path: Path) -> None:
     """The looping hand-in (sandboxed): one time-out is replayed and confirmed, every later one is charged without
     a replay, and both win-rate criteria fail on their first matches' time-outs, so the rest is never played; nor
@@ -670,6 +679,7 @@ def test_a_looping_submission_costs_its_time_outs_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("rules", list(PRESETS))
+@pytest.mark.slow
 def test_every_rule_preset_can_be_graded(tmp_path: Path, rules: str) -> None:
     """grade --rules PRESET works for every preset, the class tournament included: tables sized to its seats."""
     r = subprocess.run(CLI + ["grade", str(STAND_PY), str(FOULS_PY), "--rules", rules, "--config",
@@ -704,6 +714,7 @@ def test_incidents_keep_what_was_asked_and_answered(tmp_path: Path) -> None:
     assert "<dt>Answered</dt><dd>&#x27;x&#x27;</dd>" in page and '<tr class="you">' in page
 
 
+@pytest.mark.slow
 def test_scores_csv_fills_the_tournament_rate(tmp_path: Path) -> None:
     """scores.csv's tournament_rate, tournament_low and tournament_high hold each student's pairwise win rate."""
     import csv
@@ -737,6 +748,7 @@ def test_identical_copies_are_known_by_their_code(tmp_path: Path) -> None:
     assert code["wang"] == code["zhao"] != code["li"]
 
 
+@pytest.mark.slow
 def test_two_identical_submissions_share_rank_and_bonus(tmp_path: Path) -> None:
     """Two copies of one file in a pairs class tournament have the same record: the same rank (the better one, as
     ties do) and the same bonus; a clearly better player above them is ranked first alone."""

@@ -25,6 +25,10 @@ from tests.handins import (CLI, HANDINS, ROOT, SMALL_GRADE, STUDENTS, c_program,
                            descendants, mojibake, run_cli, screenshot, strip_players, write_config,
                            zip_folder, zip_tree)
 
+#: End-to-end runs of the command line (sandboxed matches and grades): `make test` runs them, `make test-fast`
+#: leaves them out.
+pytestmark = pytest.mark.slow
+
 PERSON_ON = HANDINS / "person_on" / "mycodes.c"
 REAL = HANDINS / "real_course"
 ZHANGSAN = HANDINS / "张三_2023001"

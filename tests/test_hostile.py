@@ -35,6 +35,10 @@ import pytest
 
 from tests.conftest import require
 
+#: End-to-end runs of the command line (sandboxed matches and grades): `make test` runs them, `make test-fast`
+#: leaves them out.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "tests" / "fixtures"
 HOSTILE_C = FIX / "c" / "hostile"

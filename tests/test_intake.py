@@ -323,6 +323,7 @@ def test_parse_spec_still_takes_paths_and_ascii_sets() -> None:
             parse_spec(bad)
 
 
+@pytest.mark.slow
 def test_make_strategy_takes_a_folder_and_a_zip_with_a_function_set(tmp_path: Path) -> None:
     """make_strategy('folder:2') and make_strategy('x.zip:3') seat the file inside, as that function set."""
     from twentyone.players.spec import make_strategy
@@ -374,6 +375,7 @@ def _grade(tmp_path: Path, *subs: Path, timeout: float = 300) -> tuple[Any, dict
     return r, {s["name"]: s for s in scores.get("students", [])}
 
 
+@pytest.mark.slow
 def test_grade_of_zips_names_the_other_copy_refuses_equal_depth_and_unpacks_only_the_graded_file(
         tmp_path: Path) -> None:
     """Two-copy zips: the shallowest is graded and the backup named (terminal, page, scores.json); two equally
@@ -413,6 +415,7 @@ def test_a_refused_zip_is_one_line_and_the_others_are_graded(tmp_path: Path) -> 
     assert sum(p.stat().st_size for p in (tmp_path / "out").rglob("*") if p.is_file()) < 8 << 20
 
 
+@pytest.mark.slow
 def test_resume_of_a_zip_run_uses_the_kept_file(tmp_path: Path) -> None:
     """--resume of a zip run reads the graded file kept in --out/files, even when the zip is gone."""
     from tests.handins import run_cli
@@ -434,6 +437,7 @@ def test_resume_of_a_zip_run_uses_the_kept_file(tmp_path: Path) -> None:
     assert scores == first
 
 
+@pytest.mark.slow
 def test_match_of_a_zip_leaves_no_temporary_folder(tmp_path: Path) -> None:
     """match -p x.zip unpacks into a temporary folder and removes it when it ends."""
     from tests.handins import run_cli
@@ -447,6 +451,7 @@ def test_match_of_a_zip_leaves_no_temporary_folder(tmp_path: Path) -> None:
     assert not list(scratch.glob("twentyone-intake-*")), list(scratch.iterdir())
 
 
+@pytest.mark.slow
 def test_match_of_a_folder_that_is_not_utf8_prints_and_logs_readable_text(tmp_path: Path) -> None:
     """match -p <GBK folder>: the table and the round log show 张三, and nothing crashes on the name."""
     import json

@@ -324,6 +324,7 @@ BUDGET = 5.0
 
 
 @pytest.mark.parametrize("step", STEPS)
+@pytest.mark.slow
 def test_one_megabyte_of_adversarial_text_takes_each_step_linear_time(step: str, tmp_path: Path) -> None:
     """Every intake and classification step that reads student text takes each adversarial text in time that grows
     no faster than the text: 1 MB costs at most 8 times what a quarter of it costs (linear work costs 4 times,

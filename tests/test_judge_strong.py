@@ -142,6 +142,7 @@ def test_the_engine_pays_what_the_exact_analyser_expects() -> None:
     assert abs(mean - expected) < 4 * se, (mean, expected, se)
 
 
+@pytest.mark.slow
 def test_the_kept_bet_table_is_the_best_for_the_kept_distributions() -> None:
     """data/bets.json's table is what policy iteration makes of its distributions, and the model gives it a better
     chance than bold play (0.764 against 0.742 from 10^6)."""

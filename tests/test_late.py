@@ -37,6 +37,7 @@ def late_class(tmp_path: Path, fmt: str) -> tuple[Path, Path, Path, Any]:
     return out, wang, li, cfg
 
 
+@pytest.mark.slow
 def test_late_hand_ins_play_only_what_is_new_or_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--resume with a changed hand-in and a late one says so first, plays none of the unchanged student's own
     matches again, sets the changed one's aside (kept in 'replaced'), and every page is remade with all three."""
@@ -69,6 +70,7 @@ def test_late_hand_ins_play_only_what_is_new_or_changed(tmp_path: Path, monkeypa
     assert before > 0
 
 
+@pytest.mark.slow
 def test_resume_with_nothing_new_changes_nothing(tmp_path: Path) -> None:
     """The same hand-ins given again with --resume: nothing new or changed, said in one line, scores unchanged."""
     wang = tmp_path / "wang.py"
@@ -86,6 +88,7 @@ def test_resume_with_nothing_new_changes_nothing(tmp_path: Path) -> None:
     assert _scores(out) == before
 
 
+@pytest.mark.slow
 def test_a_hand_in_edited_since_the_run_began_says_how_to_grade_it_anew(tmp_path: Path) -> None:
     """--resume alone with a file changed since the run began refuses, and says to give the hand-in again; given
     again, it is graded anew (exit 0)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from twentyone.grading.grader import Grader, prepare_entries
 from twentyone.grading.progress import Eta, PlanNotes, format_eta
 from twentyone.grading.store import Store
@@ -86,6 +88,7 @@ def test_the_plan_never_grows_as_matches_finish(tmp_path: Path) -> None:
     assert seen[-1][0] == seen[-1][1] and left == 0 and done > seen[-1][0]  # seats: more than matches
 
 
+@pytest.mark.slow
 def test_grade_on_a_terminal_shows_the_eta_and_the_plan_changes(tmp_path: Path) -> None:
     """On a terminal, grade draws its bar with 'eta about ...' and says when its plan shrank."""
     cfg = tmp_path / "g.toml"  # stand_py fails both criteria early: the plan shrinks

@@ -580,6 +580,7 @@ LONG_ERROR = ("/home/instructor/courses/2026-spring/CS101-blackjack/hand-ins/sec
               "does not compile: mycodes.c:12:5: error: expected ';' before '}' token")
 
 
+@pytest.mark.slow
 def test_every_page_fits_1400_and_800_pixels(grade_report: ClassReport, tmp_path: Path) -> None:
     """The class page (its Error column), each student page, and a tournament page (its Spec column, a hand-in
     that did not compile): at 1,400 pixels nothing is cut off, no column is squeezed below its longest word and

@@ -37,6 +37,7 @@ def game_logs(tmp: Path) -> list[Path]:
     return out
 
 
+@pytest.mark.slow
 def test_every_kind_of_log_replays_and_is_priced(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The golden logs (course, its variants, split games, sandboxed C files, the C students' 1-deck match, a
     mid-round refill) and the games' logs replay with their cards checked, and every seat's decisions price."""

@@ -138,6 +138,7 @@ def test_report_makes_the_same_replays_again(graded: tuple[Path, ClassReport], t
     assert again.reviews["fouls_py"].per_100 == rep.reviews["fouls_py"].per_100
 
 
+@pytest.mark.slow
 def test_a_class_writes_the_same_replays_in_a_process_per_cpu(graded: tuple[Path, ClassReport],
                                                                tmp_path: Path) -> None:
     """From 4 students on, each student's charts and replay pages are made in a process per CPU: the pages are

@@ -74,6 +74,7 @@ def _abi(abi: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("abi", ABIS)
 @pytest.mark.parametrize("how", [1, 2, 3, "py"], ids=["f_setown", "f_setown_ex", "fioasync", "python"])
+@pytest.mark.slow
 def test_a_descriptors_owner_cannot_signal_the_engine(how: object, abi: str, ordinary_user: OrdinaryUser) -> None:
     """Run by an ordinary user, a hand-in that makes its pipes' owner the engine, with SIGKILL as their signal,
     ends only its own match: the command finishes (it died with status 137), the fault names the line (the
@@ -143,6 +144,7 @@ def test_a_descriptors_owner_cannot_signal_another_process_of_the_user(lang: str
         victim.wait()
 
 
+@pytest.mark.slow
 def test_a_grade_survives_a_hand_in_aimed_at_the_grader(ordinary_user: OrdinaryUser) -> None:
     """An ordinary user's grade of a class with that hand-in in it ends with its reports (it ended in a
     BrokenProcessPool traceback with none), the hand-in charged and the others graded."""
@@ -198,6 +200,7 @@ def test_a_lock_on_standard_input_is_no_channel_between_boxes(tmp_path: Path) ->
         assert m and m.group(1) == "lock_leak.c" and m.group(3) in ("look", "first_action1"), detail
 
 
+@pytest.mark.slow
 def test_a_constructor_has_a_cpu_limit_of_its_own(tmp_path: Path) -> None:
     """A constructor that spins 3 s of CPU is stopped at loading's CPU limit of 1 s, whatever the machine's load,
     and the fault names the line (it ran outside every limit, and faulted or not by the wall clock)."""
@@ -215,6 +218,7 @@ def test_a_constructor_has_a_cpu_limit_of_its_own(tmp_path: Path) -> None:
     assert me.fault_detail.endswith(" in spin"), me.fault_detail
 
 
+@pytest.mark.slow
 def test_ignoring_sigxcpu_buys_no_cpu_time(tmp_path: Path) -> None:
     """Bets of 0.2 s of CPU with SIGXCPU ignored, under a match CPU limit of 2 s: stopped at 2 s (the kernel's
     SIGKILL at the hard limit, which is the soft one), never 3."""

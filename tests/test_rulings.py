@@ -2443,6 +2443,7 @@ def test_ruling_grade_early_fail() -> None:
 
 
 @pytest.mark.parametrize("fmt", ["table5", "pairs"])
+@pytest.mark.slow
 def test_ruling_grade_late_handins(tmp_path: "Path", fmt: str) -> None:
     """A late hand-in and a resubmission added with --resume give the scores a fresh grade of the final class
     (same seed, same order) gives: only the new pairs are played in pairs, every deal again in table5."""

@@ -537,6 +537,7 @@ void show1(Banker* pbanker, Player(*players)[], int pNum, int N, int pos) { if (
 @pytest.mark.parametrize("lang", ["py", "c"])
 @pytest.mark.parametrize("where", ["show", "bet"])
 @pytest.mark.parametrize("how", ["crash", "hang"])
+@pytest.mark.slow
 def test_a_crash_or_hang_is_charged_to_show_or_to_the_next_bet(lang: str, where: str, how: str,
                                                                 tmp_path: Path) -> None:
     """show and the next bet share a round trip, yet a crash or a hang is charged to the call that made it:

@@ -61,6 +61,7 @@ def source(path: Path, name: str | None = None) -> SourceRow:
 
 # ----------------------------------------------------------------------------------------- the issue
 
+@pytest.mark.slow
 def test_disguised_copy_ranks_first_on_code_and_on_behaviour(class_report: tuple[SimilarityReport, Path]) -> None:
     """A file and its disguised copy (names, order, comments, layout changed, a helper added) lead both rankings."""
     report, _ = class_report
@@ -75,6 +76,7 @@ def test_disguised_copy_ranks_first_on_code_and_on_behaviour(class_report: tuple
     assert all(not p.flags for p in others)
 
 
+@pytest.mark.slow
 def test_independent_basic_strategies_are_not_flagged(class_report: tuple[SimilarityReport, Path]) -> None:
     """Two basic-chart players written differently agree on nearly every decision, but no more than the chart does."""
     report, _ = class_report
@@ -115,6 +117,7 @@ def test_gbk_crlf_file_and_its_utf8_lf_copy_are_identical(tmp_path: Path) -> Non
     assert code_scores([a, b])[(0, 1)].score == 1.0
 
 
+@pytest.mark.slow
 def test_pair_page_renders_both_files_side_by_side_in_headless_chromium(
         class_report: tuple[SimilarityReport, Path], tmp_path: Path) -> None:
     """Chromium lays the two files out side by side, matches highlighted and linked; the list page sorts."""
@@ -333,6 +336,7 @@ def test_sign_test() -> None:
 
 # ------------------------------------------------------------------------------------- grade, store
 
+@pytest.mark.slow
 def test_grade_report_has_a_similarity_page_remade_from_the_store_alone(tmp_path: Path) -> None:
     """grade keeps the sources and traces; `twentyone report` remakes the same page without loading a player."""
     out = tmp_path / "run"

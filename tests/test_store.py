@@ -210,6 +210,7 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
+@pytest.mark.slow
 def test_a_store_killed_while_it_is_created_is_absent_or_complete(tmp_path: Path) -> None:
     """kill -9 at each of the first SQLite calls of a grade (the store's creation among them) leaves no store or
     a complete one: never one that --resume cannot open ('no such table: meta'); --resume then finishes it, or a

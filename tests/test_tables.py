@@ -452,6 +452,7 @@ def _report_exact(counts: tuple[int, ...]) -> Fraction:
     return ev
 
 
+@pytest.mark.slow
 def test_montecarlo_exact_value_matches_a_direct_computation() -> None:
     """On a small shoe, the analyser's value corrected for the report's 21s equals the report's game computed
     directly, hand by hand."""

@@ -180,6 +180,7 @@ def _raw(data: bytes) -> bool:
     return b"\x1b" in data or b"\x07" in data
 
 
+@pytest.mark.slow
 def test_a_students_escapes_reach_neither_the_terminal_nor_a_file_raw(tmp_path: Path) -> None:
     """A fault text and a #error line holding a title, a screen clear and an OSC 52 clipboard write: on the terminal
     and in every page, CSV, JSON and platform file they are shown as text (\\x1b), never as they came."""
