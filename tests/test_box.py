@@ -417,3 +417,54 @@ def test_a_forked_engine_starts_its_own_zygote_and_leaves_its_parents(tmp_path: 
     finally:
         again.close()
     assert boxmod._ZYGOTE[0].pid == parents
+
+
+def test_the_zygote_outlives_the_thread_that_started_it(tmp_path: Path) -> None:
+    """A grade loads its hand-ins in a pool of threads: the fork server started by one of them serves the engine
+    after that thread has ended (PR_SET_PDEATHSIG, which the zygote once set, killed it with its thread, and the
+    next Python box failed: "the fork server has gone")."""
+    import threading
+
+    path = tmp_path / "random.py"
+    path.write_text(RANDOM_PY)
+    for z in boxmod._ZYGOTE:
+        z.close()
+    boxmod._ZYGOTE.clear()
+    started: list[int] = []
+
+    def load() -> None:
+        make_strategy(str(path), warn=lambda m: None, sandbox=Limits()).close()
+        started.append(boxmod._ZYGOTE[0].pid)
+
+    t = threading.Thread(target=load)
+    t.start()
+    t.join()
+    time.sleep(0.3)  # a death signal, had the thread's end sent one, has arrived
+    assert started and os.waitid(os.P_PID, started[0], os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+    s = make_strategy(str(path), warn=lambda m: None, sandbox=Limits())
+    try:
+        assert play_match([Seating("x", "x", s), Seating("s", "stand", Stand())], 6, 1).by_seat(1).fault is None
+    finally:
+        s.close()
+    assert boxmod._ZYGOTE[0].pid == started[0]
+
+
+def test_threads_forking_boxes_at_once_each_get_their_own(tmp_path: Path) -> None:
+    """Eight threads ask the one fork server for boxes at once: each gets the pid of the box on its own pipes (a
+    reply read by another thread's request would give a box the pid of another's, and the engine would wait on,
+    kill and blame the wrong process)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = tmp_path / "random.py"
+    path.write_text(RANDOM_PY)
+
+    def one(seed: int) -> bool:
+        s = make_strategy(str(path), warn=lambda m: None, sandbox=Limits())
+        try:
+            r = play_match([Seating("x", "x", s), Seating("s", "stand", Stand())], 6, seed)
+            return r.by_seat(1).fault is None
+        finally:
+            s.close()
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(one, range(24)))

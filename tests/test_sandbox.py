@@ -550,7 +550,7 @@ def test_a_crash_or_hang_is_charged_to_show_or_to_the_next_bet(lang: str, where:
     result, records = _play(path, tmp_path)
     _completes(result)
     rounds = [r for r in records if r["type"] == "round"]
-    assert all("faults" not in r for r in rounds[:2])
+    assert all("faults" not in r for r in rounds[:2]), [r.get("faults") for r in rounds[:2]]
     fault = rounds[2]["faults"]
     crash = "abort" if lang == "py" else "segmentation fault"
     cause, detail = ("crash", crash) if how == "crash" else ("timeout", "decision limit")

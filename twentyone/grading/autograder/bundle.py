@@ -70,8 +70,13 @@ def build_wheel(work: Path, say: Callable[[str], None]) -> Path:
     root = project_root()
     say(f"building the wheel of twentyone from {root} with Python {sys.version_info[0]}.{sys.version_info[1]} "
         "(a minute or two)")
+    # pip builds in the source folder it is given (its build/ and the compiled core): built from a private copy,
+    # two bundles made at once (two instructors, or two courses on one checkout) never build over each other,
+    # and the checkout is left as it was.
+    source = work / "source"
+    _copy_sources(root, source)
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(work),
-                        str(root)], capture_output=True, text=True)
+                        str(source)], capture_output=True, text=True)
     wheels = sorted(work.glob("twentyone-*.whl"))
     if r.returncode != 0 or not wheels:
         last = [ln for ln in (r.stderr or r.stdout).splitlines() if ln.strip() and not ln.startswith("WARNING")]
@@ -79,6 +84,23 @@ def build_wheel(work: Path, say: Callable[[str], None]) -> Path:
     wheel = wheels[-1]
     _add_c_sources(wheel, root / "c_src")
     return wheel
+
+
+#: What the wheel is built from: the checkout's files a build reads (its tests, virtual environment, caches and
+#: earlier builds stay behind).
+_SOURCES = ("setup.py", "pyproject.toml", "MANIFEST.in", "README.md", "twentyone", "mycodes", "c_src")
+
+
+def _copy_sources(root: Path, dest: Path) -> None:
+    """Copy what the wheel is built from (``_SOURCES``) from ``root`` to ``dest``, without compiled files."""
+    junk = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so", "*.o", "*.egg-info")
+    dest.mkdir(parents=True)
+    for name in _SOURCES:
+        src = root / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=junk)
+        elif src.is_file():
+            shutil.copy2(src, dest / name)
 
 
 def _record_line(name: str, data: bytes) -> str:

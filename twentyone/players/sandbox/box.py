@@ -28,6 +28,7 @@ import select
 import signal
 import struct
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from typing import Literal
@@ -404,9 +405,8 @@ def spawn(argv: list[str], config: bytes, capture_fd: int, stdout_fd: int = -1,
         os.close(fd)
     cap, rq, rp, out, stdin = sources
     try:
-        if zygote is not None and not inherit:
-            pid = zygote.fork([stdin, out, cap, rq, rp])
-        else:
+        pid = zygote.fork([stdin, out, cap, rq, rp]) if zygote is not None and not inherit else 0
+        if not pid:  # no fork server, or it has gone: the box is started afresh
             actions = [(os.POSIX_SPAWN_DUP2, stdin, 0), (os.POSIX_SPAWN_DUP2, out, 1),
                        (os.POSIX_SPAWN_DUP2, cap, 2), (os.POSIX_SPAWN_DUP2, rq, 3), (os.POSIX_SPAWN_DUP2, rp, 4)]
             actions += [(os.POSIX_SPAWN_DUP2, fd, 5 + i) for i, fd in enumerate(extra)]
@@ -449,6 +449,8 @@ class Zygote:
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock = mine
         self.sock.settimeout(30.0)
+        self.lock = threading.Lock()
+        self.gone = False
         self.owner = os.getpid()
         out = private_output()
         in_r, in_w = os.pipe()
@@ -464,14 +466,21 @@ class Zygote:
             theirs.close()
 
     def fork(self, fds: list[int]) -> int:
-        """A new box on ``fds`` (its 0 to 4): its pid, once it is this process's child; OSError when the zygote
-        cannot give one."""
+        """A new box on ``fds`` (its 0 to 4): its pid, once it is this process's child; 0 when the zygote has
+        gone (the box is then started afresh); OSError when it cannot give one.  One request at a time: the
+        engine's threads (a grade loads its hand-ins in several) share the zygote, and a reply is the pid of the
+        box its own request asked for."""
         import socket
 
-        socket.send_fds(self.sock, [b"S"], fds)
-        got = self.sock.recv(4)
-        if len(got) != 4:
-            raise OSError("the Python boxes' fork server has gone")
+        with self.lock:
+            try:
+                socket.send_fds(self.sock, [b"S"], fds)
+                got = self.sock.recv(4)
+            except OSError:
+                got = b""
+            if len(got) != 4:
+                self.gone = True
+                return 0
         pid = int(struct.unpack("=i", got)[0])
         if pid <= 0:
             raise OSError("the Python boxes' fork server could not fork")
@@ -492,6 +501,7 @@ class Zygote:
 
 
 _ZYGOTE: list[Zygote] = []
+_ZYGOTE_LOCK = threading.Lock()
 
 
 def zygote(package_root: Path) -> Zygote | None:
@@ -499,24 +509,25 @@ def zygote(package_root: Path) -> Zygote | None:
     after it has gone); None where it cannot be started (boxes are then started afresh)."""
     if os.environ.get("TWENTYONE_NO_ZYGOTE", "") == "1":
         return None
-    if _ZYGOTE:
-        z = _ZYGOTE[0]
-        if z.owner == os.getpid():
-            try:
-                if os.waitid(os.P_PID, z.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
-                    return z
-            except ChildProcessError:
-                pass
-            z.close()
-        else:  # a forked copy of the engine (a process pool): the zygote is the original's; leave it to it
-            z.sock.close()
-        _ZYGOTE.clear()
-    try:
-        z = Zygote(python_argv(package_root, "zygote"))
-    except OSError:
-        return None
-    _ZYGOTE.append(z)
-    return z
+    with _ZYGOTE_LOCK:
+        if _ZYGOTE:
+            z = _ZYGOTE[0]
+            if z.owner == os.getpid():
+                try:
+                    if not z.gone and os.waitid(os.P_PID, z.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+                        return z
+                except ChildProcessError:
+                    pass
+                z.close()
+            else:  # a forked copy of the engine (a process pool): the zygote is the original's; leave it to it
+                z.sock.close()
+            _ZYGOTE.clear()
+        try:
+            z = Zygote(python_argv(package_root, "zygote"))
+        except OSError:
+            return None
+        _ZYGOTE.append(z)
+        return z
 
 
 def ctypes_prctl(option: int, value: int) -> None:

@@ -87,10 +87,13 @@ def zygote() -> NoReturn:
     (a subreaper), which learns its end from the kernel like any box's; it tells the engine the box's pid.  It
     never reads a configuration, a file or anything of a student's: each box reads its own from its own pipe.
     It dies with the engine."""
-    import ctypes
+    import select
     import socket
 
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    # Not PR_SET_PDEATHSIG: it fires when the *thread* that started the zygote ends (a grade loads its hand-ins
+    # in a pool of threads), not the engine. The zygote ends when its socket does (every copy of the engine's end
+    # closed), or, checked every second, when the engine is no longer its parent (killed with -9 while a forked
+    # copy of it still holds the socket).
     engine = int(sys.argv[-1]) if sys.argv[-1].isdigit() else 0
     if engine and os.getppid() != engine:
         os._exit(0)
@@ -99,6 +102,9 @@ def zygote() -> NoReturn:
     _preload()
     while True:
         try:
+            while not select.select([ctrl], [], [], 1.0)[0]:
+                if engine and os.getppid() != engine:
+                    os._exit(0)
             msg, fds, _, _ = socket.recv_fds(ctrl, 16, 5)
         except OSError:
             os._exit(0)
