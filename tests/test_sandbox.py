@@ -565,6 +565,33 @@ def test_a_crash_or_hang_is_charged_to_show_or_to_the_next_bet(lang: str, where:
         assert result.by_seat(1).account == int(me[2]["account_before"]) - 10  # type: ignore[call-overload]
 
 
+SLOW_SHOW_THEN_HANG_C = """#include "mycodes.h"
+#include <time.h>
+static int bets;
+static void spin(double s) { clock_t end = clock() + (clock_t)(s * CLOCKS_PER_SEC); while (clock() < end) { } }
+int bet1(int N) { if (++bets == 3) for (;;) { } return 10; }
+char first_action1(char* tmpcards, int len) { return 's'; }
+char continue_action1(Player(*players)[]) { return 's'; }
+void show1(Banker* pbanker, Player(*players)[], int pNum, int N, int pos) { spin(0.4); }
+"""
+
+
+@pytest.mark.slow
+def test_show_near_its_limit_then_a_hanging_bet_is_the_bets_fault(tmp_path: Path) -> None:
+    """show and the next bet share a round trip and each has the whole decision limit: a show that takes 0.4 s of
+    its 0.5 s, then a bet that loops, is the bet's time-out (round 3), not show's in round 2 (the engine's backstop
+    for a disarmed timer once counted both calls' CPU against one limit, and so on a loaded machine)."""
+    path = _write(tmp_path, "slow_show.c", SLOW_SHOW_THEN_HANG_C)
+    result, records = _play(path, tmp_path)
+    rounds = [r for r in records if r["type"] == "round"]
+    assert all("faults" not in r for r in rounds[:2]), [r.get("faults") for r in rounds[:2]]
+    fault = rounds[2]["faults"]
+    assert len(fault) == 1 and fault[0]["cause"] == "timeout", fault  # type: ignore[index]
+    assert "decision limit" in fault[0]["detail"] and "disarmed" not in fault[0]["detail"], fault  # type: ignore[index]
+    me = _rounds(records, 1)
+    assert me[2]["foul"] == "timeout" and me[2]["bet"] == 10
+
+
 class _Interrupt(Stand):
     """Stands, and presses Ctrl-C in the show of round ``at``."""
 

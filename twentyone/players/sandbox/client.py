@@ -110,6 +110,8 @@ class SandboxFunctionSet:
         self._ended: StrategyFault | None = None
         self._decision = limits.wall_timeout()
         self._cpu_limit = limits.decision_timeout
+        #: The student's calls the request in flight makes (``_call``'s ``decisions``).
+        self._span = 1
         self._settings = settings(limits, python=not self._c)
         if self._c:
             from twentyone.players.c.build import BOX_PROGRAM
@@ -368,11 +370,14 @@ class SandboxFunctionSet:
                 used = time.clock_gettime(box.cpu_clock) - first[2]
             except OSError:
                 used = 0.0
-            if used > self._cpu_limit:
+            # The box's own timer ends a call at its limit; this backstop, for a box that disarmed it, waits a
+            # quarter more, so that on a loaded machine the box's own report (naming the call that overran) is
+            # never beaten by it.
+            if used > self._cpu_limit * self._span * 1.25:
                 fault = StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of "
                                                     f"{self.limits.decision_timeout:g} s of CPU time (it used more "
                                                     f"than {used:.1f} s with its own timer disarmed)")
-            elif not box.watched and now - first[1] > self._decision:
+            elif not box.watched and now - first[1] > self._decision * self._span:
                 fault = self._wall_words(box)
             elif now > self._deadline:
                 fault = StrategyFault(Foul.TIMEOUT, f"the match took longer than its wall-clock backstop of "
@@ -400,7 +405,11 @@ class SandboxFunctionSet:
         return StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of {self._decision:g} s of "
                                            "wall-clock time (the strategy slept or blocked)")
 
-    def _call(self, request: bytes) -> int:
+    def _call(self, request: bytes, decisions: int = 1) -> int:
+        """Send ``request`` and return its reply's value.  ``decisions``: how many of the student's calls it
+        makes before the reply (show and the next bet: 2), each with its own decision limit in the box; the
+        watchdog's backstops allow them all."""
+        self._span = decisions
         box = self._box
         if box is None or self._overdue:
             if box is not None:
@@ -583,7 +592,7 @@ class SandboxFunctionSet:
             # course program shows every seat, then asks every bet), so it is not fetched early.
             lead._call(self._players(b"S", players, pNum, N, pos, banker))
             return
-        lead._call(self._players(b"S", players, pNum, N, pos, banker) + _pack(b"B", 0, self.k, bet_N, 0, 0))
+        lead._call(self._players(b"S", players, pNum, N, pos, banker) + _pack(b"B", 0, self.k, bet_N, 0, 0), 2)
         lead._seq += 1  # the bet's reply is a call of its own to the watchdog
         try:
             self._ahead = lead._result()
