@@ -218,8 +218,8 @@ def test_check_and_the_platforms_results_in_chinese(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "segfault_first_action1.c：按课程评分标准得 0 分（满分 100）"
-    assert lines[1].startswith("最先出的问题：崩溃了：segmentation fault (signal SIGSEGV) at segfault_first_action1.c:5 "
-                               "in first_action1（对 ")
+    assert lines[1].startswith("最先出的问题：崩溃了：段错误（信号 SIGSEGV），位于 segfault_first_action1.c:5 的 "
+                               "first_action1 函数（对 ")
     assert "* 合规游戏：任何一场都没有违规、崩溃或超时：0 / 60" in lines and "这只是自查" in lines[-1]
     assert "截止日期后由老师按名次加分" in r.stdout and "What went wrong" not in r.stdout
     results = tmp_path / "results.json"

@@ -202,7 +202,9 @@ STUDENT_MODULES: dict[str, tuple[str, ...] | None] = {
     "analysis/charts.py": None, "rules.py": ("describe_game",), "analysis/exact.py": ("describe", "_fixed_chart"),
     "grading/report.py": None, "grading/incidents.py": None, "grading/platforms.py": None, "grading/charts.py": None,
     "grading/decisions/pages.py": None, "grading/autograder/run.py": ("_failed", "_refused", "run_platform"),
-    "grading/autograder/commands.py": ("_check",),
+    "grading/autograder/commands.py": ("_check",), "grading/verdicts.py": None, "storedtext.py": None,
+    "grading/scoring.py": ("_win_criterion", "_deals_why", "_incidents", "_samples", "grade_student"),
+    "grading/results.py": ("cause_words", "replay_words", "match_title"),
 }
 #: Two words or more of English: what a sentence for a person looks like once markup is taken out.
 _WORDS = re.compile(r"[A-Za-z]{2,}[ ,:;]+[A-Za-z]{2,}")

@@ -16,6 +16,7 @@ from typing import Any
 from twentyone.cards import hand_value
 from twentyone.grading.results import Incident, cause_words
 from twentyone.i18n import N_, _, pgettext
+from twentyone.storedtext import retold
 
 __all__ = ["match_label", "render_incident", "why_foul", "INCIDENT_CSS"]
 
@@ -131,7 +132,7 @@ def render_incident(i: Incident, pretty: str, notes: str = "") -> str:
     if not isinstance(record, dict) or me is None:
         said = _("What the fault said. Text that comes from the strategy itself (an exception\u2019s message, a load "
                  "error) is the student\u2019s own, quoted as written and cut to 200 characters.")
-        return f'<div class="incident">{head}<p class="note">{escape(said)}</p><pre>{escape(pretty)}</pre></div>'
+        return f'<div class="incident">{head}<p class="note">{escape(said)}</p><pre>{escape(retold(pretty))}</pre></div>'
     dealer = str(record.get("dealer", ""))
     what = [(_("Held"), _hand(str(me.get("cards", "")))),
             (_("Dealer showed"), (_("{up} (the dealer's hand at the end: {hand})").format(up=dealer[0],
@@ -140,7 +141,7 @@ def render_incident(i: Incident, pretty: str, notes: str = "") -> str:
             (_("Bet"), _("{bet} of {money}").format(bet=me.get("bet", ""), money=me.get("account_before", "")))]
     if kind in WHY and kind in ("error", "crash", "timeout"):
         detail = _fault_detail(record, int(me.get("seat", 0)))
-        what.append((_("What happened"), detail or kind))
+        what.append((_("What happened"), retold(detail) or kind))
     else:
         if i.asked:
             what.append((_("Asked"), _("{asked}, after {actions}").format(

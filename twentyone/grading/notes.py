@@ -19,6 +19,10 @@ file-scope declarations (every declarator, ``const`` ones left out), each functi
 it calls (a set is its four functions and every function they reach), and which variables it uses and
 writes (assigned, incremented, its address taken, an array or object handed to a function or a method).
 Every pattern is linear in the text: a hand-in is read in the grader's own process.
+
+The notes are English, as the grader's warnings and ``results.sqlite`` keep them; a page, a ``results.json`` and
+``check`` show them in the reader's language through ``twentyone.storedtext``, whose forms read these sentences:
+a change of wording here is a change there too (``tests/test_storedtext.py`` grades a file that gets both notes).
 """
 
 from __future__ import annotations

@@ -29,8 +29,9 @@ from collections import Counter
 from typing import Any
 
 from twentyone.grading.incidents import match_label
-from twentyone.grading.results import Criterion, Incident, Status, StudentScore, cause_words
+from twentyone.grading.results import Criterion, Incident, Status, StudentScore, cause_words, replay_words
 from twentyone.i18n import N_, _, pgettext
+from twentyone.storedtext import retold
 
 __all__ = ["gradescope_results", "prairielearn_results", "student_text", "incident_words", "match_words",
            "criterion_words", "TOURNAMENT_PENDING", "TOURNAMENT_TITLE", "SHORT_NAMES"]
@@ -98,12 +99,12 @@ def _fault_detail(i: Incident) -> str:
     try:
         record = json.loads(i.excerpt)
     except ValueError:
-        return i.excerpt.strip()
+        return retold(i.excerpt.strip())
     if not isinstance(record, dict):
         return ""
     for f in record.get("faults") or []:
         if isinstance(f, dict) and f.get("seat") == i.seat and f.get("detail"):
-            return str(f["detail"])
+            return retold(str(f["detail"]))
     return ""
 
 
@@ -114,7 +115,8 @@ def incident_words(i: Incident) -> str:
     kind, space, rest = i.cause.partition(" ")
     what = _did(kind)
     if rest:  # "(confirmed on replay)" ...
-        what += " " + (_("(confirmed on replay)") if rest == "(confirmed on replay)" else rest)
+        said = replay_words(rest)
+        what += ("" if said.startswith("\uff08") else " ") + said  # no space before "（"
     if kind in ("error", "crash", "timeout"):
         detail = _fault_detail(i)
         if detail:
@@ -207,7 +209,7 @@ def student_text(s: StudentScore, pending: bool = False, bonus_top: float = 0.0)
     if pending:
         lines.append(f"* {_(TOURNAMENT_TITLE)}")
         lines.append(f"  {_pending(s, bonus_top)}")
-    lines += [_("Note: {note}").format(note=n) for n in s.notes]
+    lines += [_("Note: {note}").format(note=retold(n)) for n in s.notes]
     if s.messages:
         lines += [_("Compiler messages:"), *s.messages.splitlines()]
     return lines

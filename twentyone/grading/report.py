@@ -48,6 +48,7 @@ from twentyone.grading.platforms import gradescope_results, prairielearn_results
 from twentyone.grading.decisions.pages import ev_lost_cell, replay_link, review_section, write_student_replays
 from twentyone.grading.results import ClassReport, Criterion, StandingRow, StudentScore
 from twentyone.i18n import _, current, html_lang, ngettext, pgettext
+from twentyone.storedtext import retold
 
 __all__ = ["ReportError", "write_reports", "render_index", "render_student", "csv_table", "gradescope_results",
            "prairielearn_results", "win_rate_chart", "bankroll_chart", "format_rate"]
@@ -346,7 +347,7 @@ def _standings_table(standings: Sequence[StandingRow], table_id: str, linked: fr
         faults = str(r.faults) + (f" ({', '.join(r.fault_causes)})" if r.fault_causes else "")
         name = f'<a href="{escape(_student_href(r.name))}">{escape(r.name)}</a>' if r.name in linked else escape(r.name)
         name += f'<br><span class="error">{breakable(r.error)}</span>' if r.error else ""
-        name += "".join(f'<br><span class="note">{escape(n)}</span>' for n in r.notes)
+        name += "".join(f'<br><span class="note">{escape(retold(n))}</span>' for n in r.notes)
         spec = f'<span class="spec" title="{escape(r.spec)}">{escape(_short_spec(r.spec))}</span>'
         if not_played(r):  # no place and no rate: nothing was played (the terminal says so too)
             dash = _td("\u2014", "", True)
@@ -509,7 +510,7 @@ def render_student(student: StudentScore, report: ClassReport) -> str:
         parts.append(f'<p class="error"><b>{escape(_("Error:"))}</b> {escape(s.error)}</p>')
     if s.notes:
         parts.append(f"<h2>{escape(_('Notes'))}</h2>\n<ul class=\"notes\">"
-                     + "".join(f"<li>{escape(n)}</li>" for n in s.notes) + "</ul>")
+                     + "".join(f"<li>{escape(retold(n))}</li>" for n in s.notes) + "</ul>")
     if s.messages:
         parts.append(f"<h2>{escape(_('Compiler messages'))}</h2>\n<pre>{escape(s.messages)}</pre>")
     rows = []

@@ -11,10 +11,11 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from twentyone.i18n import _, pgettext
+from twentyone.i18n import N_, _, pgettext
 
 __all__ = ["Incident", "Status", "Criterion", "BankrollSample", "StudentScore", "StandingRow", "ClassReport",
-           "CostlyDecision", "ReplayPage", "StudentReview", "cause_words"]
+           "CostlyDecision", "ReplayPage", "StudentReview", "cause_words", "replay_words", "match_title",
+           "MATCH_WHAT"]
 
 
 class Status(StrEnum):
@@ -43,9 +44,31 @@ def cause_words(cause: str) -> str:
              "unaffordable_split": pgettext("incident", "unaffordable_split"),
              "error": pgettext("incident", "error"), "crash": pgettext("incident", "crash"),
              "timeout": pgettext("incident", "timeout")}
+    if cause == "more fouls (not all kept)":
+        return _("more fouls (not all kept)")
+    said = replay_words(rest)
+    return names.get(kind, kind) + ("" if said.startswith("\uff08") else space) + said  # no space before "（"
+
+
+#: What a match was, by its purpose: a bankroll sample's and a replay's title begin with it.
+MATCH_WHAT = {"beat_stand": N_("vs stand"), "beat_basic": N_("vs basic"), "legal": N_("5-seat legal play"),
+              "tournament": N_("tournament")}
+
+
+def match_title(purpose: str, idx: int, seat: int | str) -> str:
+    """A match as a bankroll sample and a replay page title it, in the active language: "vs stand, match 6,
+    seat 1" (never its seed: RULES.md, **secret_seed**)."""
+    what = _(MATCH_WHAT[purpose]) if purpose in MATCH_WHAT else purpose
+    return _("{what}, match {n}, seat {seat}").format(what=what, n=idx, seat=seat)
+
+
+def replay_words(rest: str) -> str:
+    """What a replay said of a time-out, after its cause (``(confirmed on replay)`` ...), in the active language."""
     if rest == "(confirmed on replay)":
-        rest = _("(confirmed on replay)")
-    return names.get(kind, kind) + space + rest
+        return _("(confirmed on replay)")
+    if rest == "(charged without a replay: a replay alone had confirmed an earlier time-out of this player)":
+        return _("(charged without a replay: a replay alone had confirmed an earlier time-out of this player)")
+    return rest
 
 
 @dataclass

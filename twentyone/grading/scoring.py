@@ -20,7 +20,7 @@ from twentyone.grading.copies import COPY_NOTE, code_of
 from twentyone.grading.config import GradingConfig, WinRate, seats_of, stored_config
 from twentyone.grading.outcome import EntryKind, counted_incidents
 from twentyone.grading.results import (BankrollSample, ClassReport, Criterion, Incident, StandingRow, Status,
-                                       StudentScore)
+                                       StudentScore, cause_words, match_title)
 from twentyone.grading.decisions.numbers import class_reviews
 from twentyone.grading.rubric import Result, faulted_in, judge_batches, winner_of
 from twentyone.grading.standings import Place, judge_tournament, places, standings
@@ -58,7 +58,7 @@ def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: Gr
     verdict, running = judgement.verdict, judgement.running
     crit_max = crit.weight
     if verdict is None:
-        return Criterion(purpose, title, 0.0, crit_max, Status.NOT_PLAYED, "no complete batch of matches stored",
+        return Criterion(purpose, title, 0.0, crit_max, Status.NOT_PLAYED, _("no complete batch of matches stored"),
                          threshold=crit.threshold, confidence=crit.confidence)
     used = [results[i] for i in range(verdict.matches)]
     c: Counter[Result] = Counter(used)
@@ -86,17 +86,19 @@ def _win_criterion(purpose: str, crit: WinRate, rows: list[MatchRow], config: Gr
 def _deals_why(standing: StandingRow, units: int, conf: str, place: Place | None) -> str:
     """Why a ``duplicate`` tournament placed a player where it did (RULES.md, **grade_bonus**)."""
     high = "-" if standing.ev_high is None or standing.ev_high == float("inf") else f"{standing.ev_high:.2f}"
-    why = (f"Every player played {units} deal(s) alone at the table, each deal on the same shoe for everyone, and "
-           f"every decision was priced with the exact analyser: EV lost {standing.ev_lost:.2f} per 100 hands "
-           f"({conf} CI {standing.ev_low or 0.0:.2f}-{high}) over {standing.hands} hands. Places go by it; two "
-           "neighbours are told apart when their deal-by-deal difference is clear at "
-           f"{conf}, else they share the mean bonus of their places (to the nearest half point). On the same shoes "
-           f"it ended richer than {standing.wins}, level with {standing.ties} and poorer than {standing.losses} of "
-           f"the other players' matches (mean final money {standing.mean_account:,.0f}).")
+    why = _("Every player played {units} deal(s) alone at the table, each deal on the same shoe for everyone, and "
+            "every decision was priced with the exact analyser: EV lost {lost:.2f} per 100 hands ({conf} CI "
+            "{low:.2f}-{high}) over {hands} hands. Places go by it; two neighbours are told apart when their "
+            "deal-by-deal difference is clear at {conf}, else they share the mean bonus of their places (to the "
+            "nearest half point). On the same shoes it ended richer than {wins}, level with {ties} and poorer than "
+            "{losses} of the other players' matches (mean final money {money:,.0f}).").format(
+        units=units, lost=standing.ev_lost, conf=conf, low=standing.ev_low or 0.0, high=high, hands=standing.hands,
+        wins=standing.wins, ties=standing.ties, losses=standing.losses, money=standing.mean_account)
     if standing.faults:
-        why += " It faulted (crashed, timed out or erred) in some deal, so it ranks below every player that never did."
+        why += _(" It faulted (crashed, timed out or erred) in some deal, so it ranks below every player that never "
+                 "did.")
     if place is not None and place.copies:
-        why += " Identical copies of one hand-in share their places."
+        why += _(" Identical copies of one hand-in share their places.")
     return why
 
 
@@ -149,8 +151,8 @@ def _incidents(name: str, rows: Iterable[MatchRow], counted: Iterable[str] = COU
         o = row.outcome
         label = shown_key(row)
         if o.replay == "cleared" and o.first_fault:
-            notes.append(f"a time-out in match {label} was not confirmed when the match was replayed alone "
-                         f"(the machine, not the strategy, was slow): the replay's result counts")
+            notes.append(_("a time-out in match {match} was not confirmed when the match was replayed alone (the "
+                           "machine, not the strategy, was slow): the replay's result counts").format(match=label))
         for seat0, who in enumerate(row.names):
             if who != name:
                 continue
@@ -199,15 +201,14 @@ def _confirmed(cause: str, replay: str | None) -> str:
 
 
 def _samples(rows: list[MatchRow]) -> list[BankrollSample]:
+    """The money curves of ``rows``' matches, each titled in the active language."""
     out = []
     for r in rows:
         curve = r.outcome.bankroll
         if not curve:
             continue
         names = list(r.names)
-        what = {"beat_stand": "vs stand", "beat_basic": "vs basic", "legal": "5-seat legal play",
-                "tournament": "tournament"}.get(r.purpose, r.purpose)
-        title = f"{what}, match {r.idx}, seat {r.outcome.seat or '-'}"
+        title = match_title(r.purpose, r.idx, r.outcome.seat or "-")
         out.append(BankrollSample(shown_key(r), title, names, [[h[i] for h in curve] for i in range(len(names))]))
     return out
 
@@ -222,7 +223,8 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
         crits = [Criterion("legal", legal_title, 0.0, config.legal.weight, Status.NOT_PLAYED, visible(entry.error))]
         for purpose, crit in config.win_criteria().items():
             crits.append(Criterion(purpose, _(TITLES[purpose]).format(t=crit.threshold), 0.0, crit.weight,
-                                   Status.NOT_PLAYED, "the submission could not be used", threshold=crit.threshold))
+                                   Status.NOT_PLAYED, _("the submission could not be used"),
+                                   threshold=crit.threshold))
         return StudentScore(entry.name, visible(entry.source), entry.kind, visible(entry.error),
                             _messages(entry.messages), 0.0, config.max_score, 0.0, crits, [], 0, [], None,
                             tournament_size, [visible(n) for n in entry.notes], visible(entry.graded))
@@ -253,22 +255,24 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
     reference = entry.kind == EntryKind.BUILTIN
     if reference:
         legal = Criterion("legal", legal_title, 0.0, lp.weight, Status.NOT_PLAYED,
-                          "a reference line (a built-in player): not graded for legal play, no points")
+                          _("a reference line (a built-in player): not graded for legal play, no points"))
     elif matches == 0:
-        legal = Criterion("legal", legal_title, 0.0, lp.weight, Status.NOT_PLAYED, "no match stored")
+        legal = Criterion("legal", legal_title, 0.0, lp.weight, Status.NOT_PLAYED, _("no match stored"))
     else:
         ok = count <= lp.max_incidents
-        what = ", ".join(f"{k} {v}" for k, v in causes.most_common()) or "none"
-        allowed = f" ({lp.max_incidents} allowed)" if lp.max_incidents else ""
+        what = _(", ").join(_("{cause} {n}").format(cause=cause_words(k), n=v) for k, v in causes.most_common()) \
+            or _("none")
+        allowed = _(" ({n} allowed)").format(n=lp.max_incidents) if lp.max_incidents else ""
         total = sum(n for k, n in causes.items() if k != "more fouls (not all kept)") + causes[
             "more fouls (not all kept)"]
-        detail = (f"no incident in {matches} matches" if total == 0 else
-                  f"{count} incident(s) counted in {matches} matches{allowed}: {what}")
+        detail = (_("no incident in {matches} matches").format(matches=matches) if total == 0 else
+                  _("{n} incident(s) counted in {matches} matches{allowed}: {what}").format(
+                      n=count, matches=matches, allowed=allowed, what=what))
         if total > count:
-            detail += f" ({total - count} of kinds the configuration does not count)"
+            detail += _(" ({n} of kinds the configuration does not count)").format(n=total - count)
         if unplayed:
-            detail += (f"; its {lp.matches} legal-play matches are not counted, those it played included: the "
-                       "incidents of its other matches had already cost the points (RULES.md, grade_legal)")
+            detail += _("; its {n} legal-play matches are not counted, those it played included: the incidents of "
+                        "its other matches had already cost the points (RULES.md, grade_legal)").format(n=lp.matches)
         legal = Criterion("legal", legal_title, lp.weight if ok else 0.0, lp.weight, Status.PASS if ok else Status.FAIL,
                           detail, matches=matches)
     crits.insert(0, legal)
@@ -277,25 +281,25 @@ def grade_student(entry: EntryRow, rows: list[MatchRow], config: GradingConfig,
         scale = config.tournament.bonus
         if place is not None:
             bonus = place.bonus
-            why = ("identical copies of one hand-in finished in them (or their intervals overlap)" if place.copies
-                   else "their intervals overlap")
-            where = (f"place {place.first}" if place.first == place.last else
-                     f"places {place.first}\u2013{place.last}, shared: {why}, so the players in them share the "
-                     "mean bonus of the places they span")
+            why = (_("identical copies of one hand-in finished in them (or their intervals overlap)") if place.copies
+                   else _("their intervals overlap"))
+            where = (_("place {n}").format(n=place.first) if place.first == place.last else
+                     _("places {first}\u2013{last}, shared: {why}, so the players in them share the mean bonus of "
+                       "the places they span").format(first=place.first, last=place.last, why=why))
         else:
             bonus = scale[tournament_rank - 1] if tournament_rank <= len(scale) else 0.0
-            where = f"rank {tournament_rank}"
-        detail = f"{where} of {tournament_size} in the class tournament"
+            where = _("rank {n}").format(n=tournament_rank)
+        detail = _("{where} of {size} in the class tournament").format(where=where, size=tournament_size)
         why = ""
         conf = f"{config.tournament.confidence:.0%}"
         if standing is not None and standing.ev_lost is not None:  # the duplicate format (grading.deals)
             why = _deals_why(standing, units, conf, place)
-            detail = (f"{where[0].upper()}{where[1:]} of {tournament_size} in the class tournament, bonus {bonus:g}: "
-                      f"on the same shoes as everyone, its decisions gave up {standing.ev_lost:.2f} per 100 hands "
-                      "against the best play.")
+            detail = _("{where} of {size} in the class tournament, bonus {bonus:g}: on the same shoes as everyone, its "
+                       "decisions gave up {lost:.2f} per 100 hands against the best play.").format(
+                where=f"{where[0].upper()}{where[1:]}", size=tournament_size, bonus=bonus, lost=standing.ev_lost)
         elif standing is not None:
-            detail += (f" (pairwise win rate {_pct(standing.rate)}, {conf} CI {_pct(standing.low)}-"
-                       f"{_pct(standing.high)}, over {units} deal(s))")
+            detail += _(" (pairwise win rate {rate}, {conf} CI {low}-{high}, over {units} deal(s))").format(
+                rate=_pct(standing.rate), conf=conf, low=_pct(standing.low), high=_pct(standing.high), units=units)
         crits.append(Criterion("tournament", _(TITLES["tournament"]), bonus, max(scale, default=0.0), Status.BONUS,
                                detail, why=why, wins=standing.wins if standing else 0.0,
                                ties=standing.ties if standing else 0, losses=standing.losses if standing else 0,

@@ -29,6 +29,7 @@ from twentyone.i18n import N_, _, html_lang, ngettext, translated
 from twentyone.review.costs import LETTERS, Priced, situation_words, true_count
 from twentyone.review.logs import MAX_TEXT, LoggedMatch
 from twentyone.review.rounds import RoundPlay
+from twentyone.storedtext import fault_name, retold
 
 __all__ = ["render_replay", "round_anchor", "REPLAY_JS", "WORDS"]
 
@@ -72,6 +73,13 @@ def _num(v: float | None) -> float | None:
     return None if v is None else round(v, 4)
 
 
+def _shown_event(event: tuple[Any, ...]) -> list[Any]:
+    """A step's event as the page shows it: a foul's or fault's kind and detail in the active language."""
+    if event and event[0] == "foul" and len(event) >= 4:
+        return [event[0], event[1], fault_name(str(event[2])), retold(str(event[3]))]
+    return list(event)
+
+
 def replay_data(match: LoggedMatch, plays: Mapping[int, RoundPlay], priced: Iterable[Priced],
                 highlight: Iterable[int]) -> dict[str, Any]:
     """The page's data: seats, rounds with their steps and events, priced decisions, and the words its script
@@ -94,7 +102,7 @@ def replay_data(match: LoggedMatch, plays: Mapping[int, RoundPlay], priced: Iter
         rnd = by_number.get(n)
         steps = []
         for k, s in enumerate(play.steps):
-            step: dict[str, Any] = {"t": _cap(s.text), "e": [list(e) for e in s.events]}
+            step: dict[str, Any] = {"t": _cap(s.text), "e": [_shown_event(e) for e in s.events]}
             if (n, k) in at:
                 step["d"] = at[(n, k)]
             if s.seat:

@@ -25,6 +25,7 @@ from twentyone.i18n import N_, _
 from twentyone.legality import (FAULTS, change_problem, double_amount, double_problem, insurance_problem,
                                 split_problem, surrender_problem)
 from twentyone.review.logs import LogError, LoggedMatch, LoggedRound, course_interface, plain, rank_counts
+from twentyone.storedtext import fault_name, retold
 
 __all__ = ["Decision", "Step", "RoundPlay", "replay_round", "rounds_of"]
 
@@ -308,7 +309,7 @@ class _Replay:
         else:
             self.events.append(("foul", s.seat, s.foul, s.fault))
             self.step(_("{name} faults ({foul}): {fault}. The hand is lost and the player leaves the match.").format(
-                name=s.name, foul=s.foul, fault=s.fault or _("no detail")), s.seat)
+                name=s.name, foul=fault_name(s.foul), fault=retold(s.fault) or _("no detail")), s.seat)
 
     def _insurance_offered(self, s: _Seat) -> bool:
         return insurance_problem(self.rules, self.up, "", s.account, s.hand.bet) is None
@@ -579,7 +580,8 @@ class _Replay:
             parts.append(f"{s.name} {'+' if net > 0 else ''}{net} ({after})")
             if s.seat in self.show_faults and not s.foul:
                 self.events.append(("foul", s.seat, "fault", self.show_faults[s.seat]))
-                parts.append(_("{name} faults in show: {fault}").format(name=s.name, fault=self.show_faults[s.seat]))
+                parts.append(_("{name} faults in show: {fault}").format(name=s.name,
+                                                                          fault=retold(self.show_faults[s.seat])))
         self.step(_("Settlement: {parts}.").format(parts=_("; ").join(parts)))
 
     def _check(self) -> None:

@@ -16,16 +16,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from twentyone.grading.decisions.keptlog import MATCH_SCOPE, REVIEW, unpack_log
-from twentyone.grading.results import CostlyDecision, ReplayPage, StudentReview, StudentScore
+from twentyone.grading.results import CostlyDecision, ReplayPage, StudentReview, StudentScore, match_title
 from twentyone.grading.store import MatchRow
 from twentyone.review.costs import LETTERS, Priced, bet_note, by_situation, costliest, per_100
 from twentyone.review.replay import round_anchor
 
 __all__ = ["class_reviews", "student_review", "review_records", "seat_of"]
-
-#: How a criterion's matches are named in replay titles.
-_WHAT = {"beat_stand": "vs stand", "beat_basic": "vs basic", "legal": "5-seat legal play", "tournament": "tournament"}
-
 
 def seat_of(row: MatchRow, name: str) -> int:
     """The seat of ``name`` in ``row`` (its subject's seat, else where it sits by name); 0 if it is not there."""
@@ -99,8 +95,7 @@ def student_review(name: str, rows: Iterable[MatchRow], shown: Iterable[str] = (
             records = []
         scope = str(records[0].get("scope", MATCH_SCOPE)) if records else MATCH_SCOPE
         slug = _slug(row, taken)
-        what = _WHAT.get(row.purpose, row.purpose)
-        title = f"{name} \u2014 {what}, match {row.idx}, seat {seat_of(row, name)}"  # never the seed: secret_seed
+        title = f"{name} \u2014 {match_title(row.purpose, row.idx, seat_of(row, name))}"  # never the seed
         pages.append(ReplayPage(f"{name}/replays/{slug}.html", label, title, seat, scope, names, o.log))
         if not traced or scope != MATCH_SCOPE:
             continue
