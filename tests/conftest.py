@@ -307,7 +307,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 #: does nothing with pytest 9.2, which no longer reads the node id xdist rewrites: hence a scheduler of our own.)
 SHARED_WORK_FILES = {"tests/test_handins.py", "tests/test_hostile.py", "tests/test_platforms.py",
                      "tests/test_report.py", "tests/test_review_grading.py", "tests/test_similarity.py",
-                     "tests/test_sim.py"}
+                     "tests/test_sim.py", "tests/test_storedtext.py"}
 
 
 @pytest.hookimpl(optionalhook=True)

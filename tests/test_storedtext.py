@@ -89,6 +89,7 @@ def _english(text: str) -> list[str]:
     return [line for line in text.splitlines() if ENGLISH.search(line.replace("RULES.md", ""))]
 
 
+@pytest.mark.slow
 def test_a_rubric_lines_detail_and_why_in_chinese(runs: dict[str, Path]) -> None:
     """report --lang zh words each rubric line's detail (the verdict, the legal-play count, the tournament place)
     and its why (the counts, the interval, the rule that decided) in Chinese, no English sentence left."""
@@ -113,6 +114,7 @@ def _text_of(fragment: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "\n", fragment))
 
 
+@pytest.mark.slow
 def test_the_notes_on_a_file_in_chinese(runs: dict[str, Path]) -> None:
     """The grader's notes on zhao's file (its own main.c calls reset(); set 1 reads count, which set 2 changes),
     stored in English, are Chinese on the student page and in the platforms' results.json of report --lang zh."""
@@ -128,6 +130,7 @@ def test_the_notes_on_a_file_in_chinese(runs: dict[str, Path]) -> None:
     assert "set 1 uses count, which set 2 also changes" in english  # stored and shown in English as before
 
 
+@pytest.mark.slow
 def test_the_bankroll_samples_and_replays_titled_in_chinese(runs: dict[str, Path]) -> None:
     """The bankroll samples' titles and the replays' titles (its links, the costliest decisions' matches) are
     Chinese: "对 basic，第 0 场，座位 1", never "vs basic, match 0, seat 1"."""
@@ -140,6 +143,7 @@ def test_the_bankroll_samples_and_replays_titled_in_chinese(runs: dict[str, Path
     assert "对 basic，第 0 场，座位 1" in replay and "vs basic, match" not in replay
 
 
+@pytest.mark.slow
 def test_the_sandboxs_fault_details_in_chinese(runs: dict[str, Path]) -> None:
     """A loop's and a crash's details, stored in English, are Chinese where a student reads them (the student
     page, the replay page, Gradescope's and PrairieLearn's results.json, check's lines), the source line kept;
