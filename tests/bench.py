@@ -111,9 +111,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="only compare the course engine figure with another checkout's (its _core built in place)")
     p.add_argument("--looper", type=int, metavar="N",
                    help="only what a looping hand-in adds to the grade of a class of N generated submissions")
+    p.add_argument("--scale", action="store_true",
+                   help="only the grade of the bench class at 30 and at 300 hand-ins, and their ratio")
     p.add_argument("--grade-against", type=Path, metavar="DIR",
                    help="only the bench class's grade, here and in another checkout (its .venv built), in turn")
     args = p.parse_args(argv)
+    if args.scale:
+        class_scale()
+        return 0
     if args.looper is not None:
         looper_alone(args.looper)
         return 0
@@ -485,6 +490,36 @@ def grade_against(other: Path, rounds: int) -> None:
               f"this tree {here:.0f} s, the other {there:.0f} s: {here / there:.2f} (targets <= 60 s, <= 0.4)")
 
 
+def class_scale() -> None:
+    """``--scale``: the bench class's grade at 30 and at 300 hand-ins (``make_class``: its variations repeat, so a
+    class of 300 holds copies, as a real one of that size would hold fewer), in the same run, every file compiled
+    afresh, the base seed pinned: the ratio of their wall times (issue 33: <= 10, nothing growing faster than the
+    class, tournament, similarity and pages included)."""
+    import os
+    import tempfile
+
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.store import Store
+
+    took: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for n in (30, 300):
+            os.environ["TWENTYONE_CACHE"] = str(root / f"cache-{n}")
+            subs = make_class(root / f"class-{n}", n)
+            t = time.perf_counter()
+            rep = grade(subs, GradingConfig(seed=2026), root / f"out-{n}", False,
+                        Execution(progress=False, warn=lambda m: None))
+            took[n] = time.perf_counter() - t
+            with Store.open(root / f"out-{n}") as store:
+                copies = store.meta("copies") or {}
+            print(f"grade a class of {n} (the bench class's generator, {len(copies)} copies of another's "
+                  f"program played once): {took[n]:.0f} s, {rep.matches:,} matches, pages included (load "
+                  f"{os.getloadavg()[0]:.1f})")
+    print(f"grade, a class of 300 / a class of 30: {took[300] / took[30]:.1f} (issue 33 target <= 10)")
+
+
 def looper_alone(n: int) -> None:
     """``--looper N``: only what a looping hand-in adds to a class of ``n`` generated C submissions (default
     budget, sandboxed, a worker per core): the class graded without it, then with it, every file compiled
@@ -508,10 +543,10 @@ def looper_alone(n: int) -> None:
 
 
 def bench_looper(subs: list[Path], root: Path, without: float) -> None:
-    """Issue 22: what one looping hand-in adds to the benchmark class's grade, every file compiled afresh as before
-    (target <= 60 s), for two of them (``tests/fixtures/handins``): ``looper``, whose every first_action spins
-    until its 1 s CPU limit, and ``aces_looper``, which spins only when dealt a pair of aces (about 4 matches in
-    10).  Both grades pin the base seed, as the class's own, so that they play the same matches."""
+    """Issues 22 and 33: what one looping or sleeping hand-in adds to the benchmark class's grade, every file
+    compiled afresh as before (issue 33's target <= 20 s), for three of them (``tests/fixtures/handins``):
+    ``looper``, whose every first_action spins until its 1 s CPU limit, ``aces_looper``, which spins only when
+    dealt a pair of aces (about 4 matches in 10), and ``sleeper``, which sleeps in every bet.  Both grades pin the base seed, as the class's own, so that they play the same matches."""
     import os
 
     from twentyone.grading.commands import Execution, grade
@@ -519,7 +554,7 @@ def bench_looper(subs: list[Path], root: Path, without: float) -> None:
     from twentyone.grading.store import Store
 
     quiet = Execution(progress=False, warn=lambda m: None)  # one worker per core, as bench_grading
-    for name in ("looper", "aces_looper"):
+    for name in ("looper", "aces_looper", "sleeper"):
         os.environ["TWENTYONE_CACHE"] = str(root / f"cache-{name}")
         t = time.perf_counter()
         grade(subs + [ROOT / "tests" / "fixtures" / "handins" / name], GradingConfig(seed=2026), root / f"out-{name}",
@@ -529,9 +564,10 @@ def bench_looper(subs: list[Path], root: Path, without: float) -> None:
             played = [r for r in store.matches() if name in r.names]
         timeouts = sum("timeout" in r.outcome.faults for r in played)
         replays = sum(r.outcome.replay == "confirmed" for r in played)
-        print(f"grade the same {len(subs)} and {name} (a looping hand-in): {took:.0f} s, so it adds "
-              f"{took - without:.0f} s (target <= 60 s); it sat in {len(played)} matches, {timeouts} of them a "
-              f"time-out of 1 s of CPU, {replays} replayed alone")
+        kind = "a sleeping hand-in" if name == "sleeper" else "a looping hand-in"
+        print(f"grade the same {len(subs)} and {name} ({kind}): {took:.0f} s, so it adds "
+              f"{took - without:.0f} s (issue 33 target <= 20 s); it sat in {len(played)} matches, {timeouts} of "
+              f"them a time-out, {replays} replayed alone")
 
 
 def bench_analysis(runs: int, seconds: float) -> None:

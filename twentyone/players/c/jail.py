@@ -609,19 +609,6 @@ def _link(path: str) -> str | None:
     return target if target.startswith("/") and not target.endswith(" (deleted)") else None
 
 
-def _where(pid: int, raw: bytes, dirfd: int) -> str | None:
-    """The file a call of process ``pid`` names (``raw`` from ``dirfd``), every symlink resolved; None when it
-    cannot be told, or lies under /proc or /sys."""
-    if not raw or len(raw) >= 4096:
-        return None
-    path = os.fsdecode(raw)
-    if not path.startswith("/"):
-        base = _link(f"/proc/{pid}/cwd" if dirfd == _AT_FDCWD else f"/proc/{pid}/fd/{dirfd}")
-        if base is None:
-            return None
-        path = base + "/" + path
-    return _resolve(path)
-
 
 def _resolve(path: str) -> str | None:
     """``path`` with every ``.``, ``..`` and symlink resolved, as the kernel walks it; None when the walk reaches
