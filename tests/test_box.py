@@ -468,3 +468,39 @@ def test_threads_forking_boxes_at_once_each_get_their_own(tmp_path: Path) -> Non
 
     with ThreadPoolExecutor(8) as pool:
         assert all(pool.map(one, range(24)))
+
+
+def test_the_engine_adopts_no_orphan_but_its_boxes(tmp_path: Path) -> None:
+    """The engine is a subreaper only while the fork server forks a box: a process it forks (a pool's worker) that
+    ends leaving a child of its own alive leaves it to init, not as a zombie of the engine's for its whole life
+    (a bench process once held some 300 zombie boxes of its grades' workers)."""
+    import ctypes
+
+    path = tmp_path / "random.py"
+    path.write_text(RANDOM_PY)
+    s = make_strategy(str(path), warn=lambda m: None, sandbox=Limits())
+    try:
+        assert play_match([Seating("x", "x", s), Seating("s", "stand", Stand())], 6, 1).by_seat(1).fault is None
+    finally:
+        s.close()
+    got = ctypes.c_int(-1)
+    ctypes.CDLL(None).prctl(37, ctypes.byref(got), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
+    assert got.value == 0
+    r, w = os.pipe()
+    worker = os.fork()
+    if worker == 0:  # a worker that leaves a child behind
+        os.close(r)
+        orphan = os.fork()
+        if orphan == 0:
+            os.close(w)
+            time.sleep(0.2)
+            os._exit(0)
+        os.write(w, struct.pack("=i", orphan))
+        os._exit(0)
+    os.close(w)
+    orphan = struct.unpack("=i", os.read(r, 4))[0]
+    os.close(r)
+    os.waitpid(worker, 0)
+    time.sleep(0.5)  # the orphan has ended
+    with pytest.raises(ChildProcessError):
+        os.waitid(os.P_PID, orphan, os.WEXITED | os.WNOHANG)

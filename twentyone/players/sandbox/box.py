@@ -437,15 +437,14 @@ class Zygote:
     one per engine process, started like a box, that has loaded what every Python box loads and forks each box
     from there, in a few milliseconds of CPU instead of a new interpreter's 70.
 
-    The engine is made a child subreaper (``PR_SET_CHILD_SUBREAPER``): the zygote forks a child that forks the box
-    and leaves, so the box's parent is the engine, which learns its pid from the zygote, checks that it is its
+    The engine is made a child subreaper (``PR_SET_CHILD_SUBREAPER``) while it asks for a box: the zygote forks a
+    child that forks the box and leaves, so the box's parent is the engine, which learns its pid from the zygote, checks that it is its
     own child (``waitpid``), and its end from the kernel like any box's.  The zygote never runs a line of a
     student's: each box reads its configuration and its file from its own pipe, after the fork."""
 
     def __init__(self, argv: list[str]) -> None:
         import socket
 
-        ctypes_prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: the boxes the zygote's children leave are this process's
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock = mine
         self.sock.settimeout(30.0)
@@ -473,11 +472,17 @@ class Zygote:
         import socket
 
         with self.lock:
+            # A subreaper only while the zygote forks: the box its child leaves is then this process's, and an
+            # orphan of any other process (a pool worker that ends with its spare box alive) is init's to reap,
+            # not a zombie of this one until it exits.
+            ctypes_prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
             try:
                 socket.send_fds(self.sock, [b"S"], fds)
                 got = self.sock.recv(4)
             except OSError:
                 got = b""
+            finally:
+                ctypes_prctl(36, 0)
             if len(got) != 4:
                 self.gone = True
                 return 0
@@ -530,11 +535,16 @@ def zygote(package_root: Path) -> Zygote | None:
         return z
 
 
+_LIBC: list[object] = []
+
+
 def ctypes_prctl(option: int, value: int) -> None:
     """``prctl(option, value)`` on this process."""
     import ctypes
 
-    ctypes.CDLL(None).prctl(option, ctypes.c_ulong(value), 0, 0, 0)
+    if not _LIBC:
+        _LIBC.append(ctypes.CDLL(None))
+    _LIBC[0].prctl(option, ctypes.c_ulong(value), 0, 0, 0)  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
