@@ -1,0 +1,182 @@
+"""Sandbox v3's fifth hostile audit (issue 32, "Done when: ... a fresh hostile audit"): routes a clever student who
+has read the project's source takes, as hand-ins (tests/fixtures/audit4/) run through the real command line or the
+real grading API.  Each test asserts the safe behaviour, so it fails while its route is open:
+
+- code before confinement: a constructor in a section named ``.init_array.00100=x`` is not moved by the build
+  (objcopy splits ``--rename-section OLD=NEW`` at the first ``=``), and the linker runs it from ``.init_array``
+  before the box program's ``main`` confines anything: it writes a file of the grader's (from a course hand-in and
+  from a judge solution);
+- identical copies that are not: ``grade`` plays a Python hand-in once for every file with the same tokens
+  (comments aside), but the box compiles another text than the tokens were read from (the file's coding line is
+  obeyed by ``tokenize`` and ignored by the box), and a strategy reads its own comments from the frames that run it;
+  either way one student's matches, faults and all, are stored as another's.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import OrdinaryUser
+from tests.escape_helpers import run
+
+AUDIT = Path(__file__).resolve().parent / "fixtures" / "audit4"
+
+
+def _folder(user: OrdinaryUser | None, tmp: Path) -> Path:
+    if user is None:
+        folder = tmp / f"hand-in-{uuid.uuid4().hex[:8]}"
+        folder.mkdir()
+        os.chmod(folder, 0o777)
+        return folder
+    return user.folder(f"hand-in-{uuid.uuid4().hex[:8]}")
+
+
+def _command(user: OrdinaryUser | None, tmp: Path, args: list[str], timeout: float = 300) -> tuple[int | None, str,
+                                                                                                    str]:
+    """``twentyone ARGS`` as ``user`` (None: root): (exit status, stdout, stderr)."""
+    if user is None:
+        r = run(args, tmp, cwd=tmp, timeout=timeout)
+        return r.returncode, r.stdout, r.stderr
+    got = user.run(args, tmp, timeout=timeout)
+    return got.returncode, got.stdout, got.stderr
+
+
+# -- code before confinement ----------------------------------------------------------------------------------------
+@pytest.mark.usefixtures("seccomp")
+@pytest.mark.parametrize("section", [".init_array.00100=x", ".ctors.00100=x"])
+@pytest.mark.parametrize("who", ["root", "user"])
+def test_an_initialiser_in_a_section_named_with_an_equals_sign_runs_only_once_confined(who: str, section: str,
+                                                                                      tmp_path: Path,
+                                                                                      request: pytest.FixtureRequest
+                                                                                      ) -> None:
+    """A C hand-in whose constructor sits in a section named ``.init_array.00100=x`` (or ``.ctors.00100=x``) creates
+    no file of the grader's: its initialiser runs once the box is confined (and fails there), or the build refuses
+    it.  objcopy took ``--rename-section .init_array.00100=x=tw_init_array`` as renaming a section
+    ``.init_array.00100``; the linker put this one in ``.init_array``, and glibc ran it before main(): the
+    constructor wrote the file, unconfined."""
+    user = request.getfixturevalue("ordinary_user") if who == "user" else None
+    folder = _folder(user, tmp_path)
+    mark = folder / "written-before-confinement"
+    text = (f'#define MARK "{mark}"\n#define SECTION "{section}"\n' + (AUDIT / "early_ctor.c").read_text())
+    path = folder / "mycodes.c"
+    path.write_text(text)
+    os.chmod(path, 0o644)
+    code, out, err = _command(user, tmp_path, ["match", "-p", str(path), "-p", "stand", "--seed", "3", "--json"])
+    assert not mark.exists(), f"the constructor ran before confinement and wrote {mark}: {mark.read_text()!r}"
+    assert "Traceback" not in err, err[-2000:]
+    assert code in (0, 1, 2), (code, err[-2000:])
+
+
+@pytest.mark.usefixtures("seccomp")
+def test_a_judge_solution_initialiser_in_a_section_named_with_an_equals_sign_runs_only_once_confined(
+        tmp_path: Path) -> None:
+    """The same route from a judge solution (C++): its constructor in ``.init_array.00100=x`` creates no file of the
+    grader's.  It ran before the judge's box was confined and wrote the file."""
+    folder = _folder(None, tmp_path)
+    mark = folder / "written-before-confinement"
+    text = (f'#define MARK "{mark}"\n#define SECTION ".init_array.00100=x"\n'
+            + (AUDIT / "early_ctor_judge.cpp").read_text())
+    path = folder / "early_ctor_judge.cpp"
+    path.write_text(text)
+    r = run(["judge", str(path), "--tests", "1", "--seed", "5", "--json"], tmp_path, cwd=tmp_path, timeout=300)
+    assert not mark.exists(), f"the constructor ran before confinement and wrote {mark}: {mark.read_text()!r}"
+    assert "Traceback" not in r.stderr, r.stderr[-2000:]
+
+
+# -- identical copies that are not ----------------------------------------------------------------------------------
+def _grade(tmp_path: Path, files: dict[str, bytes]) -> dict[str, list[str | None]]:
+    """Grade one Python hand-in per name (through the real grading API, sandboxed); each name's faults, one per
+    seat it held in a stored match."""
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import config_from_dict
+    from twentyone.grading.store import Store
+
+    folders = []
+    for name, data in files.items():
+        d = tmp_path / name
+        d.mkdir()
+        (d / f"{name}.py").write_bytes(data)
+        folders.append(d)
+    config = config_from_dict({"seed": 7, "legal": {"matches": 2},
+                               "beat_stand": {"batch": 4, "min_matches": 4, "max_matches": 4},
+                               "beat_basic": {"batch": 4, "min_matches": 4, "max_matches": 4},
+                               "tournament": {"matches": 3, "max_matches": 3}, "similarity": {"traces": 0}})
+    grade(folders, config, tmp_path / "out", False, Execution(progress=False, warn=lambda m: None))
+    with Store.open(tmp_path / "out") as store:
+        rows = list(store.matches())
+    faults: dict[str, list[str | None]] = {name: [] for name in files}
+    for r in rows:
+        for i, seated in enumerate(r.names):
+            if seated in faults:
+                faults[seated].append(r.outcome.faults[i])
+    return faults
+
+
+@pytest.mark.usefixtures("seccomp")
+def test_python_copies_are_found_by_the_text_the_box_runs(tmp_path: Path) -> None:
+    """Two ``.py`` hand-ins with the same tokens by ``tokenize`` (which obeys each file's coding line: latin-1 and
+    UTF-8), whose texts, as the box decodes them (UTF-8 first, the coding line ignored), differ: the one that raises
+    in bet1 is charged in its own matches and the other is not.  ``grade`` took them for identical copies and stored
+    the first one's matches, faults and all, as the other's."""
+    import io
+    import tokenize
+
+    from twentyone.players.files.python import _text
+
+    latin, utf8 = (AUDIT / "cookie_latin1.py").read_bytes(), (AUDIT / "cookie_utf8.py").read_bytes()
+
+    def tokens(raw: bytes) -> list[tuple[int, str, tuple[int, int]]]:
+        return [(t.type, t.string, t.start) for t in tokenize.tokenize(io.BytesIO(raw).readline)
+                if t.type not in (tokenize.COMMENT, tokenize.ENCODING)]
+
+    assert tokens(latin) == tokens(utf8) and _text(latin) != _text(utf8)  # the route's premise: the fixtures hold
+    faults = _grade(tmp_path, {"li": latin, "wang": utf8})
+    assert faults["li"] and faults["wang"], faults
+    assert any(f is not None for f in faults["li"]), f"li's file raises in every bet1 in its box: {faults['li']}"
+    assert all(f is None for f in faults["wang"]), f"wang's file never faults, yet was charged: {faults['wang']}"
+
+
+@pytest.mark.usefixtures("seccomp")
+def test_python_copies_apart_only_by_a_comment_the_strategy_reads_play_apart(tmp_path: Path) -> None:
+    """Two ``.py`` hand-ins apart only by a comment of the same length, one of which reads its own text (comments
+    included) from the frames that run it and raises when its comment says so: it is charged, the other is not.
+    ``grade`` took them for identical copies (tokens without comments) and stored one's matches as the other's."""
+    plain = (AUDIT / "comment_reader.py").read_bytes()
+    assert plain.count(b"# plain\n") == 1
+    marked = plain.replace(b"# plain\n", b"# TANK!\n")
+    faults = _grade(tmp_path, {"li": marked, "wang": plain})
+    assert faults["li"] and faults["wang"], faults
+    assert any(f is not None for f in faults["li"]), f"li's file raises in every bet1: {faults['li']}"
+    assert all(f is None for f in faults["wang"]), f"wang's file never faults, yet was charged: {faults['wang']}"
+
+
+
+# -- a mulligan -------------------------------------------------------------------------------------------------------
+@pytest.mark.usefixtures("seccomp")
+def test_a_time_out_on_the_boxs_own_cpu_clock_is_not_played_again(tmp_path: Path) -> None:
+    """A ``.py`` hand-in that, in half of its boxes, spins past the decision's CPU limit at a round it draws (1..20):
+    every match in which it did so stays charged to it.  ``grade`` replayed each such match alone and, as the replay
+    seldom timed out at the same round, kept the replay's result instead: about half the time a clean match, so a
+    hand-in can throw away a match it is losing (a rival's too, at a tournament's table)."""
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import config_from_dict
+    from twentyone.grading.store import Store
+
+    d = tmp_path / "li"
+    d.mkdir()
+    (d / "li.py").write_bytes((AUDIT / "reroll.py").read_bytes())
+    config = config_from_dict({"seed": 7, "legal": {"matches": 4},
+                               "beat_stand": {"batch": 8, "min_matches": 16, "max_matches": 16},
+                               "beat_basic": {"batch": 8, "min_matches": 16, "max_matches": 16},
+                               "tournament": {"matches": 2, "max_matches": 2}, "similarity": {"traces": 0}})
+    grade([d], config, tmp_path / "out", False, Execution(progress=False, warn=lambda m: None))
+    with Store.open(tmp_path / "out") as store:
+        rows = [r for r in store.matches() if "li" in r.names]
+    mine = [(r.outcome.replay, r.outcome.faults[r.names.index("li")]) for r in rows]
+    assert any(fault is not None for _, fault in mine), mine  # it did time out
+    thrown = [(replay, fault) for replay, fault in mine if replay == "cleared" and fault is None]
+    assert not thrown, f"{len(thrown)} matches in which it timed out were played again and kept clean: {mine}"
