@@ -181,3 +181,21 @@ def test_a_time_out_on_the_boxs_own_cpu_clock_is_not_played_again(tmp_path: Path
     assert any(fault is not None for _, fault in mine), mine  # it did time out
     thrown = [(replay, fault) for replay, fault in mine if replay == "cleared" and fault is None]
     assert not thrown, f"{len(thrown)} matches in which it timed out were played again and kept clean: {mine}"
+
+
+# -- memory past the limit ------------------------------------------------------------------------------------------
+@pytest.mark.usefixtures("seccomp")
+def test_a_program_whose_own_bss_is_past_the_memory_limit_cannot_use_it(tmp_path: Path) -> None:
+    """A C hand-in with a 1.5 GiB static array, which it fills in its first bet, never gets to fill it under the
+    box's 1 GiB memory limit: the box or the build refuses it, or it faults.  RLIMIT_AS is set after execve has
+    mapped the program's .bss, and a limit below what is mapped takes nothing away: the box filled 1.5 GiB and played
+    its match to the end without a fault (as much as the host's overcommit lets execve map: the OOM killer's)."""
+    folder = _folder(None, tmp_path)
+    path = folder / "mycodes.c"
+    path.write_text((AUDIT / "big_bss.c").read_text())
+    out_dir = folder / "printed"
+    code, out, err = _command(None, tmp_path, ["match", "-p", str(path), "-p", "stand", "--seed", "3", "--json",
+                                               "--output-dir", str(out_dir)])
+    assert "Traceback" not in err, err[-2000:]
+    printed = "".join(p.read_text(errors="replace") for p in out_dir.rglob("*.out"))
+    assert "touched" not in printed, f"the box filled 1.5 GiB under its 1 GiB limit: {printed!r} (exit {code})"
