@@ -1,15 +1,22 @@
 """Sandbox v3's fifth hostile audit (issue 32, "Done when: ... a fresh hostile audit"): routes a clever student who
 has read the project's source takes, as hand-ins (tests/fixtures/audit4/) run through the real command line or the
-real grading API.  Each test asserts the safe behaviour, so it fails while its route is open:
+real grading API.  Each test asserts the safe behaviour, so it fails while its route is open (all fail on main as
+this audit found it; ``twentyone doctor`` said "every layer held alone and every probe held (29)"):
 
-- code before confinement: a constructor in a section named ``.init_array.00100=x`` is not moved by the build
-  (objcopy splits ``--rename-section OLD=NEW`` at the first ``=``), and the linker runs it from ``.init_array``
-  before the box program's ``main`` confines anything: it writes a file of the grader's (from a course hand-in and
-  from a judge solution);
+- code before confinement: an initialiser in a section the build misreads (``.init_array.00100=x``: objcopy splits
+  ``--rename-section OLD=NEW`` at the first ``=``; ``.init_array.1 x``: the build takes one word of readelf's
+  listing for the name) is not moved, and the linker runs it from ``.init_array`` before the box program's
+  ``main`` confines anything: it writes a file of the grader's, as root or as the grader's user, from a course
+  hand-in and from a judge solution;
+- memory past the limit: a program's own 1.5 GiB ``.bss`` is mapped by ``execve`` before the box lowers
+  ``RLIMIT_AS`` to 1 GiB, and the box fills it;
 - identical copies that are not: ``grade`` plays a Python hand-in once for every file with the same tokens
   (comments aside), but the box compiles another text than the tokens were read from (the file's coding line is
   obeyed by ``tokenize`` and ignored by the box), and a strategy reads its own comments from the frames that run it;
-  either way one student's matches, faults and all, are stored as another's.
+  either way one student's matches, faults and all, are stored as another's;
+- a mulligan: a time-out on the box's own CPU clock is replayed alone and, unless the replay times out at the same
+  round, thrown away for the replay's result: a hand-in takes one when its match (or a rival's, at its table) goes
+  badly.
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ import pytest
 
 from tests.conftest import OrdinaryUser
 from tests.escape_helpers import run
+
+pytestmark = pytest.mark.slow  # every test runs the command line or a grade end to end
 
 AUDIT = Path(__file__).resolve().parent / "fixtures" / "audit4"
 
