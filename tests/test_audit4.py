@@ -16,11 +16,13 @@ this audit found it; ``twentyone doctor`` said "every layer held alone and every
   either way one student's matches, faults and all, are stored as another's;
 - a mulligan: a time-out on the box's own CPU clock is replayed alone and, unless the replay times out at the same
   round, thrown away for the replay's result: a hand-in takes one when its match (or a rival's, at its table) goes
-  badly.
+  badly;
+- the grader's folders: a Python box sees its file's absolute path on the grader's disk (``__file__``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from pathlib import Path
@@ -208,3 +210,21 @@ def test_a_program_whose_own_bss_is_past_the_memory_limit_cannot_use_it(tmp_path
     assert "Traceback" not in err, err[-2000:]
     printed = "".join(p.read_text(errors="replace") for p in out_dir.rglob("*.out"))
     assert "touched" not in printed, f"the box filled 1.5 GiB under its 1 GiB limit: {printed!r} (exit {code})"
+
+
+# -- the grader's folders -------------------------------------------------------------------------------------------
+@pytest.mark.usefixtures("seccomp")
+def test_a_python_box_does_not_see_where_the_grader_keeps_the_file(tmp_path: Path) -> None:
+    """A ``.py`` hand-in that puts its ``__file__`` in its fault text shows no folder of the grader's: a compiled box
+    sees its file as ``./mycodes.c`` (the build names its folder "."), and a Python box should see no more.  It saw
+    the absolute path of the hand-in on the grader's disk (the folders above it name the student and the grader's
+    layout, and let token-identical copies tell themselves apart: RULES.md grade_copies)."""
+    folder = _folder(None, tmp_path) / "li"
+    folder.mkdir()
+    path = folder / "mycodes.py"
+    path.write_text((AUDIT / "where_am_i.py").read_text())
+    code, out, err = _command(None, tmp_path, ["match", "-p", str(path), "-p", "stand", "--seed", "3", "--json"])
+    assert code == 0, err[-2000:]
+    me = next(s for s in json.loads(out)["ranking"] if s["seat"] == 1)
+    assert me["fault"] == "error" and "I run as" in (me["fault_detail"] or ""), me
+    assert str(folder) not in me["fault_detail"] and str(tmp_path) not in me["fault_detail"], me["fault_detail"]
