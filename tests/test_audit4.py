@@ -8,6 +8,10 @@ this audit found it; ``twentyone doctor`` said "every layer held alone and every
   listing for the name) is not moved, and the linker runs it from ``.init_array`` before the box program's
   ``main`` confines anything: it writes a file of the grader's, as root or as the grader's user, from a course
   hand-in and from a judge solution;
+- a program the build never saw: a mycodes.c carrying, in top-level asm, the .gnu.lto_* sections of a program
+  compiled elsewhere with -flto: gcc's linker plugin claims the object at the final link, drops the native code
+  the build checked and compiles the bytecode instead (its constructors run before ``main``, its names stay
+  global);
 - memory past the limit: a program's own 1.5 GiB ``.bss`` is mapped by ``execve`` before the box lowers
   ``RLIMIT_AS`` to 1 GiB, and the box fills it;
 - identical copies that are not: ``grade`` plays a Python hand-in once for every file with the same tokens
@@ -193,6 +197,59 @@ def test_a_time_out_on_the_boxs_own_cpu_clock_is_not_played_again(tmp_path: Path
     thrown = [(replay, fault) for replay, fault in mine if replay == "cleared" and fault is None]
     assert not thrown, f"{len(thrown)} matches in which it timed out were played again and kept clean: {mine}"
 
+
+
+def _lto_hand_in(home: Path, mark: Path, folder: Path) -> Path:
+    """The hand-in of the LTO route: ``home`` compiled with -flto for this host's gcc (the student's step, at home),
+    its .gnu.lto_* sections' bytes as top-level asm in a mycodes.c that also defines set 1 in C."""
+    import re
+    import subprocess
+
+    c_src = Path(__file__).resolve().parents[1] / "c_src"
+    obj = folder / "home.o"
+    subprocess.run(["gcc", "-flto", "-fPIC", "-O1", "-c", f"-DMARK=\"{mark}\"", f"-I{c_src}", f"-I{c_src / 'compat'}",
+                    f"-I{c_src / 'bridge'}", f"-I{c_src / 'box'}", "-include", "tw_capture.h", str(home), "-o",
+                    str(obj)], check=True, capture_output=True)
+    data = obj.read_bytes()
+    listing = subprocess.run(["readelf", "-SW", str(obj)], check=True, capture_output=True, text=True).stdout
+    asm = []
+    for m in re.finditer(r"^\s*\[\s*\d+\]\s+(\.gnu\.lto_\S+)\s+PROGBITS\s+\S+\s+(\S+)\s+(\S+)", listing, re.M):
+        name, offset, size = m.group(1), int(m.group(2), 16), int(m.group(3), 16)
+        asm.append(f'.pushsection {name},"e",@progbits')
+        chunk = data[offset:offset + size]
+        asm += [".byte " + ",".join(str(b) for b in chunk[i:i + 32]) for i in range(0, len(chunk), 32)]
+        asm.append(".popsection")
+    assert asm, listing
+    asm.append(".comm __gnu_lto_slim,1,1")
+    obj.unlink()
+    text = ('#include "mycodes.h"\n'
+            "int bet1(int N) { return 10; }\n"
+            "char first_action1(char* tmpcards, int len) { return 's'; }\n"
+            "char continue_action1(Player(*players)[]) { return 's'; }\n"
+            "void show1(Banker* pbanker, Player(*players)[], int pNum, int N, int pos) {}\n"
+            "__asm__(" + "\n".join('"' + line.replace('"', '\\"') + '\\n"' for line in asm) + ");\n")
+    path = folder / "mycodes.c"
+    path.write_text(text)
+    os.chmod(path, 0o644)
+    return path
+
+
+@pytest.mark.usefixtures("seccomp")
+@pytest.mark.parametrize("who", ["root", "user"])
+def test_a_program_of_embedded_lto_bytecode_is_not_linked_unchecked(who: str, tmp_path: Path,
+                                                                    request: pytest.FixtureRequest) -> None:
+    """A mycodes.c that carries, in top-level asm, the .gnu.lto_* sections of a program compiled elsewhere with
+    -flto (the course's files, the function sets and a constructor: lto_home.c) creates no file of the grader's:
+    the build refuses it, or links only the code it checked.  gcc's linker plugin claimed the object at the final
+    link, dropped its checked native code and compiled the bytecode instead, and its constructor ran from
+    .init_array before main(), unconfined."""
+    user = request.getfixturevalue("ordinary_user") if who == "user" else None
+    folder = _folder(user, tmp_path)
+    mark = folder / "written-before-confinement"
+    path = _lto_hand_in(AUDIT / "lto_home.c", mark, folder)
+    code, out, err = _command(user, tmp_path, ["match", "-p", str(path), "-p", "stand", "--seed", "3", "--json"])
+    assert not mark.exists(), f"the constructor ran before confinement and wrote {mark}: {mark.read_text()!r}"
+    assert "Traceback" not in err, err[-2000:]
 
 # -- memory past the limit ------------------------------------------------------------------------------------------
 @pytest.mark.usefixtures("seccomp")
