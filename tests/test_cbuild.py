@@ -247,7 +247,8 @@ def test_the_projects_objects_are_compiled_once(monkeypatch: pytest.MonkeyPatch,
         compile_student(Path("tests/fixtures/c/students") / name)
         assert len(runs) == 2, runs
         assert runs[0][1] == "-c" and runs[0][runs[0].index("-o") - 1].endswith("/mycodes.c"), runs[0]
-        assert runs[1][1] == "-o" and runs[1][2].endswith("/box"), runs[1]
+        assert "-c" not in runs[1] and runs[1][runs[1].index("-o") + 1].endswith("/box"), runs[1]
+        assert "-fno-use-linker-plugin" in runs[1], runs[1]  # no compiler bytecode linked in place of the code checked
 
 
 def test_builds_at_once_into_an_empty_cache_share_one_set_of_objects(tmp_path: Path) -> None:
@@ -264,3 +265,26 @@ def test_builds_at_once_into_an_empty_cache_share_one_set_of_objects(tmp_path: P
     assert all(p.returncode == 0 for p in procs), outs
     entries = sorted(e.name.rsplit("_", 1)[0] for e in (cache / "c").iterdir() if e.is_dir())
     assert entries == ["_tw_objects", "_tw_objects", "_tw_student", "_tw_student", "_tw_student"], entries
+
+
+def test_section_names_are_read_from_the_objects_bytes(tmp_path: Path) -> None:
+    """The build reads an object's section names from its bytes, whole: a name with a space or an '=' (which
+    readelf's listing splits, and objcopy's --rename-section cuts) comes back as the linker sees it, with its type;
+    a file that is not an object is an ElfError, not a traceback."""
+    from twentyone.players.c import elf
+
+    src = tmp_path / "x.c"
+    src.write_text('__asm__(".section \\".init_array.1 x\\",\\"aw\\",@init_array\\n.quad 0\\n.previous");\n'
+                   '__attribute__((section(".ctors.00100=x"))) void (*p)(void) = 0;\n')
+    subprocess.run(["gcc", "-c", str(src), "-o", str(tmp_path / "x.o")], check=True)
+    found = {s.name: s.type for s in elf.sections(tmp_path / "x.o")}
+    assert found[b".init_array.1 x"] == 14 and b".ctors.00100=x" in found, found
+    assert not elf.PLAIN_NAME.match(b".init_array.1 x") and elf.PLAIN_NAME.match(b".text._ZN3foo3barEv")
+    import struct
+
+    head = bytearray(b"\x7fELF\2\1" + b"\0" * 58)
+    struct.pack_into("<Q", head, 0x28, 1 << 20)  # section headers past the file's end
+    struct.pack_into("<HHH", head, 0x3A, 64, 3, 1)
+    (tmp_path / "junk.o").write_bytes(bytes(head))
+    with pytest.raises(elf.ElfError):
+        elf.sections(tmp_path / "junk.o")

@@ -44,7 +44,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from twentyone.errors import CompileError, PlayerSpecError
-from twentyone.players.c import headers, jail, objects
+from twentyone.players.c import elf, headers, jail, objects
 from twentyone.players.c.cache import (cache_dir, check_size, finish, max_module_bytes, output_dir, prune_cache,
                                        touch)
 from twentyone.players.c.cache import missing_functions as _missing
@@ -465,6 +465,19 @@ class _Steps:
             raise self.fail(ran)
         return out
 
+    def sections(self, obj: str) -> list[elf.Section]:
+        """The sections of the object ``obj``, from its bytes; a name that is not a compiler's is refused."""
+        try:
+            found = elf.sections(Path(obj))
+        except (OSError, elf.ElfError) as e:
+            raise CompileError(f"{self.shown} does not compile", f"{self.shown}: its object cannot be read: {e}") from None
+        for section in found:
+            if not elf.PLAIN_NAME.match(section.name):
+                shown = section.name.decode("ascii", "backslashreplace")[:60]
+                raise CompileError(f"{self.shown} does not compile", f"{self.shown}:1: error: a section named "
+                                   f"{shown!r} (a name no compiler gives) could be read two ways by the tools; refused")
+        return found
+
     def box(self, student: str, keep: Sequence[str], box_objects: list[str], cpp: bool,
             clash: frozenset[str] = frozenset()) -> None:
         """Link the box program (``BOX_PROGRAM``) from a copy of ``student`` in which nothing runs before main
@@ -474,9 +487,20 @@ class _Steps:
         if ran.returncode:
             raise self.fail(ran)
         listing = ran.stdout.decode("utf-8", "replace")
-        sections = re.findall(r"^\s*\[\s*\d+\]\s+(\S+)", listing, re.M)
+        # The names from the object's own bytes: a listing splits a name with a space, and objcopy reads the first
+        # '=' of "--rename-section OLD=NEW" as the end of OLD, so a name read off the listing, or one with an '=',
+        # renamed nothing while the linker still matched it (tests/test_audit4.py).
+        sections = self.sections(student)
         renames = []
-        for name in sections:
+        for section in sections:
+            name = section.name.decode("ascii")
+            if name.startswith((".gnu.lto", ".gnu.debuglto")):
+                raise CompileError(f"{self.shown} does not compile", f"{self.shown}:1: error: a '{name}' section "
+                                   "carries a program of compiler bytecode that the build does not check; refused")
+            if section.type in elf.INIT_TYPES and not any(name == old or name.startswith(old + ".")
+                                                          for old, _ in _MOVED):
+                raise CompileError(f"{self.shown} does not compile", f"{self.shown}:1: error: a '{name}' section "
+                                   "of initialisers runs code before the sandbox holds; refused")
             if name in _BEFORE_MAIN:
                 raise CompileError(f"{self.shown} does not compile", f"{self.shown}:1: error: a '{name}' section "
                                    "runs code before the sandbox holds; refused")
@@ -501,7 +525,15 @@ class _Steps:
         ran = self.run([self.tools["objcopy"], *renames, f"--keep-global-symbols={keep_file}", student, boxed])
         if ran.returncode:
             raise self.fail(ran)
-        ran = self.run([self.tools["cxx" if cpp else "cc"], "-o", self.path(BOX_PROGRAM), boxed, *box_objects, "-lm"])
+        for section in self.sections(boxed):  # what the linker will see: nothing of the student's runs before main
+            name = section.name.decode("ascii")
+            if name in _BEFORE_MAIN or any(name == old or name.startswith(old + ".") for old, _ in _MOVED):
+                raise CompileError(f"{self.shown} does not compile", f"{self.shown}:1: error: a '{name}' section "
+                                   "runs code before the sandbox holds; refused")
+        # No linker plugin: it would take an object carrying compiler bytecode and link that instead of the code
+        # checked here.
+        ran = self.run([self.tools["cxx" if cpp else "cc"], "-fno-lto", "-fno-use-linker-plugin", "-o",
+                        self.path(BOX_PROGRAM), boxed, *box_objects, "-lm"])
         if ran.returncode:
             raise self.fail(ran)
 
