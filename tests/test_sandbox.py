@@ -707,3 +707,26 @@ def test_a_python_files_sets_share_its_globals_sandboxed_or_not(tmp_path: Path) 
     boxed = _log(specs, tmp_path, sandboxed=True)
     assert boxed == _log(specs, tmp_path, sandboxed=False)
     assert '"bet":60' in boxed  # set 2 saw set 1's shows
+
+
+@pytest.mark.usefixtures("seccomp")
+def test_two_boxes_of_one_name_never_write_one_capture_file(tmp_path: Path) -> None:
+    """One file seated twice with the same set (two programs, two boxes) with --output-dir: each box writes a
+    capture file of its own (they once shared one, whose size each box could watch through its own descriptor: a
+    channel between two boxes)."""
+    from tests.escape_helpers import run
+
+    printing = ('#include <stdio.h>\n#include "mycodes.h"\n'
+                'int bet1(int N) { printf("bet\\n"); return 10; }\n'
+                "char first_action1(char* tmpcards, int len) { return 's'; }\n"
+                "char continue_action1(Player(*players)[]) { return 's'; }\n"
+                "void show1(Banker* pbanker, Player(*players)[], int pNum, int N, int pos) {}\n")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "mycodes.c").write_text(printing)
+    out = tmp_path / "printed"
+    r = run(["match", "-p", tmp_path / "a" / "mycodes.c", "-p", tmp_path / "a" / "mycodes.c", "--seed", "3",
+             "--output-dir", out], tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    files = sorted(out.rglob("*.out"))
+    assert len(files) == 2, files
+    assert all(f.read_text().count("bet") >= 1 for f in files), files

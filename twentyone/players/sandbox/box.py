@@ -30,6 +30,7 @@ import struct
 import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Literal
 from enum import IntFlag
@@ -385,6 +386,24 @@ def private_output() -> int:
     """A memory file of the box's own, for a match whose output nobody reads (its size capped like a capture
     file's by the box's RLIMIT_FSIZE): never ``/dev/null``, which every process shares."""
     return os.memfd_create("twentyone-output", os.MFD_CLOEXEC)
+
+
+#: The capture files this process has given a box, and to whom (a submission's sets: one owner).
+_CAPTURED: weakref.WeakValueDictionary[Path, object] = weakref.WeakValueDictionary()
+
+
+def capture_file(folder: Path, label: str, k: int, match_no: int, owner: object) -> tuple[int, Path]:
+    """The capture file of set ``k`` of the submission ``label`` in match ``match_no``, opened for ``owner``:
+    (fd, path).  Two hand-ins of one label (two folders' mycodes.c) never share a file, whose size each box could
+    watch: the second is ``LABEL-2-set...``.  OSError when it cannot be written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path, n = folder / f"{label}-set{k}-match{match_no}.out", 1
+    while _CAPTURED.get(path, owner) is not owner:
+        n += 1
+        path = folder / f"{label}-{n}-set{k}-match{match_no}.out"
+    _CAPTURED[path] = owner
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+    return fd, path
 
 
 def spawn(argv: list[str], config: bytes, capture_fd: int, stdout_fd: int = -1,

@@ -32,7 +32,7 @@ from twentyone.errors import PlayerSpecError, strategy_text
 from twentyone.legality import Foul
 from twentyone.players.sandbox import wire
 from twentyone.players.sandbox.box import (BLOCKED, SLICE, Box, BoxStartError, Layers, await_ready,
-                                           private_output, python_argv, spawn, zygote)
+                                           private_output, python_argv, spawn, zygote, capture_file)
 from twentyone.players.sandbox.cpus import away_cpus, engine_cpu
 from twentyone.players.sandbox.ends import CRASHES, at_cpu_limit, describe_status
 from twentyone.players.sandbox.limits import Limits
@@ -158,10 +158,7 @@ class SandboxFunctionSet:
         if self.capture_dir is None:
             return private_output(), None
         try:
-            self.capture_dir.mkdir(parents=True, exist_ok=True)
-            path = self.capture_dir / f"{self.label}-set{self.k}-match{match_no}.out"
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
-            return fd, path
+            return capture_file(self.capture_dir, self.label, self.k, match_no, self)
         except OSError as e:
             raise PlayerSpecError(f"cannot write the output file in {str(self.capture_dir)!r}: "
                                   f"{e.strerror or e}") from None
