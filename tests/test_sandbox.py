@@ -730,3 +730,20 @@ def test_two_boxes_of_one_name_never_write_one_capture_file(tmp_path: Path) -> N
     files = sorted(out.rglob("*.out"))
     assert len(files) == 2, files
     assert all(f.read_text().count("bet") >= 1 for f in files), files
+
+
+def test_a_function_set_file_that_mentions_strategy_is_still_a_function_set(tmp_path: Path) -> None:
+    """A .py file of function sets whose comment or string says STRATEGY is played as function set 1 (it was
+    refused as a Strategy-class file, which runs only with --trusted); a file that assigns STRATEGY is one."""
+    from twentyone.players.files.python import defines_strategy
+
+    sets = ("# my STRATEGY: stand on everything\nNOTE = 'no STRATEGY here'\n"
+            "def bet1(N): return 10\ndef first_action1(t, n): return 's'\n"
+            "def continue_action1(p): return 's'\ndef show1(b, p, pNum, N, pos): pass\n")
+    assert not defines_strategy(sets.encode())
+    assert defines_strategy(b"class Hitter: pass\nSTRATEGY = Hitter\n")
+    assert defines_strategy(b"from elsewhere import Mine as STRATEGY\n")
+    assert defines_strategy(b"STRATEGY: object = None\n")
+    path = _write(tmp_path, "mentions.py", sets)
+    result, _ = _play(path, tmp_path)
+    assert result.by_seat(1).fault is None

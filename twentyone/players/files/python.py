@@ -59,8 +59,28 @@ def _compile(text: str, path: Path) -> types.CodeType:
 
 
 def defines_strategy(raw: bytes) -> bool:
-    """True when a Python player file names ``STRATEGY`` (a Strategy class, not function sets)."""
-    return b"STRATEGY" in raw
+    """True when a Python player file defines ``STRATEGY`` at its top level (assigned, a class or function of that
+    name, or imported as it): a Strategy class, not function sets.  The word in a comment or a string is not one;
+    a file that does not parse defines none (its function sets' error says why)."""
+    if b"STRATEGY" not in raw:
+        return False
+    import ast
+
+    try:
+        tree = ast.parse(raw)
+    except (SyntaxError, ValueError):
+        return False
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "STRATEGY":
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name) == "STRATEGY"
+                                                                   for a in node.names):
+            return True
+        targets = (node.targets if isinstance(node, ast.Assign)
+                   else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+        if any(isinstance(n, ast.Name) and n.id == "STRATEGY" for t in targets for n in ast.walk(t)):
+            return True
+    return False
 
 
 #: The module each Python file last ran in, per match token: (token, the compiled file, its namespace).
