@@ -3,7 +3,8 @@
  * Layers, in the order they are set, each holding without the ones after it:
  *   1. it dies with the engine, and keeps only descriptors 0..4 (the engine's: /dev/null, the capture file
  *      twice, the request pipe, the reply pipe);
- *   2. resource limits: memory, CPU time, file size, descriptors, no core;
+ *   2. resource limits: memory, CPU time, file size, descriptors, no core; it refuses to go on when the address
+ *      space is over the memory limit already (mapped before the limit was set: a program's own .bss);
  *   3. an empty root and no privileges: started as root, chroot into an empty folder and drop to an
  *      unprivileged uid and gid; started as an ordinary user, the same root inside a user namespace of its own
  *      (where the host allows one) with every capability dropped;
@@ -23,6 +24,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -37,6 +40,10 @@
 #define TW_NR_CLOSE_RANGE 436
 #define TW_NR_LANDLOCK_CREATE_RULESET 444
 #define TW_NR_LANDLOCK_RESTRICT_SELF 446
+
+/* The words that begin tw_confine's why[] when the address space is over the memory limit already (the engine
+ * tells this refusal, the program's own doing, from a host that cannot confine). */
+#define TW_OVER_MEMORY "its address space"
 
 /* Landlock's ABI, written out so that older kernel headers build it too. */
 struct tw_landlock_attr {
@@ -64,6 +71,46 @@ static int tw_limit(int resource, rlim_t soft, rlim_t hard)
         errno = EPERM;
         return -1;
     }
+    return 0;
+}
+
+/* RLIMIT_AS refuses new mappings only: what is mapped already stays, whatever its size, and execve mapped the
+ * program's own .bss and the loader its static TLS before main.  So the memory limit counts only once the
+ * address space is seen under it, by the kernel's own count: one more page is mapped (mmap refuses a page past
+ * RLIMIT_AS, with ENOMEM) and the size /proc/self/statm shows (read before the chroot; where /proc cannot be
+ * read the page alone decides) is not past it. */
+static int tw_under_memory(int64_t limit, char *why, size_t len)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0) page = 4096;
+    unsigned long long size = 0;
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[128];
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n > 0) {
+            buf[n] = 0;
+            size = strtoull(buf, NULL, 10) * (unsigned long long)page;
+        }
+    }
+    void *p = mmap(NULL, (size_t)page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int refused = p == MAP_FAILED;
+    if (refused && errno != ENOMEM) {
+        tw_why(why, len, "mapping a page under the memory limit");
+        return 0;
+    }
+    if (!refused) munmap(p, (size_t)page);
+    if (!refused && size + (unsigned long long)page <= (unsigned long long)limit) return 1;
+    if (why && len) {
+        if (size)
+            snprintf(why, len, TW_OVER_MEMORY " (%llu MiB) is over the memory limit of %lld MiB before it ran",
+                     (size + (1ull << 20) - 1) >> 20, (long long)(limit >> 20));
+        else
+            snprintf(why, len, TW_OVER_MEMORY " is over the memory limit of %lld MiB before it ran",
+                     (long long)(limit >> 20));
+    }
+    errno = ENOMEM;
     return 0;
 }
 
@@ -166,6 +213,7 @@ int tw_confine(const tw_box_config *cfg, const char *root, const unsigned char *
             tw_why(why, why_len, "setrlimit");
             return -1;
         }
+        if (!tw_under_memory(cfg->memory_bytes, why, why_len)) return -1;
         layers |= TW_LAYER_LIMITS;
     }
 

@@ -10,10 +10,18 @@ from dataclasses import dataclass
 
 from twentyone.errors import ConfigError
 
-__all__ = ["Limits", "check_timeout", "die_with_parent", "MAX_SECONDS"]
+__all__ = ["Limits", "check_timeout", "die_with_parent", "MAX_SECONDS", "MAX_MEMORY_BYTES",
+           "MIN_MEMORY_BYTES"]
 
 #: The longest time limit accepted anywhere (seconds).
 MAX_SECONDS = 3600.0
+#: The largest memory limit (RLIMIT_AS) any box runs under: every match's and every judge test's.  The build
+#: refuses a program whose static memory is over it (players/c/build.py ``check_static_memory``), so a cached
+#: build holds for every run; a run with a lower limit is held by the box itself (tw_confine.c).
+MAX_MEMORY_BYTES = 1 << 30
+#: The smallest: a Python box's interpreter has about 21 MiB of address space mapped when it confines itself (a C
+#: box about 3 MiB), and a box whose address space is over its limit then does not start (tw_confine.c).
+MIN_MEMORY_BYTES = 64 << 20
 #: A decision's wall-clock backstop, as a multiple of its CPU limit, unless configured.
 WALL_FACTOR = 10.0
 
@@ -46,7 +54,7 @@ class Limits:
     #: Wall-clock seconds a decision may take at most, against sleeping and blocking; 0: 10x the CPU limit.
     decision_wall_timeout: float = 0.0
     cpu_seconds: int = 60
-    memory_bytes: int = 1 << 30
+    memory_bytes: int = MAX_MEMORY_BYTES
     output_bytes: int = 1 << 20
     open_files: int = 32
     #: Run the engine and the strategy's child on one CPU: a request then costs one context switch
@@ -59,6 +67,9 @@ class Limits:
         check_timeout("match_timeout", self.match_timeout)
         if self.decision_wall_timeout:
             check_timeout("decision_wall_timeout", self.decision_wall_timeout)
+        if not MIN_MEMORY_BYTES <= self.memory_bytes <= MAX_MEMORY_BYTES:
+            raise ConfigError(f"memory limit out of range: {self.memory_bytes} bytes "
+                              f"({MIN_MEMORY_BYTES >> 20} .. {MAX_MEMORY_BYTES >> 20} MiB)")
 
     def wall_timeout(self) -> float:
         """The wall-clock backstop of a decision: as configured, or 10 times its CPU limit."""
