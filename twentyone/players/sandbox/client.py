@@ -21,6 +21,7 @@ malformed reply), which the table turns into a foul that takes the player out of
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
 import time
@@ -54,6 +55,8 @@ _SLICE_MS = int(SLICE * 1000)
 _AFTER_QUIT = 0.05
 #: The wall-clock backstop of a whole match, as a multiple of its configured limit.
 _MATCH_BACKSTOP = 10
+#: The neutral name of a Python box's file at a line, as errors.own_lines and the loading errors write it.
+_AT_LINE = re.compile(rf"(?<![\w./\\-]){re.escape(wire.PY_FILE)}(?=:\d+(?: in |: |,|\)|$))")
 _BLOCKED_WORDS = (f"blocked for {BLOCKED:g} s, neither running nor waiting for a CPU (a strategy's sleeps return at "
                   "once in the sandbox: it waited on a descriptor, or stopped itself)")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
@@ -124,7 +127,9 @@ class SandboxFunctionSet:
                 from twentyone.players.files.python import read_source
 
                 source = read_source(target, str(target))
-            self._extra = os.fsencode(target) + b"\0" + source
+            # Compiled under a neutral name (wire.PY_FILE), never its path on the grader's disk: ``_shown`` puts
+            # the student's file back in what the engine shows.
+            self._extra = wire.PY_FILE.encode() + b"\0" + source
         #: The current match's box, the spare for the next match, retired boxes not yet reaped.
         self._box: Box | None = None
         #: The number of the last call, and of the call in flight (0: none), as the watchdog sees them; the call
@@ -195,7 +200,10 @@ class SandboxFunctionSet:
                     self._first_fault = fault
                     return box, None
                 detail = strategy_text(fault.detail or str(fault.cause))
-                name = str(self.target)
+                name = self.source_name if self._c else str(self.target)  # a C target is its build in the cache
+                if not self._c and detail[len(self.target.name):][:1] in (":", " ") and \
+                        detail.startswith(self.target.name):  # a Python box's loading error: the file as given
+                    detail = name + detail[len(self.target.name):]
                 raise PlayerSpecError(detail if name in detail else f"{name}: {detail}")
         return box, path
 
@@ -209,6 +217,9 @@ class SandboxFunctionSet:
             if SandboxFunctionSet.layers is None:
                 SandboxFunctionSet.layers = (start.layers, start.abi)
             return None
+        if start.how == "refused" and self._c and start.text.startswith(wire.OVER_MEMORY):
+            self._loading_error = True  # the program's own statics (under a lower limit than the build's check)
+            return StrategyFault(Foul.ERROR, start.text)
         if start.how == "refused":
             raise PlayerSpecError("this machine cannot confine unread code: " + strategy_text(start.text)
                                   + "; run with --trusted only for code you have read")
@@ -225,7 +236,7 @@ class SandboxFunctionSet:
             return StrategyFault(Foul.TIMEOUT, f"while loading (its initialisers): its CPU time limit of {load:g} s for "
                                                f"loading ({start.text} with its timer disarmed)")
         if start.how == "error":
-            return StrategyFault(Foul.ERROR, start.text)
+            return StrategyFault(Foul.ERROR, self._shown(start.text))
         if start.how == "ended":
             cause, detail = describe_status(start.status)
             if os.WIFSIGNALED(start.status) and os.WTERMSIG(start.status) == signal.SIGPROF:
@@ -264,8 +275,19 @@ class SandboxFunctionSet:
         if self._c:
             where = locate(Path(self._argv[0]), box.crash, self.source_name) if box.crash else None
         else:
-            where = locate_python(box.dump, self.target.name) if box.dump else None
+            where = locate_python(box.dump, wire.PY_FILE, self.target.name) if box.dump else None
         return f" at {where}" if where else ""
+
+    def _shown(self, text: str) -> str:
+        """A Python box's text with the student's file's name where the box wrote its neutral one (``wire.PY_FILE``):
+        at a line (``mycodes.py:12 in bet1``, ``mycodes.py:3: syntax error``) and at the head of an error loading
+        it (``mycodes.py has no function set 2``), as in process.  Anything else of the text is the file's own."""
+        if self._c:
+            return text
+        name = self.target.name
+        if text.startswith(wire.PY_FILE) and text[len(wire.PY_FILE):][:1] in (":", " "):
+            text = name + text[len(wire.PY_FILE):]
+        return _AT_LINE.sub(lambda _: name, text)
 
     def _drop(self) -> None:
         """Forget the current box (it has ended or been killed; it is reaped later or by the caller)."""
@@ -320,7 +342,7 @@ class SandboxFunctionSet:
         if tag == b"E":
             self._drop()
             box.reap_or_kill(1.0)
-            raise StrategyFault(Foul.ERROR, text.decode("utf-8", "replace"))
+            raise StrategyFault(Foul.ERROR, self._shown(text.decode("utf-8", "replace")))
         raise self._malformed(f"{wire.REPLY.pack(tag[:1] or b'?', value)!r}")
 
     def _look(self, now: float) -> None:

@@ -2,7 +2,7 @@
 
 Engine -> box, first: the configuration ``CONFIG`` (``tw_box_config`` of c_src/box/tw_confine.h), then
 ``root_len`` bytes of the empty root's path, ``bpf_len`` bytes of the system-call filter and ``extra_len``
-bytes (a Python box: the file's name, NUL, its source).
+bytes (a Python box: the name it compiles the file under, ``PY_FILE``, NUL, its source).
 
 Engine -> box, then: a 16-byte header ``REQUEST`` {op, n, k, a, b, c} and a body.  ``k`` is the function set
 the call is for (one box serves every set of one submission seated at a table, as the course program does);
@@ -31,8 +31,18 @@ from typing import Any
 
 from twentyone.records import Banker, Player
 
-__all__ = ["CONFIG", "REQUEST", "REPLY", "PLAYER", "BANKER", "MAX_TEXT", "QUIT", "request", "body_size",
+__all__ = ["PY_FILE", "OVER_MEMORY",
+           "CONFIG", "REQUEST", "REPLY", "PLAYER", "BANKER", "MAX_TEXT", "QUIT", "request", "body_size",
            "c_player", "c_banker", "py_players", "py_show", "read_py_players", "read_py_show"]
+
+#: The name a Python box compiles its file under (its ``__file__``, every code object's ``co_filename``): the same
+#: for every hand-in, as a compiled box's is ``./mycodes.c``, so that a box learns nothing of the grader's folders
+#: nor which student it plays, and token-identical copies run the same text.  The engine names the student's
+#: file in its place in what it shows (client.py ``_shown``).
+PY_FILE = "mycodes.py"
+#: How tw_confine's refusal begins when the box's address space is over its memory limit before anything of the
+#: student's ran (c_src/box/tw_confine.c TW_OVER_MEMORY): the program's own doing, not the host's.
+OVER_MEMORY = "its address space"
 
 #: tw_box_config (80 bytes): magic, version, flags; engine_pid, landlock_cap, uid, gid, k; memory_bytes,
 #: output_bytes, decision_usec; cpu_seconds, open_files; root_len, bpf_len, extra_len, pad.
