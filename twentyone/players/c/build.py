@@ -36,6 +36,7 @@ import hashlib
 import os
 import re
 import shutil
+import struct
 import sys
 import sysconfig
 import tempfile
@@ -50,6 +51,7 @@ from twentyone.players.c.cache import (cache_dir, check_size, finish, max_module
 from twentyone.players.c.cache import missing_functions as _missing
 from twentyone.players.c.linkmsg import compiler_messages
 from twentyone.players.c.source import prepare_source
+from twentyone.players.sandbox.limits import MAX_MEMORY_BYTES
 from twentyone.strategy import FUNCTION_NAMES
 
 __all__ = ["C_SRC", "BRIDGE", "FLAGS", "STUDENT_C_FLAGS", "GLIBC_C_FLAGS", "CXX_FLAGS", "student_c_flags",
@@ -298,6 +300,7 @@ def compile_student(path: Path, warn: Callable[[str], None] | None = None, timeo
                           "part0.o")
         linked = steps.combine(["part0.o", *course])
         steps.box(linked, COURSE_FUNCTIONS, box, cpp=lang == "cpp", clash=_glue_names(box_dir, scratch / "box-objects"))
+        check_static_memory(scratch / BOX_PROGRAM, path)
         if glue is not None:
             steps.module(linked, name, glue, include, cpp=lang == "cpp")
         check_size(path, scratch)
@@ -363,12 +366,47 @@ def compile_program(path: Path, source: bytes, *, lang: str, headers: Sequence[P
         steps.box(linked, tuple(keep), box, cpp=cpp)
         if not (scratch / BOX_PROGRAM).is_file():
             raise CompileError(f"{path}: the compiler produced no program")
+        check_static_memory(scratch / BOX_PROGRAM, path)
         check_size(path, scratch)
         final_dir = scratch / "final"
         final_dir.mkdir()
         (scratch / BOX_PROGRAM).replace(final_dir / BOX_PROGRAM)
         finish(final_dir, out_dir)
     return out_dir / BOX_PROGRAM
+
+
+def static_memory(program: Path) -> int:
+    """The bytes ``program`` has mapped before main: its loadable segments' sizes in memory (code, data, .bss)
+    and one thread's copy of its thread-local block (PT_TLS), read from its program headers; 0 for a file that is
+    no ELF program."""
+    data = program.read_bytes()
+    if data[:4] != b"\x7fELF" or data[4] not in (1, 2) or data[5] not in (1, 2):
+        return 0
+    wide, end = data[4] == 2, "<" if data[5] == 1 else ">"
+    head = struct.Struct(end + ("16xHHIQQQIHHH" if wide else "16xHHIIIIIHHH"))
+    if len(data) < head.size:
+        return 0
+    _, _, _, _, phoff, _, _, _, phentsize, phnum = head.unpack_from(data)
+    entry = struct.Struct(end + ("I4xQQQQQ" if wide else "IIIIIII"))  # p_type, ..., p_memsz
+    total = 0
+    for i in range(phnum):
+        at = phoff + i * phentsize
+        if phentsize < entry.size or at + entry.size > len(data):
+            break
+        fields = entry.unpack_from(data, at)
+        if fields[0] in (1, 7):  # PT_LOAD, PT_TLS
+            total += fields[5]  # p_memsz
+    return total
+
+
+def check_static_memory(program: Path, shown: Path, limit: int = MAX_MEMORY_BYTES) -> None:
+    """Refuse a linked box program whose static memory (``static_memory``) is over ``limit``, the largest memory
+    limit any box runs under: execve maps it before the box lowers RLIMIT_AS, and a limit lowered below what is
+    mapped takes nothing away (the box refuses to go on then too: tw_confine.c; this says it once, at the build)."""
+    size = static_memory(program)
+    if size > limit:
+        raise CompileError(f"{shown}: its static data ({(size + (1 << 20) - 1) >> 20} MiB) is over the memory limit "
+                           f"of {limit >> 20} MiB")
 
 
 def _run_untrusted(j: jail.Jail, argv: list[str], deadline: float) -> jail.Ran:
