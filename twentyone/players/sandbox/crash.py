@@ -58,11 +58,12 @@ def locate(program: Path, words: tuple[int, ...], shown_as: str) -> str | None:
 _PY_FRAME = re.compile(rb'^\s*File "([^"\n]*)", line (\d+) in (\S+)\s*$', re.M)
 
 
-def locate_python(dump: bytes, file_name: str) -> str | None:
+def locate_python(dump: bytes, file_name: str, shown_as: str | None = None) -> str | None:
     """``mine.py:12 in first_action1``: the innermost frame of a Python box's faulthandler dump that lies in the
-    student's file (faulthandler writes the innermost first); None when none does."""
+    student's file, ``file_name`` in the box (faulthandler writes the innermost first), with the file shown as
+    ``shown_as`` (default: ``file_name``); None when none does."""
     for m in _PY_FRAME.finditer(dump):
         if os.path.basename(m.group(1).decode("utf-8", "replace")) == file_name:
             function = m.group(3).decode("ascii", "replace")
-            return f"{file_name}:{int(m.group(2))} in {function}"
+            return f"{shown_as or file_name}:{int(m.group(2))} in {function}"
     return None
