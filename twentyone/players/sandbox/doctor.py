@@ -104,6 +104,9 @@ def _kernel_agrees(layer: Layers, seen: dict[str, str]) -> str | None:
         wrong = [k for k, v in want.items() if seen.get(f"limit {k}") != v]
         if wrong:
             return "the kernel shows " + ", ".join(f"{k} {seen.get('limit ' + k)}" for k in wrong)
+        peak = _kib(seen.get("VmPeak"))
+        if peak is None or peak << 10 > LIMITS.memory_bytes:  # mapped past the limit before it was set
+            return f"the kernel shows VmPeak {seen.get('VmPeak')}, over the memory limit"
     elif layer == Layers.NO_PROCESSES:
         if seen.get("limit Max processes") != "0 0":
             return f"the kernel shows Max processes {seen.get('limit Max processes')}"
@@ -120,6 +123,12 @@ def _kernel_agrees(layer: Layers, seen: dict[str, str]) -> str | None:
         if seen.get("uid_map", "0 0 4294967295") == "0 0 4294967295":
             return "it is in the host's user namespace"
     return None
+
+
+def _kib(text: str | None) -> int | None:
+    """``12345 kB`` as 12345; None when it is not so."""
+    words = (text or "").split()
+    return int(words[0]) if len(words) == 2 and words[0].isdigit() and words[1] == "kB" else None
 
 
 def _layer_row(program: Path, layer: Layers, full: Layers, abi: int, available: Layers) -> Row:
@@ -149,7 +158,8 @@ def _layer_row(program: Path, layer: Layers, full: Layers, abi: int, available: 
                                                if landlock.kernel_abi() != abi else ""),
               Layers.SECCOMP: f"{filter_architecture()}, {len(build_filter() or b'') // 8} instructions",
               Layers.LIMITS: f"CPU {LIMITS.cpu_seconds} s (hard = soft), {LIMITS.open_files} descriptors, "
-                             f"{LIMITS.memory_bytes >> 20} MiB, {LIMITS.output_bytes >> 10} KiB of output",
+                             f"{LIMITS.memory_bytes >> 20} MiB (its peak {(_kib(seen.get('VmPeak')) or 0) >> 10} MiB), "
+                             f"{LIMITS.output_bytes >> 10} KiB of output",
               Layers.EMPTY_ROOT: f"root {seen.get('root')}",
               Layers.UID_DROP: f"uid {(seen.get('Uid') or '?').split()[0]}, no groups",
               Layers.DESCRIPTORS: "0-4, each its own"}.get(layer, "")

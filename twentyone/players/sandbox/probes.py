@@ -413,13 +413,13 @@ def layer_alone(program: Path, layer: Layers, abi: int) -> tuple[Start, dict[str
 
 def observe(box: Box) -> dict[str, str]:
     """What the kernel shows of a running box, from outside: its filter's mode and no_new_privs, its uid and
-    uid map, its root folder, its limits, its descriptors."""
+    uid map, its root folder, its limits, its largest address space yet (VmPeak), its descriptors."""
     seen: dict[str, str] = {}
     proc = Path(f"/proc/{box.pid}")
     try:
         for line in (proc / "status").read_text().splitlines():
             key, _, value = line.partition(":")
-            if key in ("Seccomp", "NoNewPrivs", "Uid", "Gid", "Groups", "CapEff"):
+            if key in ("Seccomp", "NoNewPrivs", "Uid", "Gid", "Groups", "CapEff", "VmPeak"):
                 seen[key] = " ".join(value.split())
         seen["uid_map"] = " ".join((proc / "uid_map").read_text().split())
         seen["root"] = os.readlink(proc / "root")
