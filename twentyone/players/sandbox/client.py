@@ -21,7 +21,6 @@ malformed reply), which the table turns into a foul that takes the player out of
 from __future__ import annotations
 
 import os
-import re
 import signal
 import threading
 import time
@@ -55,8 +54,6 @@ _SLICE_MS = int(SLICE * 1000)
 _AFTER_QUIT = 0.05
 #: The wall-clock backstop of a whole match, as a multiple of its configured limit.
 _MATCH_BACKSTOP = 10
-#: The neutral name of a Python box's file at a line, as errors.own_lines and the loading errors write it.
-_AT_LINE = re.compile(rf"(?<![\w./\\-]){re.escape(wire.PY_FILE)}(?=:\d+(?: in |: |,|\)|$))")
 _BLOCKED_WORDS = (f"blocked for {BLOCKED:g} s, neither running nor waiting for a CPU (a strategy's sleeps return at "
                   "once in the sandbox: it waited on a descriptor, or stopped itself)")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
@@ -127,9 +124,7 @@ class SandboxFunctionSet:
                 from twentyone.players.files.python import read_source
 
                 source = read_source(target, str(target))
-            # Compiled under a neutral name (wire.PY_FILE), never its path on the grader's disk: ``_shown`` puts
-            # the student's file back in what the engine shows.
-            self._extra = wire.PY_FILE.encode() + b"\0" + source
+            self._extra = wire.PY_FILE.encode() + b"\0" + source  # never its path on the grader's disk
         #: The current match's box, the spare for the next match, retired boxes not yet reaped.
         self._box: Box | None = None
         #: The number of the last call, and of the call in flight (0: none), as the watchdog sees them; the call
@@ -199,11 +194,8 @@ class SandboxFunctionSet:
                 if not self._loading_error:
                     self._first_fault = fault
                     return box, None
-                detail = strategy_text(fault.detail or str(fault.cause))
                 name = self.source_name if self._c else str(self.target)  # a C target is its build in the cache
-                if not self._c and detail[len(self.target.name):][:1] in (":", " ") and \
-                        detail.startswith(self.target.name):  # a Python box's loading error: the file as given
-                    detail = name + detail[len(self.target.name):]
+                detail = self._shown(strategy_text(fault.detail or str(fault.cause)), head=name)
                 raise PlayerSpecError(detail if name in detail else f"{name}: {detail}")
         return box, path
 
@@ -278,16 +270,9 @@ class SandboxFunctionSet:
             where = locate_python(box.dump, wire.PY_FILE, self.target.name) if box.dump else None
         return f" at {where}" if where else ""
 
-    def _shown(self, text: str) -> str:
-        """A Python box's text with the student's file's name where the box wrote its neutral one (``wire.PY_FILE``):
-        at a line (``mycodes.py:12 in bet1``, ``mycodes.py:3: syntax error``) and at the head of an error loading
-        it (``mycodes.py has no function set 2``), as in process.  Anything else of the text is the file's own."""
-        if self._c:
-            return text
-        name = self.target.name
-        if text.startswith(wire.PY_FILE) and text[len(wire.PY_FILE):][:1] in (":", " "):
-            text = name + text[len(wire.PY_FILE):]
-        return _AT_LINE.sub(lambda _: name, text)
+    def _shown(self, text: str, head: str | None = None) -> str:
+        """A Python box's text naming the student's file where the box named its own (``wire.name_python_file``)."""
+        return text if self._c else wire.name_python_file(text, self.target.name, head)
 
     def _drop(self) -> None:
         """Forget the current box (it has ended or been killed; it is reaped later or by the caller)."""

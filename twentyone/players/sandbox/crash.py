@@ -67,3 +67,4 @@ def locate_python(dump: bytes, file_name: str, shown_as: str | None = None) -> s
             function = m.group(3).decode("ascii", "replace")
             return f"{shown_as or file_name}:{int(m.group(2))} in {function}"
     return None
+

@@ -26,20 +26,35 @@ fault's text (``value`` bytes follow, at most ``MAX_TEXT``).
 from __future__ import annotations
 
 import marshal
+import re
 import struct
 from typing import Any
 
 from twentyone.records import Banker, Player
 
-__all__ = ["PY_FILE", "OVER_MEMORY",
+__all__ = ["PY_FILE", "OVER_MEMORY", "name_python_file",
            "CONFIG", "REQUEST", "REPLY", "PLAYER", "BANKER", "MAX_TEXT", "QUIT", "request", "body_size",
            "c_player", "c_banker", "py_players", "py_show", "read_py_players", "read_py_show"]
 
 #: The name a Python box compiles its file under (its ``__file__``, every code object's ``co_filename``): the same
 #: for every hand-in, as a compiled box's is ``./mycodes.c``, so that a box learns nothing of the grader's folders
 #: nor which student it plays, and token-identical copies run the same text.  The engine names the student's
-#: file in its place in what it shows (client.py ``_shown``).
+#: file in its place in what it shows (``name_python_file``).
 PY_FILE = "mycodes.py"
+#: ``PY_FILE`` at a line, as errors.own_lines, faulthandler's lines and a syntax error write it.
+_AT_LINE = re.compile(rf"(?<![\w./\\-]){re.escape(PY_FILE)}(?=:\d+(?: in |: |,|\)|$))")
+def name_python_file(text: str, name: str, head: str | None = None) -> str:
+    """A Python box's ``text`` with the student's file ``name`` where the box wrote ``PY_FILE`` at a line
+    (``mycodes.py:12 in bet1``, ``mycodes.py:3: syntax error``), and ``head`` (default ``name``) where the text
+    begins with either name (an error loading the file: ``mycodes.py has no function set 2``).  The rest of the
+    text is the file's own, as it wrote it."""
+    for first in (PY_FILE, name):
+        if text.startswith(first) and text[len(first):][:1] in (":", " "):
+            text = (head or name) + text[len(first):]
+            break
+    return _AT_LINE.sub(lambda _: name, text)
+
+
 #: How tw_confine's refusal begins when the box's address space is over its memory limit before anything of the
 #: student's ran (c_src/box/tw_confine.c TW_OVER_MEMORY): the program's own doing, not the host's.
 OVER_MEMORY = "its address space"
