@@ -1124,12 +1124,24 @@ void show1(Banker* pbanker, Player(*players)[], int pNum, int N, int pos) {}
 def test_ruling_grade_copies(tmp_path: "Path") -> None:
     """grade_copies: 'hand-ins with the same code are played once: the first plays, and each match it finishes is
     stored for every copy as its own'.  The copies bet by their process's pid: played apart they would bet apart,
-    yet every stored match of the copy is its original's, under its own name and file, and both pages say so."""
+    yet every stored match of the copy is its original's, under its own name and file, and both pages say so.  A
+    Python file is a copy only byte for byte: its box runs that text, which a strategy can read, comments included."""
     import re
 
     from twentyone.grading.commands import Execution, grade
     from twentyone.grading.config import config_from_dict
-    from twentyone.grading.store import Store
+    from twentyone.grading.grader import program_key
+    from twentyone.grading.outcome import EntryKind
+    from twentyone.grading.store import EntryRow, Store
+
+    py = "def bet1(N):\n    return 10  # ten\n"
+    keys = {}
+    twins = (("a", py), ("b", py), ("comment", py.replace("# ten", "# one")), ("crlf", py.replace("\n", "\r\n")))
+    for name, text in twins:
+        (tmp_path / f"{name}.py").write_bytes(text.encode())
+        keys[name] = program_key(EntryRow(name, 0, "", f"{tmp_path / name}.py:1", EntryKind.PY, None, ""))
+    assert keys["a"] is not None and keys["a"] == keys["b"], keys  # the same bytes: one program
+    assert len({keys["a"], keys["comment"], keys["crlf"]}) == 3, keys  # a comment or line ends apart: two
 
     folders = []
     for name, text in (("li", PID_BETTOR), ("wang", "/* wang's, honest */ " + PID_BETTOR.replace("\n", "\r\n")),

@@ -2,8 +2,8 @@
 
 Hand-ins that are the same program play the same match on the same seeds: a C or C++ file whose box program is
 byte for byte another's (so its code, its data and its debug information, which names a crash's line, are the
-same: two files apart only by a comment that moves no line), or a Python file whose tokens, comments aside, are
-another's at the same places (``grader.program_key``, on the side that builds).  So the first of them
+same: two files apart only by a comment that moves no line), or a Python file byte for byte another's (the box
+compiles its text and a strategy can read it, comments included: ``grader.program_key``, on the side that builds).  So the first of them
 (in the class's order) plays, and each match it finishes is stored for every copy too, as that copy's match: the
 same result under the copy's name, the copy's file named where the match names a file (a fault's line, the kept
 round log's players), never the other student's.  The copies then get identical criteria, legal play and (in the

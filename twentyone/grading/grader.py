@@ -146,8 +146,9 @@ def limits_of(iso: Isolation) -> Limits | None:
 
 def program_key(entry: EntryRow) -> str | None:
     """What makes ``entry`` the program it is, for finding identical copies (RULES.md, **grade_copies**; None:
-    unknown, never a copy): its box program's hash (C, C++; the build is cached, so this costs a read), or its
-    tokens' and their places without its comments (Python)."""
+    unknown, never a copy): its box program's hash (C, C++; the build is cached, so this costs a read), or the hash
+    of its bytes, exactly as the box is given them (Python: the box compiles that text, coding line ignored, and a
+    strategy can read it, comments and line ends included, from the frames that run it)."""
     import hashlib
 
     path = Path(re.sub(r":\d+$", "", entry.spec))
@@ -158,12 +159,9 @@ def program_key(entry: EntryRow) -> str | None:
             program = compile_student(path, module=False)
             return "c:" + hashlib.sha256(program.read_bytes()).hexdigest()
         if entry.kind == EntryKind.PY:
-            import io
-            import tokenize
+            from twentyone.players.files.python import read_source
 
-            kept = [(t.type, t.string, t.start) for t in tokenize.tokenize(io.BytesIO(path.read_bytes()).readline)
-                    if t.type not in (tokenize.COMMENT, tokenize.ENCODING)]
-            return "py:" + hashlib.sha256(repr(kept).encode()).hexdigest()
+            return "py:" + hashlib.sha256(read_source(path, entry.spec)).hexdigest()
     except Exception:  # noqa: BLE001 - a file that cannot be read or built now is no one's copy
         return None
     return None
