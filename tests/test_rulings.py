@@ -1961,9 +1961,26 @@ def test_ruling_grade_decision_limit() -> None:
     assert "CPU time limit per decision (0.25)" in helps[0] and "(1.0)" in helps[1]
 
 
-def test_ruling_grade_timeouts() -> None:
-    """A time-out stands only when a replay alone confirms it ('confirmed on replay'); else the replay counts."""
-    from twentyone.grading.runner import confirm_timeout
+def test_ruling_grade_timeouts(tmp_path: "Path") -> None:
+    """A time-out on the box's own CPU clock stands as played, never replayed; one decided by a wall-clock backstop
+    stands only when a replay alone confirms it ('confirmed on replay'); else the replay counts."""
+    from twentyone.grading.outcome import JobInfo
+    from twentyone.grading.plan import MatchJob
+    from twentyone.grading.runner import confirm_timeout, drive
+    from twentyone.players.sandbox.limits import Limits
+
+    loop = tmp_path / "loop.py"  # its bet spins for ever: past its decision's CPU limit, or its match's wall clock
+    loop.write_text("def bet1(N):\n    while True:\n        pass\ndef first_action1(t, n): return 's'\n"
+                    "def continue_action1(p): return 's'\ndef show1(b, p, n, N, pos): pass\n")
+    kept = {}
+    for clock, limits in (("cpu", Limits.for_timeouts(0.2, 20.0)), ("wall", Limits.for_timeouts(1.0, 0.05))):
+        seen: list[Any] = []
+        job = MatchJob("t|0", (f"{loop}:1", "stand"), 3, JobInfo("tournament", "", 0, 3, ("loop", "stand")),
+                       limits=limits)
+        drive([[job]], lambda outs: seen.extend(outs) or [], workers=1)
+        (kept[clock],) = seen
+    assert kept["cpu"].faults[0] == "timeout" and kept["cpu"].replay is None  # it stands, unreplayed
+    assert kept["wall"].faults[0] == "timeout" and kept["wall"].replay == "confirmed"  # replayed alone, confirmed
 
     rows = _graded(["loss"] * 10, faults=[True] + [False] * 9)
     o = rows[0].outcome

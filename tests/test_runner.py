@@ -16,6 +16,7 @@ from twentyone.grading.plan import MatchJob, criterion_job
 from twentyone.grading.rubric import win_value, winner_of
 from twentyone.grading.runner import parse_cluster, play_job, run_jobs
 from twentyone.grading.submissions import find_submissions
+from twentyone.players.sandbox.limits import Limits
 
 ROOT = Path(__file__).resolve().parent.parent
 BASIC_C = str(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
@@ -122,24 +123,72 @@ def test_a_timeout_cleared_on_replay_keeps_the_replay() -> None:
     assert confirm_timeout(first, same).replay == "confirmed"
 
 
-def test_a_real_loop_is_confirmed_on_replay(tmp_path: Path) -> None:
-    """A strategy that loops forever times out, is replayed alone, and the time-out stands, 'confirmed'."""
+def test_a_real_loop_past_the_wall_clock_backstop_is_confirmed_on_replay(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A strategy that loops forever under a match's wall-clock backstop far below its CPU limits (as a machine too
+    slow would make it) times out by the wall clock, is replayed alone, and the time-out stands, 'confirmed'; the
+    outcome says, stored and read back too, that its seat's time-out was a wall-clock one."""
     from twentyone.grading.runner import drive
-    from twentyone.players.sandbox.limits import Limits
 
     loop = _looper(tmp_path)
-    limits = Limits.for_timeouts(0.2, 20.0)
     info = JobInfo("tournament", "", 0, 3, ("loop", "stand"))
-    job = MatchJob("t|0", (f"{loop}:1", "stand"), 3, info, limits=limits)
+    job = MatchJob("t|0", (f"{loop}:1", "stand"), 3, info, limits=_WALL)
     seen: list[MatchOutcome] = []
 
     def on_done(outcomes: list[MatchOutcome]) -> list[list[MatchJob]]:
         seen.extend(outcomes)
         return []
 
+    played = _count_plays(monkeypatch)
     drive([[job]], on_done, workers=1)
     (o,) = seen
+    assert played == ["t|0", "t|0"]
     assert o.faults[0] == "timeout" and o.replay == "confirmed" and o.first_fault == ""
+    assert o.wall_timeouts == [True, False] and "wall-clock" in o.fault_details[0], o
+    assert MatchOutcome.from_dict(o.to_dict(), o.key, o.info) == o
+
+
+def test_a_time_out_on_the_boxs_own_cpu_clock_stands_without_a_replay(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A strategy that loops forever past its decision's CPU limit: the time-out is its own doing, measured on its
+    box's CPU clock, so the match stands as played, never replayed (a replay would let it throw a match away)."""
+    from twentyone.grading.runner import drive
+    from twentyone.players.sandbox.limits import Limits
+
+    loop = _looper(tmp_path)
+    job = MatchJob("t|0", (f"{loop}:1", "stand"), 3, JobInfo("tournament", "", 0, 3, ("loop", "stand")),
+                   limits=Limits.for_timeouts(0.2, 20.0))
+    played = _count_plays(monkeypatch)
+    seen: list[MatchOutcome] = []
+    drive([[job]], lambda outs: seen.extend(outs) or [], workers=1)
+    (o,) = seen
+    assert played == ["t|0"]
+    assert o.faults[0] == "timeout" and "CPU time" in o.fault_details[0] and o.wall_timeouts == [], o
+    assert o.replay is None and o.first_fault == ""
+
+
+def test_a_match_with_a_time_out_on_a_boxs_own_clock_stands_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At a table where one seat timed out on its own CPU clock and another by a wall-clock backstop, the match is
+    not replayed: a replay would throw away the first seat's time-out with the rest of the match."""
+    from tests.outcomes import outcome
+    from twentyone.grading import runner
+
+    job = MatchJob("t|0", ("a.py:1", "b.py:1"), 3, JobInfo("tournament", "", 0, 3, ("a", "b")))
+    mixed = replace(outcome([1, 2], ["timeout", "timeout"], key="t|0"), info=job.info, wall_timeouts=[False, True])
+    clean = replace(mixed, faults=[None, None], wall_timeouts=[])
+
+    def run(plays: list[MatchOutcome]) -> tuple[int, list[MatchOutcome]]:
+        """The match's plays (first, then a replay) as given, so no box is needed; how many ran, and what was kept."""
+        left = list(plays)
+        monkeypatch.setattr(runner, "play_job", lambda j: left.pop(0))
+        seen: list[MatchOutcome] = []
+        runner.drive([[job]], lambda outs: seen.extend(outs) or [], workers=1)
+        return len(plays) - len(left), seen
+
+    assert run([mixed, clean]) == (1, [mixed])  # not replayed: it stands as played
+    walls = replace(mixed, wall_timeouts=[True, True])
+    played, seen = run([walls, clean])  # every time-out by the wall clock: replayed, as before
+    assert played == 2 and [o.replay for o in seen] == ["cleared"] and seen[0].faults == [None, None]
 
 
 _WHERE = '''
@@ -194,7 +243,7 @@ loop, workers = sys.argv[1], int(sys.argv[2])
 before = sorted(os.sched_getaffinity(0)), os.sched_getscheduler(0)
 seen = []
 job = MatchJob("t|0", (f"{loop}:1", "stand"), 3, JobInfo("tournament", "", 0, 3, ("loop", "stand")),
-               limits=Limits.for_timeouts(0.2, 20.0))
+               limits=Limits.for_timeouts(1.0, 0.05))  # a wall-clock time-out (tests/test_runner.py, _WALL)
 drive([[job]], lambda outs: seen.extend(outs) or [], workers=workers)
 after = sorted(os.sched_getaffinity(0)), os.sched_getscheduler(0)
 print(json.dumps({"before": before, "after": after, "replay": [o.replay for o in seen]}))
@@ -232,13 +281,12 @@ def test_grading_keeps_every_cpu_after_a_replay_alone(tmp_path: Path, workers: i
 
 
 def test_a_confirmed_timeout_is_charged_without_a_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Three matches of a looping strategy: the first time-out is replayed alone and confirmed; the other two are
-    charged without a replay, so the loop costs four plays, not six."""
+    """Three matches of a strategy looping past its match's wall-clock backstop: the first time-out is replayed
+    alone and confirmed; the other two are charged without a replay, so the loop costs four plays, not six."""
     from twentyone.grading.runner import drive
-    from twentyone.players.sandbox.limits import Limits
 
     loop = _looper(tmp_path)
-    limits = Limits.for_timeouts(0.2, 20.0)
+    limits = _WALL
     jobs = [MatchJob(f"t|{i}", (f"{loop}:1", "stand"), 3 + i, JobInfo("tournament", "", i, 3 + i, ("loop", "stand")),
                      limits=limits) for i in range(3)]
     played = _count_plays(monkeypatch)
@@ -289,8 +337,9 @@ def test_a_confirmed_looper_plays_one_match_at_a_time_beside_the_others() -> Non
 
 
 def test_a_confirmed_loopers_matches_start_one_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Once its time-out is confirmed, a looper's batch starts match by match, each asked about just before it
-    starts: a criterion decided by its first match plays none of the rest (each would cost a decision limit)."""
+    """Once its time-out stands (here on its own CPU clock, at once), a looper's batch starts match by match, each
+    asked about just before it starts: a criterion decided by its first match plays none of the rest (each would
+    cost a decision limit)."""
     from twentyone.grading.runner import drive
     from twentyone.players.sandbox.limits import Limits
 
@@ -309,8 +358,13 @@ def test_a_confirmed_loopers_matches_start_one_at_a_time(tmp_path: Path, monkeyp
         return [[job("loop|1"), job("loop|2"), job("loop|3")]] if len(stored) == 1 else []
 
     drive([[job("loop|0")]], on_done, workers=1, wanted=lambda j: len(stored) < 2)
-    assert played == ["loop|0", "loop|0", "loop|1"]
-    assert [o.replay for o in stored] == ["confirmed", "charged"]
+    assert played == ["loop|0", "loop|1"]
+    assert [o.replay for o in stored] == [None, None] and all(o.faults[0] == "timeout" for o in stored)
+
+
+#: Limits under which a looping strategy times out by its match's wall-clock backstop (10 x 0.05 s), long before
+#: any CPU limit of its box (1 s), as a machine far too slow would make it: the time-out that is replayed.
+_WALL = Limits.for_timeouts(1.0, 0.05)
 
 
 def _looper(folder: Path) -> Path:
@@ -339,7 +393,7 @@ def _count_plays(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def test_a_task_stops_at_its_first_time_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker's task ends at a match that timed out: the rest of it goes back to the queue, so a looper's task of
-    ten matches costs one decision limit before its replay, not ten, and once confirmed they wait for ``wanted``."""
+    ten matches costs one decision limit, not ten, and once its time-out stands they wait for ``wanted``."""
     from twentyone.grading.runner import drive
     from twentyone.players.sandbox.limits import Limits
 
@@ -358,7 +412,8 @@ def test_a_task_stops_at_its_first_time_out(tmp_path: Path, monkeypatch: pytest.
 
     drive([[job(i) for i in range(10)], [job(i) for i in range(10, 20)]], on_done, workers=1,
           wanted=lambda j: len(stored) < 2)
-    # loop|0, its replay alone, then loop|1 (charged), next in line before the second task; the rest never started.
-    assert played == ["loop|0", "loop|0", "loop|1"]
-    assert [(o.key, o.replay) for o in stored] == [("loop|0", "confirmed"), ("loop|1", "charged")]
+    # loop|0 (its time-out on its own CPU clock stands, unreplayed), then loop|1, next in line before the second
+    # task; the rest never started.
+    assert played == ["loop|0", "loop|1"]
+    assert [(o.key, o.replay) for o in stored] == [("loop|0", None), ("loop|1", None)]
     assert all(o.reason != "unplayed" for o in stored)

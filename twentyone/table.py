@@ -34,12 +34,15 @@ _INT_MAX = INT_MAX
 
 
 class StrategyFault(Exception):
-    """Raised by a strategy adapter to report a fault with its cause (one of ``FAULTS``)."""
+    """Raised by a strategy adapter to report a fault with its cause (one of ``FAULTS``).  ``wall``: a time-out
+    decided by a wall-clock backstop (not by the box's own CPU clock, nor by its blocking), the only kind the
+    machine's load may cause (RULES.md, **grade_timeouts**)."""
 
-    def __init__(self, cause: Foul, detail: str = "") -> None:
+    def __init__(self, cause: Foul, detail: str = "", wall: bool = False) -> None:
         super().__init__(detail or cause)
         self.cause = cause
         self.detail = detail
+        self.wall = wall
 
 
 class Table:

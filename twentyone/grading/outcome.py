@@ -91,6 +91,11 @@ class MatchOutcome:
     #: best play, in initial bets, and the hands priced (``twentyone.review.pricing``); empty when not priced.
     ev_lost: list[float] = field(default_factory=list)
     ev_hands: list[int] = field(default_factory=list)
+    #: Per seat, whether its time-out was decided by a wall-clock backstop (the match's wall deadline, a decision's
+    #: or loading's wall backstop), the only kind the machine's load may cause and so the only kind replayed
+    #: (``runner.drive``); a time-out on the box's own CPU clock, or for blocking, stands.  Empty: none was (and in
+    #: a run stored before it was kept).
+    wall_timeouts: list[bool] = field(default_factory=list)
 
     @property
     def seat(self) -> int | None:
@@ -111,6 +116,8 @@ class MatchOutcome:
             del d["log"]
         if not self.ev_lost:
             del d["ev_lost"], d["ev_hands"]
+        if not any(self.wall_timeouts):
+            del d["wall_timeouts"]
         return d
 
     @classmethod
@@ -130,6 +137,7 @@ class MatchOutcome:
             trace=tuple(TraceRound.from_list(r) for r in d.get("trace") or ()),
             log=str(d.get("log") or ""),
             ev_lost=[float(x) for x in d.get("ev_lost") or []], ev_hands=[int(x) for x in d.get("ev_hands") or []],
+            wall_timeouts=[bool(x) for x in d.get("wall_timeouts") or []],
         ).check()
 
     def check(self) -> MatchOutcome:
@@ -150,6 +158,8 @@ class MatchOutcome:
         if self.ev_lost and not (len(self.ev_lost) == len(self.ev_hands) == n and min(self.ev_hands) >= 0
                                  and all(x >= 0 for x in self.ev_lost)):
             raise ValueError(f"priced EV lost {self.ev_lost} over {self.ev_hands} hands for {n} seats")
+        if self.wall_timeouts and len(self.wall_timeouts) != n:
+            raise ValueError(f"{len(self.wall_timeouts)} wall_timeouts for {n} seats")
         return self
 
 

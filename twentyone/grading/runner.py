@@ -31,6 +31,7 @@ from twentyone.records import SeatView
 from twentyone.roundlog import RoundLog
 from twentyone.rules import get_rules
 from twentyone.strategy import Strategy
+from twentyone.table import StrategyFault
 
 if TYPE_CHECKING:
     from twentyone.grading.similarity.tracer import Tracer
@@ -66,6 +67,7 @@ def play_job(job: MatchJob) -> MatchOutcome:
     """Play one job; a player that cannot be built gives an outcome with ``error`` set."""
     n = len(job.specs)
     seatings = []
+    answers: dict[int, Answers] = {}  # by seat index: each file player, which notes a wall-clock time-out
     for i, spec in enumerate(job.specs):
         try:
             # Keyed by the SPEC's occurrence in this match, not its seat: a student who moves from
@@ -73,7 +75,7 @@ def play_job(job: MatchJob) -> MatchOutcome:
             nth = job.specs[:i].count(spec) + 1
             strategy = _strategy(spec, nth, job.limits, job.capture_dir)
             if builtin_name(spec) is None:  # a file: what it answered is kept for the report's incidents
-                strategy = Answers(strategy)
+                strategy = answers[i] = Answers(strategy)
             seatings.append(Seating(f"player{i + 1}", spec, strategy))
         except TwentyOneError as e:
             # The seat that could not be built faults; the match is not played.
@@ -92,7 +94,7 @@ def play_job(job: MatchJob) -> MatchOutcome:
         tracer = Tracer(at.strategy, reference_family(get_rules(job.rules), job.decks))
         seatings[job.info.seat - 1] = Seating(at.name, at.spec, tracer)
     if job.duplicate:
-        return _duplicate(job, seatings, tracer)
+        return _duplicate(job, seatings, tracer, answers)
     log = RoundLog(keep=True)
     result = play_match(seatings, job.decks, job.seed, get_rules(job.rules), log=log, history=job.bankroll)
     by_seat = {s.seat: s for s in result.ranking}
@@ -110,7 +112,15 @@ def play_job(job: MatchJob) -> MatchOutcome:
         trace=tracer.trace() if tracer is not None else (),
         log=_kept_log(job, log),
         ev_lost=ev_lost, ev_hands=ev_hands,
+        wall_timeouts=_wall_timeouts([by_seat[i + 1].fault for i in range(n)], answers),
     )
+
+
+def _wall_timeouts(faults: Sequence[str | None], answers: dict[int, Answers]) -> list[bool]:
+    """``MatchOutcome.wall_timeouts``: per seat, whether it timed out by a wall-clock backstop (its ``Answers``
+    saw the fault); empty when no seat did."""
+    walls = [f == Foul.TIMEOUT and i in answers and answers[i].wall for i, f in enumerate(faults)]
+    return walls if any(walls) else []
 
 
 def _priced(log: RoundLog, seats: int) -> tuple[list[float], list[int]]:
@@ -166,29 +176,53 @@ class Answers(Strategy):
         self.course_interface = inner.course_interface
         #: Round -> (the function asked last, its answer, shown as text and cut to 20 characters).
         self.last: dict[int, tuple[str, str]] = {}
+        #: Whether the fault that took it out of this match was decided by a wall-clock backstop
+        #: (``StrategyFault.wall``; a fault ends its match, so the last one seen is the seat's).
+        self.wall = False
 
     def start_match(self, match: object, decks: int, seats: int, seat: int) -> None:
         self.last.clear()
+        self.wall = False
         self.inner.start_match(match, decks, seats, seat)
 
     def bet(self, view: SeatView) -> int:
-        return self.inner.bet(view)
+        try:
+            return self.inner.bet(view)
+        except StrategyFault as e:
+            self.wall = e.wall
+            raise
 
     def first_action(self, view: SeatView) -> str:
-        a = self.inner.first_action(view)
+        try:
+            a = self.inner.first_action(view)
+        except StrategyFault as e:
+            self.wall = e.wall
+            raise
         self.last[view.round] = ("first_action", a[:20] if a.__class__ is str else repr(a)[:20])
         return a
 
     def continue_action(self, view: SeatView) -> str:
-        a = self.inner.continue_action(view)
+        try:
+            a = self.inner.continue_action(view)
+        except StrategyFault as e:
+            self.wall = e.wall
+            raise
         self.last[view.round] = ("continue_action", a[:20] if a.__class__ is str else repr(a)[:20])
         return a
 
     def show(self, view: SeatView) -> None:
-        self.inner.show(view)
+        try:
+            self.inner.show(view)
+        except StrategyFault as e:
+            self.wall = e.wall
+            raise
 
     def show_before_bet(self, view: SeatView) -> None:
-        self.inner.show_before_bet(view)
+        try:
+            self.inner.show_before_bet(view)
+        except StrategyFault as e:
+            self.wall = e.wall
+            raise
 
     def close(self) -> None:
         """The inner strategy belongs to the runner's cache: nothing is closed here."""
@@ -198,10 +232,12 @@ def _constant(value: int, _seat: int) -> int:
     return value
 
 
-def _duplicate(job: MatchJob, seatings: Sequence[Seating], tracer: Tracer | None) -> MatchOutcome:
+def _duplicate(job: MatchJob, seatings: Sequence[Seating], tracer: Tracer | None,
+               answers: dict[int, Answers]) -> MatchOutcome:
     """A duplicate job (one-seat rules, ``plan``): each player alone at the table on the job's seed, then
     ranked against each other by the **ranking** ruling as if they had sat together.  Seat k of the outcome is
-    player k's own match; its incidents' round records are that match's (the player at seat 1)."""
+    player k's own match; its incidents' round records are that match's (the player at seat 1).  ``answers``: the
+    file players' ``Answers``, by seat index."""
     rules = get_rules(job.rules)
     results = []
     incidents: list[Incident] = []
@@ -223,6 +259,7 @@ def _duplicate(job: MatchJob, seatings: Sequence[Seating], tracer: Tracer | None
         trace=tracer.trace() if tracer is not None else (),
         # The subject's own match (it sits at seat 1 of it) is what its review and replay read.
         log=_kept_log(job, logs[job.info.seat - 1], 1) if job.info.seat is not None else "",
+        wall_timeouts=_wall_timeouts([s.fault for s in alone], answers),
     )
 
 
@@ -242,8 +279,8 @@ UNPLAYED = "unplayed"
 def play_batch(jobs: Sequence[MatchJob]) -> list[MatchOutcome]:
     """Play jobs one after another in this process (the task a worker runs).  After a match that ends in a
     time-out the rest are not played (each gets an outcome of reason ``UNPLAYED``, for ``drive`` to queue again):
-    the time-out is replayed before anything else starts, and when a replay confirms it, every further match
-    of a looping player costs a whole decision limit, so each waits until ``wanted`` is asked about it."""
+    a wall-clock time-out is replayed before anything else starts, and once a player's time-out stands, every
+    further match of it may cost a whole decision limit, so each waits until ``wanted`` is asked about it."""
     out = []
     for k, job in enumerate(jobs):
         out.append(play_job(job))
@@ -300,13 +337,17 @@ def drive(first: Sequence[Sequence[MatchJob]],
     (say, of a criterion decided meanwhile) is never played.  On Ctrl-C the pending batches are cancelled
     and KeyboardInterrupt propagates; every batch already handed to ``on_done`` stays done.
 
-    A time-out must be the strategy's fault, never the machine's: with ``replay`` a match that ended in
-    a time-out is held back; no new batch starts while one is held, and once nothing else is playing it
-    is replayed alone in this process (``confirm_timeout``); only then does ``on_done`` see it.  Once a
-    replay has confirmed a player's time-out, that player's later time-outs are charged without a replay
-    (``replay`` ``charged``): a looping submission costs its own time-outs, not a serial replay of each, and its
-    matches play one at a time beside everyone else's (``_Queue``).  A batch stops at its first time-out
-    (``play_batch``); its jobs not played go back to the head of the queue.  A sandboxed match played in this
+    A time-out must be the strategy's fault, never the machine's.  One measured on the box's own CPU clock, or
+    for blocking (``MatchOutcome.wall_timeouts`` False), is: the match stands as played, never replayed, since a
+    replay would let a strategy throw away a match it was losing by spinning past its limit (and its tablemates'
+    results with it); a match with such a time-out stands even when another seat's was a wall-clock one.  With
+    ``replay`` a match whose every time-out was decided by a wall-clock backstop is held back; no new batch starts
+    while one is held, and once nothing else is playing it is replayed alone in this process
+    (``confirm_timeout``); only then does ``on_done`` see it.  Once a replay has confirmed a player's time-out,
+    that player's later wall-clock time-outs are charged without a replay (``replay`` ``charged``).  Once a
+    player's time-out stands either way, a looping submission costs its own time-outs, not a serial replay of
+    each, and its matches play one at a time beside everyone else's (``_Queue``).  A batch stops at its first
+    time-out (``play_batch``); its jobs not played go back to the head of the queue.  A sandboxed match played in this
     process (a replay, or every match without a pool) pins it to one CPU while it plays (``engine_cpu``); when
     it was not pinned before, it gets every CPU back afterwards (``borrowed``).
     """
@@ -331,7 +372,11 @@ def drive(first: Sequence[Sequence[MatchJob]],
             if o.reason == UNPLAYED:
                 continue
             if replay and o.replay is None and timed_out(o) and o.key in jobs:
-                if _timed_out_specs(o, jobs[o.key]) <= queue.confirmed:
+                own = _own_clock_specs(o, jobs[o.key])
+                if own:  # the box's own doing: the match stands as played
+                    queue.set_apart(own)
+                    ready.append(o)
+                elif _timed_out_specs(o, jobs[o.key]) <= queue.confirmed:
                     ready.append(replace(o, replay="charged"))
                 else:
                     held.append(o)
@@ -352,6 +397,7 @@ def drive(first: Sequence[Sequence[MatchJob]],
                 again = confirm_timeout(o, play_job(jobs[o.key]))
             if again.replay == "confirmed":
                 queue.confirm(specs)
+            queue.set_apart(_own_clock_specs(again, jobs[o.key]))
             kept.append(again)
         held.clear()
         return remember(on_done(kept))
@@ -372,7 +418,8 @@ def drive(first: Sequence[Sequence[MatchJob]],
 
 
 class _Queue:
-    """The batches waiting to start.  Once a player's time-out is confirmed (``confirm``), each further match of
+    """The batches waiting to start.  Once a player's time-out stands (``set_apart``: on its own clock, or
+    ``confirm``-ed by a replay alone), each further match of
     it may cost a whole decision limit, so its queued matches are kept apart and start one at a time, each asked
     about (``wanted``) just before it starts, so that a criterion once decided plays no further one: while none
     of them plays, one starts first; while one plays (``looping``), everyone else's batches start first, in
@@ -383,23 +430,25 @@ class _Queue:
         self.others: deque[list[MatchJob]] = deque()
         #: The confirmed loopers' matches, in queue order.
         self.loopers: deque[MatchJob] = deque()
-        #: The SPECs whose time-out a replay alone confirmed.
+        #: The SPECs whose time-out a replay alone confirmed (their later wall-clock time-outs are charged).
         self.confirmed: set[str] = set()
+        #: The SPECs whose time-out stands (confirmed, or on their own clock): their matches are set apart.
+        self.apart: set[str] = set()
         self.add(batches)
 
     def __bool__(self) -> bool:
         return bool(self.others or self.loopers)
 
     def seats_looper(self, job: MatchJob) -> bool:
-        """True when ``job`` seats a player whose time-out is confirmed."""
-        return any(spec in self.confirmed for spec in job.specs)
+        """True when ``job`` seats a player whose time-out stands."""
+        return any(spec in self.apart for spec in job.specs)
 
     def add(self, batches: Iterable[list[MatchJob]], front: bool = False) -> None:
         """Queue ``batches`` at the end, or at the head (``front``: they were next in line)."""
         others: list[list[MatchJob]] = []
         loopers: list[MatchJob] = []
         for batch in batches:
-            rest = [j for j in batch if not self.seats_looper(j)] if self.confirmed else batch
+            rest = [j for j in batch if not self.seats_looper(j)] if self.apart else batch
             if len(rest) < len(batch):
                 loopers += [j for j in batch if self.seats_looper(j)]
             if rest:
@@ -412,8 +461,15 @@ class _Queue:
             self.loopers.extend(loopers)
 
     def confirm(self, specs: set[str]) -> None:
-        """``specs`` timed out, confirmed: their queued matches are set apart (in queue order)."""
+        """``specs`` timed out, confirmed by a replay alone: their queued matches are set apart (in queue order)."""
         self.confirmed |= specs
+        self.set_apart(specs)
+
+    def set_apart(self, specs: set[str]) -> None:
+        """``specs``' time-outs stand: their queued matches are set apart (in queue order)."""
+        if specs <= self.apart:
+            return
+        self.apart |= specs
         batches = list(self.others)
         self.others.clear()
         self.add(batches)
@@ -428,6 +484,13 @@ class _Queue:
 def _timed_out_specs(o: MatchOutcome, job: MatchJob) -> set[str]:
     """The SPECs of the seats of ``o`` that timed out."""
     return {job.specs[i] for i, f in enumerate(o.faults) if f == Foul.TIMEOUT and i < len(job.specs)}
+
+
+def _own_clock_specs(o: MatchOutcome, job: MatchJob) -> set[str]:
+    """The SPECs of the seats of ``o`` whose time-out was measured on their box's own CPU clock, or was for blocking
+    (not ``wall_timeouts``): it stands as played."""
+    walls = o.wall_timeouts or [False] * len(o.faults)
+    return {job.specs[i] for i, f in enumerate(o.faults) if f == Foul.TIMEOUT and not walls[i] and i < len(job.specs)}
 
 
 def timed_out(o: MatchOutcome) -> bool:

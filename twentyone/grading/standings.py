@@ -171,11 +171,11 @@ class TournamentJudgement:
 def withdrawn(rows: Iterable[MatchRow], players: Sequence[tuple[str, str]], table: Sequence[StandingRow] = (),
               bonus_places: int = 0) -> list[str]:
     """The players of ``players`` who sat in some match of ``rows`` and timed out in every one of them (a time-out
-    stands only once confirmed on replay): they can only lose, so a class tournament seats them no more.  Given
-    ``table``, the standings over ``rows``, and the number of places that carry a bonus, also those who timed out
-    in some match and whose interval lies wholly below that of the last place with a bonus: they can take no
-    bonus, and each further time-out of theirs would cost a decision limit and hand their tablemates a win
-    that players at other tables do not get."""
+    on the box's own clock stands as played; one by a wall-clock backstop, once confirmed on replay): they can
+    only lose, so a class tournament seats them no more.  Given ``table``, the standings over ``rows``, and the
+    number of places that carry a bonus, also those who timed out in some match and whose interval lies wholly
+    below that of the last place with a bonus: they can take no bonus, and each further time-out of theirs would
+    cost a decision limit and hand their tablemates a win that players at other tables do not get."""
     played: Counter[str] = Counter()
     timed: Counter[str] = Counter()
     for r in rows:

@@ -220,7 +220,8 @@ class SandboxFunctionSet:
                                   "hold); run with --trusted only for code you have read")
         if start.how == "timeout":
             what = "loading it" if start.loading else "the sandbox's process starting"
-            return StrategyFault(Foul.TIMEOUT if start.loading else Foul.CRASH, f"{what} took longer than its limit")
+            return StrategyFault(Foul.TIMEOUT if start.loading else Foul.CRASH, f"{what} took longer than its limit",
+                                 wall=True)
         if start.how == "blocked":
             return StrategyFault(Foul.TIMEOUT, f"while loading: {_BLOCKED_WORDS}")
         if start.how == "overran":
@@ -385,7 +386,7 @@ class SandboxFunctionSet:
                 fault = self._wall_words(box)
             elif now > self._deadline:
                 fault = StrategyFault(Foul.TIMEOUT, f"the match took longer than its wall-clock backstop of "
-                                                    f"{_MATCH_BACKSTOP * self.limits.match_timeout:g} s")
+                                                    f"{_MATCH_BACKSTOP * self.limits.match_timeout:g} s", wall=True)
         if fault is not None and self._inflight == seq:
             self._watched = (seq, fault)
             box.kill()
@@ -393,7 +394,7 @@ class SandboxFunctionSet:
     def _match_timeout(self) -> StrategyFault:
         self._kill()
         return StrategyFault(Foul.TIMEOUT, f"the match took longer than its wall-clock backstop of "
-                                           f"{_MATCH_BACKSTOP * self.limits.match_timeout:g} s")
+                                           f"{_MATCH_BACKSTOP * self.limits.match_timeout:g} s", wall=True)
 
     def _wall_fault(self, box: Box) -> StrategyFault:
         fault = self._wall_words(box)
@@ -407,7 +408,7 @@ class SandboxFunctionSet:
                                                f"{self.limits.decision_timeout:g} s of CPU time (it used {used:.1f} s "
                                                "with its timer disarmed)")
         return StrategyFault(Foul.TIMEOUT, f"no answer within the decision limit of {self._decision:g} s of "
-                                           "wall-clock time (the strategy slept or blocked)")
+                                           "wall-clock time (the strategy slept or blocked)", wall=True)
 
     def _call(self, request: bytes, decisions: int = 1) -> int:
         """Send ``request`` and return its reply's value.  ``decisions``: how many of the student's calls it
