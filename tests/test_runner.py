@@ -148,22 +148,28 @@ def test_a_real_loop_past_the_wall_clock_backstop_is_confirmed_on_replay(tmp_pat
     assert MatchOutcome.from_dict(o.to_dict(), o.key, o.info) == o
 
 
-def test_a_time_out_on_the_boxs_own_cpu_clock_stands_without_a_replay(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """A strategy that loops forever past its decision's CPU limit: the time-out is its own doing, measured on its
-    box's CPU clock, so the match stands as played, never replayed (a replay would let it throw a match away)."""
+@pytest.mark.parametrize("how", ["loops", "blocks"])
+def test_a_time_out_on_the_boxs_own_clock_stands_without_a_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  how: str) -> None:
+    """A strategy that loops forever past its decision's CPU limit, or blocks reading the engine's pipe: the
+    time-out is its own doing, measured on its box's CPU clock or the kernel's figures, so the match stands as
+    played, never replayed (a replay would let it throw a match away)."""
     from twentyone.grading.runner import drive
-    from twentyone.players.sandbox.limits import Limits
 
-    loop = _looper(tmp_path)
-    job = MatchJob("t|0", (f"{loop}:1", "stand"), 3, JobInfo("tournament", "", 0, 3, ("loop", "stand")),
+    if how == "loops":
+        path, said = _looper(tmp_path), "CPU time"
+    else:
+        path, said = tmp_path / "blocks.py", "blocked for"
+        path.write_text("import os\ndef bet1(N): return 10\ndef first_action1(t, n):\n    os.read(3, 1)\n"
+                        "    return 's'\ndef continue_action1(p): return 's'\ndef show1(b, p, n, N, pos): pass\n")
+    job = MatchJob("t|0", (f"{path}:1", "stand"), 3, JobInfo("tournament", "", 0, 3, ("p", "stand")),
                    limits=Limits.for_timeouts(0.2, 20.0))
     played = _count_plays(monkeypatch)
     seen: list[MatchOutcome] = []
     drive([[job]], lambda outs: seen.extend(outs) or [], workers=1)
     (o,) = seen
     assert played == ["t|0"]
-    assert o.faults[0] == "timeout" and "CPU time" in o.fault_details[0] and o.wall_timeouts == [], o
+    assert o.faults[0] == "timeout" and said in o.fault_details[0] and o.wall_timeouts == [], o
     assert o.replay is None and o.first_fault == ""
 
 
