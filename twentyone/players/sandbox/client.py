@@ -219,9 +219,8 @@ class SandboxFunctionSet:
             raise PlayerSpecError(f"this machine cannot confine unread code (only {start.layers.describe(start.abi)} "
                                   "hold); run with --trusted only for code you have read")
         if start.how == "timeout":
-            what = "loading it" if start.loading else "the sandbox's process starting"
-            return StrategyFault(Foul.TIMEOUT if start.loading else Foul.CRASH, f"{what} took longer than its limit",
-                                 wall=True)
+            what, cause = ("loading it", Foul.TIMEOUT) if start.loading else ("the sandbox's process starting", Foul.CRASH)
+            return StrategyFault(cause, f"{what} took longer than its limit", wall=True)
         if start.how == "blocked":
             return StrategyFault(Foul.TIMEOUT, f"while loading: {_BLOCKED_WORDS}")
         if start.how == "overran":
