@@ -747,3 +747,28 @@ def test_a_function_set_file_that_mentions_strategy_is_still_a_function_set(tmp_
     path = _write(tmp_path, "mentions.py", sets)
     result, _ = _play(path, tmp_path)
     assert result.by_seat(1).fault is None
+
+
+@pytest.mark.usefixtures("seccomp")
+def test_a_box_that_answered_is_not_blocked_while_the_engine_reads_late(tmp_path: Path) -> None:
+    """A box that has answered waits for its next request; when the engine is slow to read the answer (starved of
+    a CPU on a loaded machine, here asleep for 0.8 s), the watchdog does not take that wait for the box blocking
+    (it killed it, and the next call was charged as the box's crash)."""
+    from twentyone.players.c.build import compile_student
+    from twentyone.players.sandbox.client import SandboxFunctionSet, _pack
+
+    root = Path(__file__).resolve().parent.parent
+    fs = SandboxFunctionSet("c", compile_student(root / "c_src" / "mycodes.c"), 1, FAST)
+    try:
+        fs.reset(object())
+        assert fs.bet(6) >= 10
+        box = fs._box
+        assert box is not None
+        fs._seq += 1
+        fs._inflight = fs._seq  # a call in flight, as the engine's thread marks it before its read
+        os.write(box.wfd, _pack(b"B", 0, 1, 6, 0, 0))
+        time.sleep(0.8)  # the watchdog looks at it several times meanwhile; the answer waits in the pipe
+        assert box.status is None and not box.killed, box.status
+        assert fs._result() >= 10
+    finally:
+        fs.close()

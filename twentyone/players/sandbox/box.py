@@ -347,6 +347,14 @@ class Box:
         except (OSError, IndexError):
             return b"?"
 
+    def replied(self) -> bool:
+        """True when bytes of the box's wait unread on its reply pipe: it has answered, and waits for the engine
+        (an engine starved of a CPU for a while reads late; the box's wait is then not its own doing)."""
+        try:
+            return bool(select.select([self.rfd], [], [], 0)[0])
+        except (OSError, ValueError):
+            return False
+
     def new_call(self) -> None:
         """A new request: its blocked time starts from nothing."""
         self._sample = None

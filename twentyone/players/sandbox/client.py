@@ -367,7 +367,7 @@ class SandboxFunctionSet:
             box.stalled(BLOCKED)
             return
         fault = None
-        if box.stalled(BLOCKED):
+        if box.stalled(BLOCKED) and not box.replied():  # waiting for its next request is not blocking
             fault = StrategyFault(Foul.TIMEOUT, _BLOCKED_WORDS)
         else:
             try:
