@@ -11,7 +11,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from twentyone.i18n import N_, _, pgettext
+from twentyone.i18n import N_, _
+from twentyone.storedtext import fault_name
 
 __all__ = ["Incident", "Status", "Criterion", "BankrollSample", "StudentScore", "StandingRow", "ClassReport",
            "CostlyDecision", "ReplayPage", "StudentReview", "cause_words", "replay_words", "match_title",
@@ -37,17 +38,10 @@ def cause_words(cause: str) -> str:
     """An incident's cause (a foul or fault name as stored, ``crash``, maybe with ``(confirmed on replay)``) in the
     active language: the name itself in English."""
     kind, space, rest = cause.partition(" ")
-    names = {"illegal_action": pgettext("incident", "illegal_action"),
-             "illegal_insurance": pgettext("incident", "illegal_insurance"),
-             "unaffordable_insurance": pgettext("incident", "unaffordable_insurance"),
-             "unaffordable_double": pgettext("incident", "unaffordable_double"),
-             "unaffordable_split": pgettext("incident", "unaffordable_split"),
-             "error": pgettext("incident", "error"), "crash": pgettext("incident", "crash"),
-             "timeout": pgettext("incident", "timeout")}
     if cause == "more fouls (not all kept)":
         return _("more fouls (not all kept)")
     said = replay_words(rest)
-    return names.get(kind, kind) + ("" if said.startswith("\uff08") else space) + said  # no space before "（"
+    return fault_name(kind) + ("" if said.startswith("\uff08") else space) + said  # no space before "（"
 
 
 #: What a match was, by its purpose: a bankroll sample's and a replay's title begin with it.
