@@ -359,3 +359,22 @@ def test_a_host_with_no_layer_builds_no_untrusted_file(monkeypatch: pytest.Monke
         compile_student(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
     assert "cannot confine the compiler" in str(e.value) and "\n" not in str(e.value)
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.o"))
+
+
+def test_the_engine_reads_a_crash_line_with_a_jailed_tool(tmp_path: Path) -> None:
+    """addr2line, which reads the debug information a student's text made when a crash is located, runs in the
+    build's jail (``jail.tool_output``): it reads the program's own folder, and a file of another folder is refused
+    to it (a plain child would read it)."""
+    from twentyone.players.c import jail
+
+    mine, other = tmp_path / "mine", tmp_path / "other"
+    mine.mkdir()
+    other.mkdir()
+    for folder in (mine, other):
+        (folder / "x.c").write_text("int tw_marker(void) { return 7; }\n")
+        subprocess.run(["gcc", "-g", "-c", str(folder / "x.c"), "-o", str(folder / "x.o")], check=True)
+    said = jail.tool_output(mine, "addr2line", ["-f", "-e", str(mine / "x.o"), "0x0"], 10.0)
+    assert said is not None and "tw_marker" in said, said
+    assert jail.tool_output(mine, "addr2line", ["-f", "-e", str(other / "x.o"), "0x0"], 10.0) is None
+    plain = subprocess.run(["addr2line", "-f", "-e", str(other / "x.o"), "0x0"], capture_output=True, text=True)
+    assert "tw_marker" in plain.stdout

@@ -338,6 +338,23 @@ def run(j: Jail, argv: Sequence[str], deadline: float) -> Ran:
     return Ran(code, out, err, refused)
 
 
+def tool_output(folder: Path, tool: str, args: Sequence[str], timeout: float) -> str | None:
+    """What binutils' ``tool`` (``addr2line``) writes for ``args``, run in a jail of ``folder`` (it reads only that
+    folder and the system's); None when it cannot be run so, or fails.  For the engine's reading of a file the
+    student wrote (a crash's line from the box program's debug information): parsed unconfined, that text would
+    be a parser's attack surface in the grader."""
+    where = shutil.which(tool)
+    if where is None:
+        return None
+    try:
+        ran = run(jail(folder), [os.path.abspath(where), *args], time.monotonic() + timeout)
+    except OSError:
+        return None
+    if ran.returncode != 0:
+        return None
+    return ran.stdout.decode("utf-8", "replace")
+
+
 def _child(j: Jail, argv: list[str], env: dict[str, str], out_fd: int, err_fd: int, sock: socket.socket,
            prog: bytes) -> None:  # pragma: no cover - runs in the forked child
     """In the tool's process, before it starts: limits, descriptors, the layers; then exec the tool."""

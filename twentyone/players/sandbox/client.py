@@ -262,10 +262,10 @@ class SandboxFunctionSet:
         said where (a compiled file's crash report, a Python file's traceback); '' otherwise."""
         if not os.WIFSIGNALED(status) or os.WTERMSIG(status) not in CRASHES:
             return ""
+        from twentyone.players.c.jail import tool_output
         from twentyone.players.sandbox.crash import locate, locate_python
-
         if self._c:
-            where = locate(Path(self._argv[0]), box.crash, self.source_name) if box.crash else None
+            where = locate(Path(self._argv[0]), box.crash, self.source_name, tool_output) if box.crash else None
         else:
             where = locate_python(box.dump, wire.PY_FILE, self.target.name) if box.dump else None
         return f" at {where}" if where else ""

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 __all__ = ["locate", "locate_python", "STUDENT_FILES"]
@@ -23,9 +24,12 @@ STUDENT_FILES = ("mycodes.c", "student.cpp", "student.c")
 _LINE = re.compile(r"^(.*):(\d+)(?: \(discriminator \d+\))?$")
 
 
-def locate(program: Path, words: tuple[int, ...], shown_as: str) -> str | None:
+def locate(program: Path, words: tuple[int, ...], shown_as: str,
+           tool: Callable[[Path, str, Sequence[str], float], str | None] | None = None) -> str | None:
     """``FILE:LINE in FUNCTION`` for the first address of a crash report in the student's file, with the file
-    shown as ``shown_as``; None when the report names no line of it (or no tool can read it)."""
+    shown as ``shown_as``; None when the report names no line of it (or no tool can read it).  ``tool(folder,
+    name, args, timeout)`` runs ``addr2line`` (the sandbox's engine passes the build's jail, ``jail.tool_output``);
+    without it, addr2line runs as a plain child (a trusted file's crash)."""
     if len(words) < 4 or shutil.which("addr2line") is None:
         return None
     try:
@@ -42,11 +46,18 @@ def locate(program: Path, words: tuple[int, ...], shown_as: str) -> str | None:
             offsets.append(offset)
     if not offsets:
         return None
-    try:
-        out = subprocess.run(["addr2line", "-f", "-C", "-e", str(program), *(hex(o) for o in offsets)],
-                             capture_output=True, text=True, timeout=10, errors="replace").stdout.splitlines()
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+    args = ["-f", "-C", "-e", str(program), *(hex(o) for o in offsets)]
+    if tool is not None:
+        said = tool(program.parent, "addr2line", args, 10.0)
+        if said is None:
+            return None
+        out = said.splitlines()
+    else:
+        try:
+            out = subprocess.run(["addr2line", *args], capture_output=True, text=True, timeout=10,
+                                 errors="replace").stdout.splitlines()
+        except (OSError, subprocess.TimeoutExpired):
+            return None
     for function, where in zip(out[0::2], out[1::2]):
         m = _LINE.match(where.strip())
         if m and Path(m.group(1)).name in STUDENT_FILES and m.group(2) != "0":
