@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any, Final
 
 from twentyone.errors import TwentyOneError
+from twentyone.games.commands.played import play_to_end
 from twentyone.i18n import LANGUAGES, N_, add_lang_option, ngettext, translated
 from twentyone.isolation import add_isolation_options, limits_of
 from twentyone.rules import MAX_SEED, Rules, get_rules
@@ -122,17 +123,9 @@ def run_solo(args: argparse.Namespace) -> int:
     strategy = make_strategy(args.player, lang=args.lang, sandbox=limits_of(args, person=args.player == "human"))
     seating = Seating(text["you"] if args.player == "human" else "player", args.player, strategy)
     stream = open_log(args.log)
-    code = 0
-    try:
-        try:
-            result = play_solo(seating, seed, rules, decks, rounds, RoundLog(stream) if stream else None)
-        except MatchInterrupted as e:
-            print()
-            result, code = e.result, 130
-    finally:
-        strategy.close()
-        if stream is not None:
-            stream.close()
+    result, code = play_to_end(
+        lambda: play_solo(seating, seed, rules, decks, rounds, RoundLog(stream) if stream else None),
+        MatchInterrupted, lambda e: e.result, [strategy], stream)
     st = result.ranking[0]
     if args.json:
         print(json.dumps({"seed": seed, "rules": rules.name, "rounds": result.rounds, "reason": result.reason,
@@ -184,19 +177,10 @@ def run_elimination(args: argparse.Namespace) -> int:
                 print(text["out"].format(round=e.round, seat=seat, name=seatings[seat - 1].name,
                                          reason=text[e.reason], money=money[seat]), flush=True)
 
-    code = 0
-    try:
-        try:
-            result = play_elimination(seatings, seed, rules, decks, schedule, RoundLog(stream) if stream else None,
-                                      on_elimination=announce)
-        except EliminationInterrupted as e:
-            print()
-            result, code = e.game, 130
-    finally:
-        for s in seatings:
-            s.strategy.close()
-        if stream is not None:
-            stream.close()
+    result, code = play_to_end(
+        lambda: play_elimination(seatings, seed, rules, decks, schedule, RoundLog(stream) if stream else None,
+                                 on_elimination=announce),
+        EliminationInterrupted, lambda e: e.game, [s.strategy for s in seatings], stream)
     if args.json:
         print(json.dumps(_result_json(result), ensure_ascii=False))
     else:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from twentyone.errors import TwentyOneError
+from twentyone.games.commands.played import play_to_end
 from twentyone.i18n import N_, add_lang_option, translated
 from twentyone.rules import get_rules
 
@@ -142,20 +143,11 @@ def run_lianzhong(args: argparse.Namespace) -> int:
             say(text["fault"].format(seat=f["seat"], detail=f["detail"]))
 
     stream = open_log(args.log)
-    code = 0
-    try:
-        try:
-            result = play_lianzhong(seatings, seed, rounds if rounds is not None else 10**9, rules,
-                                    RoundLog(stream) if stream else None, on_round=on_round, on_auto=on_auto,
-                                    on_start=on_start)
-        except LianzhongInterrupted as e:
-            print()
-            result, code = e.result, 130
-    finally:
-        for st in seatings:
-            st.strategy.close()
-        if stream is not None:
-            stream.close()
+    result, code = play_to_end(
+        lambda: play_lianzhong(seatings, seed, rounds if rounds is not None else 10**9, rules,
+                               RoundLog(stream) if stream else None, on_round=on_round, on_auto=on_auto,
+                               on_start=on_start),
+        LianzhongInterrupted, lambda e: e.result, [st.strategy for st in seatings], stream)
     ranking = result.ranking()
     if args.json:
         print(json.dumps({"seed": seed, "rules": rules.name, "rounds": result.rounds, "reason": result.reason,
