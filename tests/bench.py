@@ -323,8 +323,6 @@ def bench_sandbox(runs: int, seconds: float) -> None:
     print(f"box start, CPU from spawn to ready (engine, box, fork server): C {1000 * box_start_cpu(False):.2f} ms, "
           f"Python {1000 * box_start_cpu(True):.2f} ms (target <= 10 ms)")
     basic_c = str(ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c")
-    import shutil
-    import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         other_c = str(Path(tmp) / "basic_copy.c")  # another submission: a box of its own
