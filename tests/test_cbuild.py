@@ -288,3 +288,15 @@ def test_section_names_are_read_from_the_objects_bytes(tmp_path: Path) -> None:
     (tmp_path / "junk.o").write_bytes(bytes(head))
     with pytest.raises(elf.ElfError):
         elf.sections(tmp_path / "junk.o")
+
+
+def test_a_program_whose_symbols_cannot_be_read_is_not_said_to_lack_its_functions(tmp_path: Path) -> None:
+    """When nm cannot read a built program (here: it is not a program), the build says so in one line; it once
+    took the empty listing for a file without function set 2 ("missing: bet2, first_action2 ...", seen once in
+    make test's parallel run)."""
+    from twentyone.players.c.cache import missing_functions
+
+    junk = tmp_path / "box"
+    junk.write_bytes(b"not a program")
+    with pytest.raises(PlayerSpecError, match="its symbols could not be read"):
+        missing_functions(junk, 2, ("bet", "first_action"))

@@ -125,10 +125,17 @@ def prune_cache(keep: Path | None = None, now: float | None = None) -> list[Path
 def missing_functions(built: Path, k: int, names: tuple[str, ...]) -> list[str]:
     """The functions ``names`` of set ``k`` that the built module or box program lacks, read from its symbol table
     (no loading)."""
-    try:  # the program is the student's (its symbol table too): nm gets a bound, as every tool the build runs
-        proc = subprocess.run(["nm", str(built)], capture_output=True, text=True, errors="replace", timeout=30)
-    except subprocess.TimeoutExpired:
-        raise PlayerSpecError(f"{built.name}: its symbols could not be read within 30 s") from None
+    for attempt in range(3):  # a failed read is said as such, never taken for a file without the functions
+        try:  # the program is the student's (its symbol table too): nm gets a bound, as every tool the build runs
+            proc = subprocess.run(["nm", str(built)], capture_output=True, text=True, errors="replace", timeout=30)
+        except subprocess.TimeoutExpired:
+            raise PlayerSpecError(f"{built.name}: its symbols could not be read within 30 s") from None
+        if proc.returncode == 0:
+            break
+        time.sleep(0.1 * (attempt + 1))
+    else:
+        said = (proc.stderr.strip().splitlines() or [f"nm exited with {proc.returncode}"])[0]
+        raise PlayerSpecError(f"{built.name}: its symbols could not be read: {said}")
     defined = {parts[-1] for parts in (ln.split() for ln in proc.stdout.splitlines())
                if len(parts) == 3 and parts[1] in "Tt"}
     return [f"{n}{k}" for n in names if f"{n}{k}" not in defined]
