@@ -147,7 +147,8 @@ def _play_rounds(table: Table, rules: Rules, log: RoundLog | None, fouls: list[i
         for s in active:
             if s.foul is not None:
                 fouls[s.seat - 1] += 1
-        if log is not None:
+        if log is not None and (not log.fouls_only or table.round_faults
+                                or any(s.foul is not None for s in active)):
             log.write(table.round_record(active, shoe_no, first_card, dealer_bj))
         if hist is not None:
             hist.append(tuple(s.account for s in seats))

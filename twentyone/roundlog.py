@@ -32,9 +32,13 @@ def dumps(record: dict[str, Any]) -> str:
 class RoundLog:
     """Write records to a text stream, one per line; keeps them in memory too if asked."""
 
-    def __init__(self, stream: IO[str] | None = None, keep: bool = False) -> None:
+    def __init__(self, stream: IO[str] | None = None, keep: bool = False, fouls_only: bool = False) -> None:
         self.stream = stream
         self.records: list[dict[str, Any]] | None = [] if keep else None
+        #: Only the rounds in which a seat fouled or faulted are written (every other record is): what a
+        #: graded match keeps when no page shows its whole log (``grading.runner``); a round record is the
+        #: engine's costliest bookkeeping, and most rounds of most matches need none.
+        self.fouls_only = fouls_only
 
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record``."""

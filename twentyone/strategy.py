@@ -143,6 +143,8 @@ class FunctionSetStrategy(Strategy):
         self._show_packed = getattr(functions, "show_packed", None)
         #: ``show`` and the next bet in one go, when the set has it (a sandbox's box).
         self._show_then_bet = getattr(functions, "show_then_bet", None)
+        #: The same on packed records (a C box's).
+        self._show_then_bet_packed = getattr(functions, "show_then_bet_packed", None)
 
     def start_match(self, match: object, decks: int, seats: int, seat: int) -> None:
         self.functions.reset(match)
@@ -177,6 +179,9 @@ class FunctionSetStrategy(Strategy):
                 self.show(view)
             return
         k = self.k
+        if self._show_then_bet_packed is not None:
+            self._show_then_bet_packed(*view.packed_show(k), view.decks)
+            return
         width = max(view.seats, k)
         ahead(view.banker(), view.players(k), width + 1, view.decks, view.pos, view.decks)
 

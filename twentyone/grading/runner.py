@@ -95,7 +95,9 @@ def play_job(job: MatchJob) -> MatchOutcome:
         seatings[job.info.seat - 1] = Seating(at.name, at.spec, tracer)
     if job.duplicate:
         return _duplicate(job, seatings, tracer, answers)
-    log = RoundLog(keep=True)
+    # The whole log only where a page shows it (a traced or sample match) or its decisions are priced; else the
+    # rounds with a foul, all that the incidents and the kept log read.
+    log = RoundLog(keep=True, fouls_only=not (job.trace or job.bankroll or job.priced))
     result = play_match(seatings, job.decks, job.seed, get_rules(job.rules), log=log, history=job.bankroll)
     by_seat = {s.seat: s for s in result.ranking}
     ev_lost, ev_hands = _priced(log, n) if job.priced else ([], [])
@@ -243,7 +245,7 @@ def _duplicate(job: MatchJob, seatings: Sequence[Seating], tracer: Tracer | None
     incidents: list[Incident] = []
     logs: list[RoundLog] = []
     for k, seating in enumerate(seatings):
-        log = RoundLog(keep=True)
+        log = RoundLog(keep=True, fouls_only=not (job.trace or job.bankroll))
         results.append(play_match([seating], job.decks, job.seed, rules, log=log, history=job.bankroll))
         incidents += _incidents(log, functools.partial(_constant, k + 1), {1: seating.strategy})
         logs.append(log)

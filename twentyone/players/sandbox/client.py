@@ -37,6 +37,7 @@ from twentyone.players.sandbox.cpus import away_cpus, engine_cpu
 from twentyone.players.sandbox.ends import CRASHES, at_cpu_limit, describe_status
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.sandbox.settings import settings
+from twentyone.players.sandbox.watchdog import WATCHDOG as _WATCHDOG
 from twentyone.records import Banker, Player
 from twentyone.table import StrategyFault
 
@@ -93,6 +94,8 @@ class SandboxFunctionSet:
         self._c = kind == "c"
         #: The next round's bet, fetched together with ``show``: its value or its fault.
         self._ahead: int | StrategyFault | None = None
+        if self._c:  # the table's packed records are the structs a C box reads (``strategy.PackedFunctionSet``)
+            self.continue_packed, self.show_then_bet_packed = self._continue_c, self._show_then_c
         key = (kind, str(target), limits, str(capture_dir), self.label, source_name)
         lead = _join(key, k) if share else None
         if lead is not None:
@@ -589,14 +592,17 @@ class SandboxFunctionSet:
 
         A fault in ``show`` is raised here; the bet's value, or its fault, is kept for ``bet``.
         """
+        self._show_then(self._players(b"S", players, pNum, N, pos, banker), bet_N)
+
+    def _show_then(self, show: bytes, bet_N: int) -> None:
         self._ahead = None
         lead = self._lead
         if len(lead._members) > 1:
             # Sets that share a box share its statics: the next bet of one must come after every set's show (the
             # course program shows every seat, then asks every bet), so it is not fetched early.
-            lead._call(self._players(b"S", players, pNum, N, pos, banker))
+            lead._call(show)
             return
-        lead._call(self._players(b"S", players, pNum, N, pos, banker) + _pack(b"B", 0, self.k, bet_N, 0, 0), 2)
+        lead._call(show + _pack(b"B", 0, self.k, bet_N, 0, 0), 2)
         lead._seq += 1  # the bet's reply is a call of its own to the watchdog
         try:
             self._ahead = lead._result()
@@ -604,6 +610,13 @@ class SandboxFunctionSet:
             if lead._box is None:
                 lead._ended = e
             self._ahead = e
+
+    # A C box reads the table's packed records as they are (``strategy.PackedFunctionSet``): set for C boxes only.
+    def _continue_c(self, players: bytes) -> str:
+        return self._action(self._lead._call(_pack(b"C", len(players) // 64, self.k, 0, 0, 0) + players))
+
+    def _show_then_c(self, banker: bytes, players: bytes, pNum: int, N: int, pos: int, bet_N: int) -> None:
+        self._show_then(_pack(b"S", len(players) // 64, self.k, pNum, N, pos) + banker + players, bet_N)
 
     def close(self) -> None:
         """Leave the table; the last set of the submission to leave ends the box (its output complete) and the
@@ -645,38 +658,6 @@ class SandboxFunctionSet:
             pass
 
 
-class _Watchdog:
-    """One thread per process that looks, every slice, at the calls in flight of every sandboxed set (``_look``):
-    the engine's thread reads a reply with a plain blocking read (two system calls a round trip, not four)."""
-
-    def __init__(self) -> None:
-        self._sets: weakref.WeakSet[SandboxFunctionSet] = weakref.WeakSet()
-        self._pid = 0
-        self._lock = threading.Lock()
-
-    def watch(self, fs: SandboxFunctionSet) -> None:
-        """Watch ``fs`` (its calls in flight); starts this process's thread the first time (a forked process
-        has none of its parent's)."""
-        with self._lock:
-            self._sets.add(fs)
-            if self._pid != os.getpid():
-                self._pid = os.getpid()
-                threading.Thread(target=self._run, name="twentyone-watchdog", daemon=True).start()
-
-    def _run(self) -> None:
-        me = os.getpid()
-        while os.getpid() == me:
-            time.sleep(SLICE)
-            now = _monotonic()
-            for fs in list(self._sets):
-                if fs._box is not None or fs._retired:
-                    try:
-                        fs._look(now)
-                    except Exception:  # noqa: BLE001 - a look that fails is tried again at the next slice
-                        pass
-
-
-_WATCHDOG = _Watchdog()
 
 #: The sandboxed sets of this process, by submission: one box per submission per table (``_join``).
 _GROUPS: dict[tuple[object, ...], list[SandboxFunctionSet]] = {}
