@@ -117,7 +117,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="only the grade of the bench class at 30 and at 300 hand-ins, and their ratio")
     p.add_argument("--grade-against", type=Path, metavar="DIR",
                    help="only the bench class's grade, here and in another checkout (its .venv built), in turn")
+    p.add_argument("--only", metavar="NAME", action="append", default=[],
+                   help="only this section (repeatable): " + ", ".join(f.__name__[6:] for f in _EXTRA))
     args = p.parse_args(argv)
+    known = {f.__name__[6:]: f for f in _EXTRA}
+    for name in args.only:
+        if name not in known:
+            p.error(f"no section {name!r} (sections: {', '.join(known)})")
     if args.scale:
         class_scale()
         return 0
@@ -131,6 +137,12 @@ def main(argv: list[str] | None = None) -> int:
         compare_engine(args.against.resolve(), 3 if args.quick else 6)
         return 0
     runs, seconds = (3, 0.5) if args.quick else (5, 2.0)
+    if args.only:
+        every = os.sched_getaffinity(0)
+        for name in args.only:
+            release(every)
+            known[name](runs, seconds)
+        return 0
     print(f"machine: {platform.machine()} {platform.processor() or ''}, {platform.python_implementation()} "
           f"{platform.python_version()}, date {time.strftime('%Y-%m-%d')}")
     two, five = bench_engine(runs, seconds)
@@ -407,12 +419,14 @@ void show{K}(Banker* pbanker, Player(*players)[], int pNum, int N, int pos)
 """
 
 
-def make_class(folder: Path, n: int = 30) -> list[Path]:
+def make_class(folder: Path, n: int = 30, distinct: bool = False) -> list[Path]:
     """Write ``n`` varied C submissions, as a class might hand in, into ``folder``: one per student.
 
     Every third student hands in the basic-strategy chart (flat bets): the slowest case for grading,
     since it beats always-stand in about 89% of matches, right at the 90% line, and plays the maximum.
-    The others hit below a total, some double, some surrender, some bet by a running count.
+    The others hit below a total, some double, some surrender, some bet by a running count.  With ``distinct``
+    each chart has one cell of its own changed, as students who copy a chart and adjust it: every program is then
+    another (without it the charts are one program, played once, and the class is 21 programs, not 30).
     """
     chart = (ROOT / "tests" / "fixtures" / "c" / "students" / "basic.c").read_text()
     stands = [12, 13, 14, 15, 16, 17, 18]
@@ -429,7 +443,14 @@ def make_class(folder: Path, n: int = 30) -> list[Path]:
         d = folder / f"student{i + 1:02d}"
         d.mkdir(parents=True, exist_ok=True)
         if i % 3 == 2:
-            (d / "mycodes.c").write_text(f"/* student {i + 1}: the basic-strategy chart */\n" + chart)
+            text = chart
+            if distinct:  # one cell of a hard-total row of its own, hit <-> stand
+                rows = text.split('"')
+                cells = [k for k in range(1, len(rows), 2) if len(rows[k]) == 10]
+                k, j = cells[(7 * i) % len(cells)], (3 * i) % 10
+                rows[k] = rows[k][:j] + ("H" if rows[k][j] == "S" else "S") + rows[k][j + 1:]
+                text = '"'.join(rows)
+            (d / "mycodes.c").write_text(f"/* student {i + 1}: the basic-strategy chart */\n" + text)
             out.append(d)
             continue
         fields = dict(i=i + 1, stand=stand, dbl=dname, sur=sname, bets=bname, bet_expr=bexpr, dbl_cond=dcond,
@@ -459,6 +480,12 @@ def bench_grading(runs: int, seconds: float) -> None:
         took = time.perf_counter() - t
         print(f"grade 30 C submissions, default budget, sandboxed, {os.cpu_count()} workers: {took:.0f} s "
               f"({rep.matches:,} matches, {rep.rounds:,} rounds; target <= 300 s)")
+        os.environ["TWENTYONE_CACHE"] = str(root / "cache-distinct")
+        distinct = make_class(root / "distinct", 30, distinct=True)
+        t = time.perf_counter()
+        rep = grade(distinct, GradingConfig(seed=2026), root / "out-distinct", False, quiet)
+        print(f"grade 30 distinct C submissions (the same, each chart with a cell of its own: 30 programs, not 21): "
+              f"{time.perf_counter() - t:.0f} s ({rep.matches:,} matches; issue 33 target <= 60 s)")
         bench_looper(subs, root, took)
         few = subs[:4]
         for label, ex in (("local pool, 2 workers", Execution(workers=2, progress=False, warn=lambda m: None)),

@@ -169,9 +169,9 @@ def test_no_box_outlives_the_match_and_at_most_two_run(tmp_path: Path) -> None:
 
 def _children(before: set[int] = set(), zombies: bool = False) -> list[int]:  # noqa: B006 - never changed
     """This process's children that are still running (a zombie has ended; it only waits to be reaped: counted
-    only with ``zombies``), the Python boxes' fork server and the children in ``before`` aside."""
+    only with ``zombies``), the boxes' fork servers and the children in ``before`` aside."""
     me = str(os.getpid())
-    zygotes = {str(z.pid) for z in boxmod._ZYGOTE}
+    zygotes = {str(z.pid) for z in (*boxmod._ZYGOTE, *boxmod._PROGRAMS.values())}
     out = []
     for p in Path("/proc").iterdir():
         if p.name.isdigit():
@@ -504,3 +504,89 @@ def test_the_engine_adopts_no_orphan_but_its_boxes(tmp_path: Path) -> None:
     time.sleep(0.5)  # the orphan has ended
     with pytest.raises(ChildProcessError):
         os.waitid(os.P_PID, orphan, os.WEXITED | os.WNOHANG)
+
+
+# -- the fork server of a compiled submission's boxes (c_src/box/tw_box.c, "zygote") -----------------------------
+COUNTED_C = r"""
+#include "mycodes.h"
+static int inits = 0, bets = 0;
+__attribute__((constructor)) static void once(void) { inits++; }
+int bet1(int N) { bets++; return 10 * inits + bets; }
+char first_action1(char *t, int n) { return 's'; }
+char continue_action1(Player (*p)[]) { return 's'; }
+void show1(Banker *b, Player (*p)[], int pNum, int N, int pos) {}
+"""
+
+
+def _first_bets(s: object, seeds: range) -> list[int]:
+    out = []
+    for seed in seeds:
+        log = RoundLog(io.StringIO(), keep=True)
+        play_match([Seating("x", "x", s), Seating("b", "stand", Stand())], 6, seed, log=log)  # type: ignore[arg-type]
+        out.append(next(r for r in log.records or [] if r["type"] == "round")["players"][0]["bet"])
+    return out
+
+
+def test_a_c_box_is_forked_by_its_programs_zygote_as_the_engines_own_child(tmp_path: Path) -> None:
+    """A compiled submission's boxes come from its program's fork server, yet each is the engine's own child,
+    confined, with the statics of a program never run: its initialiser ran once, in the box, never in the zygote
+    (a zygote that ran it would give every box inits = 2), and no box starts from another's statics."""
+    path = tmp_path / "counted.c"
+    path.write_text(COUNTED_C)
+    s = make_strategy(str(path) + ":1", warn=lambda m: None, sandbox=Limits())
+    try:
+        assert _first_bets(s, range(5)) == [11] * 5
+        box = s.functions._box  # type: ignore[attr-defined]
+        assert box is not None and box.status is None
+        status = Path(f"/proc/{box.pid}/status").read_text()
+        assert f"PPid:\t{os.getpid()}" in status and "Seccomp:\t2" in status, status
+        zygotes = [z for p, z in boxmod._PROGRAMS.items() if Path(p).parent == Path(s.functions._argv[0]).parent]  # type: ignore[attr-defined]
+        assert len(zygotes) == 1 and zygotes[0].owner == os.getpid()
+        zstatus = Path(f"/proc/{zygotes[0].pid}/status").read_text()
+        assert "Seccomp:\t0" in zstatus  # it confines nothing of its own: each box confines itself after the fork
+    finally:
+        s.close()
+
+
+def test_a_c_zygote_that_has_gone_means_boxes_started_afresh_then_a_new_one(tmp_path: Path) -> None:
+    """kill -9 of a program's fork server costs no match: the next box is started afresh (the engine learns the
+    zygote has gone when it asks), and the box after it comes from a new fork server."""
+    path = tmp_path / "counted.c"
+    path.write_text(COUNTED_C)
+    s = make_strategy(str(path) + ":1", warn=lambda m: None, sandbox=Limits())
+    try:
+        assert _first_bets(s, range(2)) == [11, 11]
+        program = s.functions._argv[0]  # type: ignore[attr-defined]
+        old = boxmod._PROGRAMS[program]
+        os.kill(old.pid, 9)
+        assert _first_bets(s, range(2, 6)) == [11] * 4
+        assert boxmod._PROGRAMS[program].pid != old.pid
+    finally:
+        s.close()
+
+
+def test_a_c_zygote_ends_with_its_engine(tmp_path: Path) -> None:
+    """The fork server dies with the engine that started it (its socket's end, or its parent gone): an engine
+    that exits leaves no zygote behind."""
+    import sys
+
+    path = tmp_path / "counted.c"
+    path.write_text(COUNTED_C)
+    code = f"""
+from twentyone.match import Seating, play_match
+from twentyone.players.builtin.course import Stand
+from twentyone.players.sandbox import box
+from twentyone.players.sandbox.limits import Limits
+from twentyone.players.spec import make_strategy
+s = make_strategy({str(path) + ':1'!r}, warn=lambda m: None, sandbox=Limits())
+play_match([Seating("x", "x", s), Seating("b", "stand", Stand())], 6, 1)
+print(*[z.pid for z in box._PROGRAMS.values()])
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    pids = [int(p) for p in r.stdout.split()]
+    assert len(pids) == 1
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{pids[0]}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pids[0]}").exists() or "State:\tZ" in Path(f"/proc/{pids[0]}/status").read_text()

@@ -15,17 +15,28 @@
  *   4. the match, served by tw_box_serve (tw_serve.c for the course), which never returns.
  * A crash, a forbidden system call (the filter raises SIGSYS) and a call past its CPU limit (SIGPROF) write a
  * 'C' frame (where it happened) before the process dies of its signal.
+ *
+ * Started as "box zygote ENGINE_PID" (descriptor 3 a socket), the program is the submission's fork server
+ * instead (SANDBOX.md, "A fork server for boxes"): it loads what every box loads, once, and for each request
+ * (five descriptors, the new box's 0 to 4) forks a child that forks the box and leaves, so that the box, an
+ * orphan, is the engine's child (the engine is a subreaper while it asks); the box then goes on as one started
+ * afresh, from reading its configuration.  The zygote itself never calls a line of the student's: main()
+ * serves it before anything else, and nothing of the student's runs before main().
  * Frames are the 8-byte replies of twentyone/players/sandbox/wire.py: { char tag; char pad[3]; int value; }.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <execinfo.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include "tw_confine.h"
@@ -160,8 +171,84 @@ static void tw_arm_load(long decision_usec)
     setitimer(ITIMER_PROF, &t, NULL);
 }
 
-int main(void)
+/* The fork server (see the head of this file).  Returns in each new box, its descriptors 0 to 4 in place and
+ * no other; the zygote itself only ever ends, when the engine's end of its socket closes or, checked every
+ * second, when the engine is no longer its parent. */
+static void tw_zygote(long engine)
 {
+    if (engine && getppid() != (pid_t)engine) _exit(0);
+    void *warm[2];
+    backtrace(warm, 2); /* the unwinder a crash report needs, loaded once for every box */
+    for (;;) {
+        struct pollfd p = { 3, POLLIN, 0 };
+        int r = poll(&p, 1, 1000);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) _exit(0);
+        if (r == 0) {
+            if (engine && getppid() != (pid_t)engine) _exit(0);
+            continue;
+        }
+        char msg[16];
+        union { char buf[CMSG_SPACE(8 * sizeof(int))]; struct cmsghdr align; } u;
+        struct iovec io = { msg, sizeof msg };
+        struct msghdr mh;
+        memset(&mh, 0, sizeof mh);
+        mh.msg_iov = &io;
+        mh.msg_iovlen = 1;
+        mh.msg_control = u.buf;
+        mh.msg_controllen = sizeof u.buf;
+        ssize_t n = recvmsg(3, &mh, MSG_CMSG_CLOEXEC);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) _exit(0);
+        int fds[8], nfds = 0;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+            if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+            int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            for (int i = 0; i < k; i++) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+                if (nfds < 8) fds[nfds++] = fd;
+                else close(fd);
+            }
+        }
+        int32_t got = -1;
+        int pp[2];
+        if (nfds == 5 && msg[0] == 'S' && !(mh.msg_flags & MSG_CTRUNC) && pipe2(pp, O_CLOEXEC) == 0) {
+            pid_t middle = fork();
+            if (middle == 0) {
+                pid_t box = fork();
+                if (box != 0) {
+                    int32_t b = box > 0 ? (int32_t)box : -1;
+                    if (write(pp[1], &b, sizeof b) != sizeof b) _exit(1);
+                    _exit(0);
+                }
+                int high[5];
+                for (int i = 0; i < 5; i++) high[i] = fcntl(fds[i], F_DUPFD, 16); /* out of the way of 0 to 4 */
+                for (int i = 0; i < 5; i++) close(fds[i]);
+                for (int i = 0; i < 5; i++) {
+                    if (high[i] < 0 || dup2(high[i], i) != i) _exit(91);
+                    close(high[i]);
+                }
+                close(pp[0]);
+                close(pp[1]);
+                return; /* the box: main() goes on */
+            }
+            close(pp[1]);
+            if (middle > 0) {
+                while (waitpid(middle, NULL, 0) < 0 && errno == EINTR) {}
+                int32_t b;
+                if (read(pp[0], &b, sizeof b) == sizeof b) got = b; /* now the engine's child */
+            }
+            close(pp[0]);
+        }
+        for (int i = 0; i < nfds; i++) close(fds[i]);
+        if (send(3, &got, sizeof got, MSG_NOSIGNAL) != sizeof got) _exit(0);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "zygote")) tw_zygote(argc >= 3 ? strtol(argv[2], NULL, 10) : 0);
     static tw_box_config cfg;
     static char root[TW_BOX_MAX_ROOT + 1];
     static unsigned char bpf[TW_BOX_MAX_BPF];

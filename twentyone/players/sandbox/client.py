@@ -32,7 +32,7 @@ from twentyone.errors import PlayerSpecError, strategy_text
 from twentyone.legality import Foul
 from twentyone.players.sandbox import wire
 from twentyone.players.sandbox.box import (BLOCKED, SLICE, Box, BoxStartError, Layers, await_ready,
-                                           private_output, python_argv, spawn, zygote, capture_file)
+                                           private_output, program_zygote, python_argv, spawn, zygote, capture_file)
 from twentyone.players.sandbox.cpus import away_cpus, engine_cpu
 from twentyone.players.sandbox.ends import CRASHES, at_cpu_limit, describe_status
 from twentyone.players.sandbox.limits import Limits
@@ -176,7 +176,7 @@ class SandboxFunctionSet:
         fd, path = self._capture(self.match_no + 1)
         try:
             box = spawn(self._argv, self._settings.config(self.k, self._extra), fd,
-                        zygote=None if self._c else zygote(_PACKAGE_ROOT))
+                        zygote=program_zygote(self._argv[0]) if self._c else zygote(_PACKAGE_ROOT))
         except BoxStartError as e:
             raise PlayerSpecError(str(e)) from None
         finally:

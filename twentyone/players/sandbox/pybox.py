@@ -79,7 +79,7 @@ def main() -> NoReturn:
 
 
 def zygote() -> NoReturn:
-    """The engine's fork server for Python boxes (SANDBOX.md, "A fork server for Python boxes").
+    """The engine's fork server for Python boxes (SANDBOX.md, "A fork server for boxes").
 
     Started by the engine like a box (an empty environment, its own descriptors; 3 is its control socket), it
     loads what every box loads, once, and then only forks: for each request (five descriptors, the new box's 0 to
