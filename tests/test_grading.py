@@ -730,20 +730,23 @@ def test_scores_csv_fills_the_tournament_rate(tmp_path: Path) -> None:
 
 
 def test_identical_copies_are_known_by_their_code(tmp_path: Path) -> None:
-    """The class tournament knows identical copies by the graded code (line ends aside), not by name or
-    folder: a copy saved with CRLF is one, a copy with one comment changed is not (RULES.md, grade_bonus)."""
+    """The class tournament knows identical copies as the grade found them (RULES.md, grade_copies), not by name
+    or folder: a Python file's byte-for-byte copy is one; a copy saved with CRLF, which plays apart (a strategy can
+    read its own text), is not, and neither is one with a comment changed (RULES.md, grade_bonus)."""
     from twentyone.grading.copies import code_of as _code_of
     from twentyone.grading.store import Store
 
     text = STAND_PY.read_text(encoding="utf-8")
-    for name, body in (("wang", text), ("zhao", text.replace("\n", "\r\n")), ("li", "# mine\n" + text)):
+    for name, body in (("wang", text), ("chen", text), ("zhao", text.replace("\n", "\r\n")),
+                       ("li", "# mine\n" + text)):
         (tmp_path / name).mkdir()
         (tmp_path / name / "mycodes.py").write_bytes(body.encode("utf-8"))
-    grade([tmp_path / n for n in ("wang", "zhao", "li")], small(tournament={"matches": 1, "max_matches": 1}),
+    grade([tmp_path / n for n in ("wang", "chen", "zhao", "li")], small(tournament={"matches": 1, "max_matches": 1}),
           tmp_path / "o", False, QUIET)
     with Store.open(tmp_path / "o") as store:
         code = _code_of(store)
-    assert code["wang"] == code["zhao"] != code["li"]
+        assert store.meta("copies") == {"chen": "wang"}
+    assert code["wang"] == code["chen"] and len({code["wang"], code["zhao"], code["li"]}) == 3
 
 
 @pytest.mark.slow

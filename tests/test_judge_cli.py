@@ -103,7 +103,8 @@ def test_a_class_is_judged_on_the_same_seeds_and_resumes(tmp_path: Path, capsys:
         return [[{k: v for k, v in r.items() if k != "seconds"} for r in s["results"]] for s in run["solutions"]]
 
     assert played(second) == played(first)
-    assert (out / "results.csv").read_text().splitlines()[0].startswith("name,solution,kind,verdict,passed")
+    # UTF-8 with a BOM (Excel on a Chinese Windows reads a CSV without one as GBK), as grade's scores.csv
+    assert (out / "results.csv").read_bytes().startswith("\ufeffname,solution,kind,verdict,passed".encode())
     code, _, err = run(["judge", "strong", "--out", str(out), "--seed", "20"], capsys)
     assert code == 2 and "already holds a run: add --resume" in err
     (out / "index.html").unlink()

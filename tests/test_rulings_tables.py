@@ -449,6 +449,34 @@ def test_ruling_lianzhong_money() -> None:
     assert LianzhongResult(0, 1, "rounds", 1000, {1: 1000, 2: 1000}, {}, {}).ranking() == [(1, 1), (1, 2)]
 
 
+def test_ruling_lianzhong_money_keeps_the_dealer_within_an_int() -> None:
+    """lianzhong_money and account_limit: 'like every account, the dealer's stays within a C int' -- three players
+    who each win or lose 2,147,483,647 take the dealer past neither end (its Player record is packed as an int for
+    every function set's show)."""
+    from twentyone.games.lianzhong import settle_dealer
+    from twentyone.players.builtin.course import Stand
+    from twentyone.rules import INT_MAX
+    from twentyone.seat import Seat
+
+    def seats(change: int) -> list[Seat]:
+        out = []
+        for k in range(2, 5):
+            s = Seat(k, f"p{k}", "stand", Stand(), INT_MAX)
+            s.account_before, s.account = (0, INT_MAX) if change > 0 else (INT_MAX, 0)
+            out.append(s)
+        return out
+
+    dealer = Seat(1, "d", "stand", Stand(), INT_MAX)
+    settle_dealer(dealer, seats(+1))
+    assert dealer.account == -INT_MAX - 1 == -2**31
+    settle_dealer(dealer, seats(-1))
+    assert dealer.account == INT_MAX
+    dealer.account = 1000
+    settle_dealer(dealer, seats(+1)[:1])
+    assert dealer.account == 1000 - INT_MAX  # within the range: settled as before
+    dealer.packed()  # a C int: packs
+
+
 # -- the Monte Carlo report ----------------------------------------------------------------------------------
 def test_ruling_montecarlo_deal() -> None:
     """montecarlo_deal: 'one card at a time, me first; I finish my hand before the dealer draws'."""

@@ -25,13 +25,14 @@ from twentyone.errors import strategy_text
 from twentyone.legality import Foul, dealer_may_choose
 from twentyone.match import Seating
 from twentyone.roundlog import RoundLog
-from twentyone.rules import PRESETS, Rules
+from twentyone.rules import INT_MAX, PRESETS, Rules
 from twentyone.seat import Seat
 from twentyone.table import StrategyFault, Table
 from twentyone.view import TableSeatView
 
 __all__ = ["LianzhongTable", "LianzhongResult", "LianzhongInterrupted", "DealerView", "play_lianzhong",
-           "next_dealer", "dealing_order", "dealer_may_choose", "auto_player_action", "auto_dealer_action",
+           "next_dealer", "settle_dealer", "dealing_order", "dealer_may_choose", "auto_player_action",
+           "auto_dealer_action",
            "LIANZHONG", "MIN_PLAYERS", "MAX_PLAYERS"]
 
 LIANZHONG: Final = PRESETS["lianzhong"]
@@ -47,6 +48,13 @@ def auto_player_action(total: int) -> str:
 def auto_dealer_action(total: int) -> str:
     """托管 for the dealer (庄家): hit below 17, stand from 17."""
     return "h" if total < 17 else "s"
+
+
+def settle_dealer(dealer: Seat, players: Sequence[Seat]) -> None:
+    """The dealer's money after a round: minus what the players won (**lianzhong_settlement**), kept within a C
+    ``int`` as every account (**account_limit**): a function set is shown the dealer's ``Player`` too."""
+    money = dealer.account - sum(s.account - s.account_before for s in players)
+    dealer.account = min(INT_MAX, max(-INT_MAX - 1, money))
 
 
 def next_dealer(seats: Sequence[int], dealer: int, n: int) -> int:
@@ -313,7 +321,7 @@ def play_lianzhong(seatings: Sequence[Seating], seed: int, rounds: int, rules: R
             except KeyboardInterrupt:
                 table.void_round(active)
                 raise
-            table.dealer.account -= sum(s.account - s.account_before for s in active)
+            settle_dealer(table.dealer, active)
             stopped = False
             try:
                 table.show_all(bets_follow=False)

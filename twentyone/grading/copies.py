@@ -31,10 +31,15 @@ COPY_NOTE = ("identical to another hand-in of the class (the same code, line end
 
 
 def code_of(store: Store) -> dict[str, str]:
-    """Each graded submission's code as stored (its language and its text, line ends made alike), by name: two
-    submissions with the same are identical copies."""
-    return {s.name: s.language + "\n" + s.text.replace("\r\n", "\n") for s in store.sources()
-            if s.role == "submission"}
+    """Each graded submission's code, by name: two submissions with the same are identical copies, as the grade
+    found them (``grader.program_key``, RULES.md **grade_copies**: a C file by the program it builds, a Python file
+    byte for byte), so that a tournament shares places only between the copies that played as one.  A run stored
+    before the grade kept its copies falls back on the stored text, line ends made alike."""
+    names = [s for s in store.sources() if s.role == "submission"]
+    twins = store.meta("copies")
+    if isinstance(twins, dict):
+        return {s.name: "copy of " + str(twins.get(s.name, s.name)) for s in names}
+    return {s.name: s.language + "\n" + s.text.replace("\r\n", "\n") for s in names}
 
 
 def copies_of(entries: Sequence[EntryRow], code: Mapping[str, str | None]) -> dict[str, str]:

@@ -267,7 +267,8 @@ def write_pages(found: list[Judgement], store: Store, out: Path) -> list[Path]:
             parts.append(f"<h2>{escape(j.name)}: the compiler's messages</h2><pre>{escape(j.messages)}</pre>")
     written = [out / "index.html"]
     (out / "index.html").write_text(_page(title, "\n".join(parts), SORT_JS), encoding="utf-8")
-    with open(out / "results.csv", "w", encoding="utf-8", newline="") as f:
+    # UTF-8 with a BOM, as grade's scores.csv: Excel on a Chinese Windows reads a CSV without one as GBK.
+    with open(out / "results.csv", "w", encoding="utf-8-sig", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["name", "solution", "kind", "verdict", "passed", "tests", "reason"]
                    + [f"test{k}" for k in range(1, n + 1)])

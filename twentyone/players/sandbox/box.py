@@ -572,8 +572,8 @@ def zygote(package_root: Path) -> Zygote | None:
 
 #: The fork servers of compiled submissions' box programs (``program_zygote``), the most recent last.
 _PROGRAMS: OrderedDict[str, Zygote] = OrderedDict()
-#: How many of them one engine process keeps (a grading worker's cached submissions, and a few more).
-PROGRAM_ZYGOTES = 12
+#: How many one engine keeps: more than a grading worker's strategies (``runner.CACHE_SIZE``): a tournament seats all.
+PROGRAM_ZYGOTES = 40
 
 
 def program_zygote(program: str) -> Zygote | None:
