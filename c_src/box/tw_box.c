@@ -4,7 +4,8 @@
  * moving the student's initialisers (constructors, C++ static initialisers: .init_array, .ctors,
  * .preinit_array) into sections of their own and refusing anything else that would run before main
  * (.init/.fini code, ifunc resolvers).  So nothing of the student's runs before main() has confined the
- * process.  The engine (twentyone/players/sandbox/box.py) starts it afresh for every match with
+ * process.  For every match the engine (twentyone/players/sandbox/box.py) has a box forked by the program's
+ * fork server (below), or starts one afresh, with
  *   0 a pipe at end of file   1, 2 the match's capture file   3 the request pipe   4 the reply pipe
  * (each its own: no other process holds any of them but the engine)
  * and an empty environment, and writes the configuration (tw_confine.h) on the request pipe.  Then:
