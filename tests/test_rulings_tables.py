@@ -449,7 +449,7 @@ def test_ruling_lianzhong_money() -> None:
     assert LianzhongResult(0, 1, "rounds", 1000, {1: 1000, 2: 1000}, {}, {}).ranking() == [(1, 1), (1, 2)]
 
 
-def test_ruling_lianzhong_money_keeps_the_dealer_within_an_int() -> None:
+def test_lianzhong_dealers_money_stays_within_an_int() -> None:
     """lianzhong_money and account_limit: 'like every account, the dealer's stays within a C int' -- three players
     who each win or lose 2,147,483,647 take the dealer past neither end (its Player record is packed as an int for
     every function set's show)."""
