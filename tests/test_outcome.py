@@ -59,3 +59,61 @@ def test_rank_zero_from_a_damaged_store_is_refused(tmp_path: Path) -> None:
         keys = [r.key for r in s.matches()]
         (d,) = s.damaged.values()
         assert keys == ["k2"] and "match 'k1' (of li) is damaged (ranks [0, 1] of 2 seats)" in d.line(s.path)
+
+
+def _asdict_form(o: MatchOutcome) -> dict[str, object]:
+    """The stored form as ``to_dict`` made it with ``dataclasses.asdict`` before it was written out by hand."""
+    from dataclasses import asdict
+
+    d = asdict(o)
+    del d["key"], d["info"]
+    d["seat"] = o.info.seat
+    if o.trace:
+        d["trace"] = [r.to_list() for r in o.trace]
+    else:
+        del d["trace"]
+    for name, keep in (("log", o.log), ("ev_lost", o.ev_lost), ("ev_hands", o.ev_lost),
+                       ("wall_timeouts", any(o.wall_timeouts))):
+        if not keep:
+            del d[name]
+    return d
+
+
+def test_the_stored_form_is_the_same_text_as_before() -> None:
+    """``to_dict`` writes every field out by hand (``asdict`` was most of the grading process's time): a stored row
+    is still the same text, key for key in the same order, with every optional part present or absent, and it
+    shares no list with the outcome (a record changed later would change what was stored)."""
+    import json
+
+    from twentyone.grading.similarity.traces import TraceRound
+
+    base = replace(outcome([2, 1], faults=["crash", None], fouls=[2, 0], seat=1, purpose="beat_stand"),
+                   incidents=[_incident(1, 4, "illegal_action"), replace(_incident(1, 9, "crash"), asked="bet",
+                                                                          answer="x")],
+                   bankroll=[[990, 1010], [980, 1020]], error=None, replay="confirmed", first_fault="timeout")
+    variants = [base, replace(base, log="eJwLAAAA"), replace(base, ev_lost=[0.5, 0.0], ev_hands=[10, 12]),
+                replace(base, wall_timeouts=[True, False]), replace(base, wall_timeouts=[False, False]),
+                replace(base, incidents=[], bankroll=[], replay=None, info=replace(base.info, seat=None))]
+    traced = [TraceRound.from_list(r) for r in _trace_rows()]
+    variants.append(replace(base, trace=tuple(traced)))
+    for o in variants:
+        got = o.to_dict()
+        assert json.dumps(got) == json.dumps(_asdict_form(o))
+        assert json.dumps(MatchOutcome.from_dict(got, o.key, o.info).to_dict()) == json.dumps(got)
+        if got["incidents"]:
+            got["incidents"][0]["record"]["players"].append("changed")
+        assert all(i.record["players"] == [] for i in o.incidents)
+
+
+def _trace_rows() -> list[list[object]]:
+    """Two rounds of a decision trace as stored (``TraceRound.to_list``), taken from a traced match."""
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.plan import criterion_job
+    from twentyone.grading.runner import play_job
+
+    cfg = GradingConfig(seed=3)
+    job = criterion_job(cfg, "beat_stand", cfg.win_criteria()["beat_stand"], "s",
+                        str(Path(__file__).parent / "fixtures" / "c" / "students" / "basic.c") + ":1", 0, None)
+    played = play_job(job)
+    assert played.trace
+    return [r.to_list() for r in played.trace[:2]]

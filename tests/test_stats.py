@@ -56,3 +56,55 @@ def test_decide_is_borderline_at_the_maximum() -> None:
     v = decide(894, 1000, 0.9, 200, 1000)
     assert v.status == "borderline" and v.low < 0.9 < v.high
     assert decide(715, 800, 0.9, 200, 1000).status == "open"
+
+
+@given(st.lists(st.sampled_from(["win", "tie", "loss"]), min_size=1, max_size=400), st.data())
+def test_a_memo_judges_growing_results_as_judging_from_match_0(played: list[str], data: st.DataObject) -> None:
+    """The grader judges a criterion after every task with a memo (``rubric.SequentialMemo``) that goes on where the
+    last look stopped: every judgement is the one made from match 0, as results arrive out of order and in steps of
+    any size, with faulted matches, and when a result already used is replaced (a replay's), it starts again."""
+    from dataclasses import replace
+
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.rubric import Result, SequentialMemo, judge_batches
+
+    crit = data.draw(st.sampled_from([GradingConfig().beat_stand, GradingConfig().beat_basic]))
+    crit = replace(crit, max_matches=data.draw(st.sampled_from([40, 200, 1000])))
+    order = data.draw(st.permutations(range(len(played))))
+    faulted = {i for i in range(len(played)) if played[i] == "loss" and data.draw(st.booleans())}
+    faulted |= set(range(min(len(played), data.draw(st.integers(0, 12)))))  # a run of faults opening it
+    memo = SequentialMemo()
+    results: dict[int, Result] = {}
+    seen: set[int] = set()
+    k = 0
+    while k < len(order):
+        step = data.draw(st.integers(1, 30))
+        for i in order[k:k + step]:
+            results[i] = Result("loss") if i in faulted else Result(played[i])
+            seen.add(i)
+        k += step
+        if results and data.draw(st.integers(0, 9)) == 0:  # a replayed match's result replaces the first
+            i = data.draw(st.sampled_from(sorted(results)))
+            results[i] = data.draw(st.sampled_from(list(Result)))
+            faulted.discard(i)  # (a time-out cleared by its replay: a loss may stay a loss, unfaulted)
+            if data.draw(st.booleans()):
+                faulted.add(i)
+        shown = {i for i in faulted if i in results and results[i] == Result.LOSS}
+        fresh = judge_batches(results, crit, "half", shown)
+        kept = judge_batches(results, crit, "half", shown, memo)
+        assert (kept.verdict, kept.running, kept.needed, kept.by_faults, kept.step) == (
+            fresh.verdict, fresh.running, fresh.needed, fresh.by_faults, fresh.step)
+
+
+def test_a_memo_sees_a_loss_become_a_fault() -> None:
+    """Match 1 of ``beat_stand`` replayed, a loss both times, but a fault the second time: the first two matches are
+    then a run of faults, which fails the criterion (**grade_faults**), with a memo as without one."""
+    from twentyone.grading.config import GradingConfig
+    from twentyone.grading.rubric import Result, SequentialMemo, judge_batches
+
+    crit = GradingConfig().beat_stand
+    memo = SequentialMemo()
+    results = dict.fromkeys(range(6), Result.LOSS)
+    assert not judge_batches(results, crit, "half", {0}, memo).decided
+    again = judge_batches(results, crit, "half", {0, 1}, memo)
+    assert again.by_faults == 2 and again.verdict is not None and again.verdict.status == "fail"

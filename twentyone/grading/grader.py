@@ -31,7 +31,7 @@ from twentyone.grading.copies import copies_of, mirror
 from twentyone.grading.notes import named, source_notes
 from twentyone.grading.outcome import EntryKind, MatchOutcome, counted_incidents
 from twentyone.grading.plan import SEED_OFFSET, MatchJob, criterion_job, legal_job, tournament_jobs
-from twentyone.grading.rubric import Result, faulted_in, fewest_counted, judge_batches, winner_of
+from twentyone.grading.rubric import Result, SequentialMemo, faulted_in, fewest_counted, judge_batches, winner_of
 from twentyone.grading.runner import drive
 from twentyone.grading.stats import Verdict
 from twentyone.grading.standings import judge_tournament, matches_per_unit
@@ -180,6 +180,8 @@ class _Progress:
     faulted: set[int] = field(default_factory=set)
     issued: set[int] = field(default_factory=set)
     verdict: Verdict | None = None
+    #: Where the sequential test stopped on ``results`` (``rubric.SequentialMemo``): judged again, it goes on.
+    memo: SequentialMemo = field(default_factory=SequentialMemo)
 
     def record(self, idx: int, outcome: MatchOutcome, seat: int) -> None:
         """Note match ``idx``'s result for the submission at ``seat``."""
@@ -319,7 +321,7 @@ class Grader:
         """Decide ``p`` as far as its stored results allow; return the jobs its next batch still needs."""
         if p.verdict is not None:
             return []
-        j = judge_batches(p.results, p.crit, self.config.ties, p.faulted)
+        j = judge_batches(p.results, p.crit, self.config.ties, p.faulted, p.memo)
         if j.decided:
             p.verdict = j.verdict
             return []

@@ -6,8 +6,9 @@ with ``MatchOutcome.from_dict``, so every side holds the same typed value, never
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Container
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -104,20 +105,25 @@ class MatchOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form: the outcome without its key and job info (which have their own columns),
-        plus the subject's ``seat``."""
-        d = asdict(self)
-        del d["key"], d["info"]
-        d["seat"] = self.info.seat
+        plus the subject's ``seat``.  Written out field by field (``dataclasses.asdict`` deep-copies every list,
+        and the grading process stores every match: it was most of that process's time); the keys in field order,
+        as ``asdict`` gave them, so a stored row is the same text (``test_outcome``)."""
+        d: dict[str, Any] = {
+            "reason": self.reason, "rounds": self.rounds, "accounts": list(self.accounts), "ranks": list(self.ranks),
+            "seat_rounds": list(self.seat_rounds), "fouls": list(self.fouls), "faults": list(self.faults),
+            "fault_details": list(self.fault_details), "bankroll": [list(h) for h in self.bankroll],
+            "incidents": [{"seat": i.seat, "round": i.round, "foul": i.foul, "record": copy.deepcopy(i.record),
+                           "asked": i.asked, "answer": i.answer} for i in self.incidents],
+            "error": self.error, "replay": self.replay, "first_fault": self.first_fault}
         if self.trace:
             d["trace"] = [r.to_list() for r in self.trace]
-        else:
-            del d["trace"]
-        if not self.log:
-            del d["log"]
-        if not self.ev_lost:
-            del d["ev_lost"], d["ev_hands"]
-        if not any(self.wall_timeouts):
-            del d["wall_timeouts"]
+        if self.log:
+            d["log"] = self.log
+        if self.ev_lost:
+            d["ev_lost"], d["ev_hands"] = list(self.ev_lost), list(self.ev_hands)
+        if any(self.wall_timeouts):
+            d["wall_timeouts"] = list(self.wall_timeouts)
+        d["seat"] = self.info.seat
         return d
 
     @classmethod

@@ -19,7 +19,8 @@ from twentyone.grading.sequential import UNIT, SequentialTest, Step
 from twentyone.grading.stats import Decision, Verdict, decide, lower_tail_bound, wilson
 
 __all__ = ["Result", "pair_result", "winner_of", "faulted_in", "win_value", "Judgement", "judge_batches",
-           "judge_sequential", "judge_looks", "fault_run", "early_fail_most", "fewest_counted", "win_step", "ASK"]
+           "judge_sequential", "SequentialMemo", "judge_looks", "fault_run", "early_fail_most", "fewest_counted",
+           "win_step", "ASK"]
 
 
 class Result(StrEnum):
@@ -190,50 +191,76 @@ RUNNING_EVERY = 10
 
 
 def judge_batches(results: Mapping[int, Result], crit: WinRate, ties: str,
-                  faulted: Container[int] = frozenset()) -> Judgement:
+                  faulted: Container[int] = frozenset(), memo: SequentialMemo | None = None) -> Judgement:
     """Apply the decision rule of ``crit`` (RULES.md, **grade_decision**) to the results of matches 0, 1, 2 ...: the
     sequential test (``judge_sequential``) or the looks (``judge_looks``).  ``verdicts.worded`` says it in words."""
-    return (judge_sequential if crit.rule == "sequential" else judge_looks)(results, crit, ties, faulted)
+    if crit.rule == "sequential":
+        return judge_sequential(results, crit, ties, faulted, memo)
+    return judge_looks(results, crit, ties, faulted)
+
+
+@dataclass
+class SequentialMemo:
+    """Where ``judge_sequential`` stopped on a criterion's results, so that the next call, with more results, goes on
+    from there instead of from match 0 (the grader judges a criterion after every task: from 0 each time, that was
+    quadratic in its matches).  ``seen`` holds each match's (value, faulted) as used, to check they are unchanged."""
+
+    seen: list[tuple[float, bool]] = field(default_factory=list)
+    wins: float = 0.0
+    unit: float = 0.0
+    test: SequentialTest | None = None
+    running: list[tuple[int, float, float, float]] = field(default_factory=list)
+    step: Step | None = None
 
 
 def judge_sequential(results: Mapping[int, Result], crit: WinRate, ties: str,
-                     faulted: Container[int] = frozenset()) -> Judgement:
+                     faulted: Container[int] = frozenset(), memo: SequentialMemo | None = None) -> Judgement:
     """The sequential test (``grading.sequential``) on the results of matches 0, 1, 2 ... in index order, one seed
     (``UNIT`` matches) at a time: pass or fail as soon as a bet reaches its bar, borderline at ``max_matches``.  A
     criterion whose first ``fault_run`` matches the submission all faulted in fails there (``Judgement.by_faults``;
-    RULES.md, **grade_faults**)."""
+    RULES.md, **grade_faults**).  ``memo``: kept by the caller between calls on the same criterion's growing results;
+    the judgement is the same with it as without."""
     j = Judgement(None)
     run = fault_run(crit)
-    test = SequentialTest(crit.threshold, crit.zone, crit.pass_error, crit.fail_error)
-    wins = 0.0
-    unit = 0.0
-    k = 0
+    m = memo if memo is not None else SequentialMemo()
+    k = len(m.seen)
+    if m.test is None or any(i not in results or (win_value(results[i], ties), i in faulted) != m.seen[i]
+                             for i in range(k)):
+        m.seen, m.wins, m.unit, m.running, m.step, k = [], 0.0, 0.0, [], None, 0
+        m.test = SequentialTest(crit.threshold, crit.zone, crit.pass_error, crit.fail_error)
+    test = m.test
     while k < crit.max_matches and k in results:
         value = win_value(results[k], ties)
-        wins += value
-        unit += value
+        m.seen.append((value, k in faulted))
+        m.wins += value
+        m.unit += value
         k += 1
         if k == run and all(i in faulted for i in range(run)):
-            j.verdict = Verdict(Decision.FAIL, k, *wilson(wins, k, crit.confidence))
+            j.verdict = Verdict(Decision.FAIL, k, *wilson(m.wins, k, crit.confidence))
             j.needed, j.by_faults = k, k
+            j.running, j.step = list(m.running), m.step
+            m.test = None  # decided: a later call judges from match 0 again
             return j
         if k % UNIT:
             continue
-        j.step = test.add(unit / UNIT)
-        unit = 0.0
-        if j.step.verdict or k % RUNNING_EVERY == 0:
-            j.running.append((k, *wilson(wins, k, crit.confidence)))
-        if j.step.verdict:
-            j.verdict = Verdict(Decision(j.step.verdict), k, *wilson(wins, k, crit.confidence))
+        m.step = test.add(m.unit / UNIT)
+        m.unit = 0.0
+        if m.step.verdict or k % RUNNING_EVERY == 0:
+            m.running.append((k, *wilson(m.wins, k, crit.confidence)))
+        if m.step.verdict:
+            j.verdict = Verdict(Decision(m.step.verdict), k, *wilson(m.wins, k, crit.confidence))
             j.needed = k
+            j.running, j.step = list(m.running), m.step
+            m.test = None
             return j
+    j.running, j.step = list(m.running), m.step
     if k >= crit.max_matches:
-        j.verdict = Verdict(Decision.BORDERLINE, k, *wilson(wins, k, crit.confidence))
+        j.verdict = Verdict(Decision.BORDERLINE, k, *wilson(m.wins, k, crit.confidence))
         if not j.running or j.running[-1][0] != k:
             j.running.append((k, j.verdict.rate, j.verdict.low, j.verdict.high))
         j.needed = k
         return j
-    j.verdict = Verdict(Decision.OPEN, k, *wilson(wins, k, crit.confidence)) if k else None
+    j.verdict = Verdict(Decision.OPEN, k, *wilson(m.wins, k, crit.confidence)) if k else None
     j.needed = min(crit.max_matches, k - k % UNIT + ASK)
     return j
 
