@@ -617,6 +617,7 @@ def test_cluster_address_sends_the_work_to_a_running_scheduler(tmp_path: Path) -
     assert _scores(tmp_path / "d") == _scores(tmp_path / "l")
 
 
+@pytest.mark.slow  # over 10 s (make test runs it; make test-fast does not)
 def test_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     """A scheduler address nobody answers on is one clear line, not a traceback."""
     require_module("dask.distributed")

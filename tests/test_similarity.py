@@ -383,6 +383,7 @@ def test_a_store_without_sources_or_traces_still_reports(tmp_path: Path) -> None
     assert (tmp_path / "pages" / PAGE) in written
 
 
+@pytest.mark.slow  # over 10 s (make test runs it; make test-fast does not)
 def test_similar_command_line_sandboxed_json(tmp_path: Path) -> None:
     """`twentyone similar --json` plays in the sandbox by default and prints the ranked pairs; bad input is one line."""
     require_seccomp()
