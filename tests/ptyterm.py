@@ -65,8 +65,25 @@ class Terminal:
         os.write(self.fd, line.encode("utf-8") + b"\r")
 
     def ctrl(self, key: str) -> None:
-        """Ctrl-C (``c``) or Ctrl-D (``d``)."""
+        """Ctrl-C (``c``) or Ctrl-D (``d``), once the command waits for the keyboard, as a person presses it: a
+        question is on the screen before the command reads its answer, and CPython's ``input()`` loses a SIGINT
+        that comes between the two (the signal's flag is set, then the read blocks; a person would press again)."""
+        self.waiting()
         os.write(self.fd, {"c": b"\x03", "d": b"\x04"}[key])
+
+    def waiting(self, within: float = 5.0) -> None:
+        """Return once the command is asleep (blocked, as on a read of the keyboard) at two looks 20 ms apart, or
+        after ``within`` seconds."""
+        deadline = time.monotonic() + within
+        asleep = 0
+        while time.monotonic() < deadline and asleep < 2:
+            try:
+                with open(f"/proc/{self.pid}/stat", "rb") as f:
+                    state = f.read().rsplit(b")", 1)[1].split()[0]
+            except OSError:
+                return
+            asleep = asleep + 1 if state == b"S" else 0
+            time.sleep(0.02)
 
     def wait(self) -> int:
         """Read to the end and return the exit status."""
