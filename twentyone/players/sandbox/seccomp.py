@@ -458,10 +458,10 @@ def _chain(entries: list[tuple[int, list[tuple[int, int, int, int]]]], deny: int
 def _tree(entries: list[tuple[int, list[tuple[int, int, int, int]]]], deny: int) -> list[tuple[int, int, int, int]]:
     """The calls' blocks as a binary search over their numbers (``entries`` sorted by number, A holding it): at most
     ``_LEAF`` comparisons at the end of each of about log2(calls / _LEAF) halvings, where a chain made the kernel
-    walk every call before it.  The kernel walks the whole program for every call number when it loads it (the
-    cache of calls always allowed): a chain cost a box about 0.2 ms of CPU there, a tree a tenth of that.  Each
-    halving is ``jge pivot`` falling through to a jump (32-bit) over the lower half, since a conditional jump
-    reaches 255 instructions at most."""
+    walk every call before it.  The kernel walks the program for every call number when it loads it (the cache of
+    calls always allowed): a bare child's fork, load and exit took 250 us of CPU with the chain, 175 with the tree
+    (80 with a filter of one instruction).  Each halving is ``jge pivot`` jumping over the lower half, or, where
+    that half is longer than a conditional jump reaches (255 instructions), falling through to a ``ja`` over it."""
     if len(entries) <= _LEAF:
         prog: list[tuple[int, int, int, int]] = []
         for nr, body in entries:
