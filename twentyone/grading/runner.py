@@ -610,6 +610,9 @@ def _dask_client(address: str, n_workers: int) -> tuple[Any, Any]:
     except ImportError:
         raise TwentyOneError("--cluster dask needs Dask: pip install -e '.[dask]'") from None
     if address:
+        refused = _refused(address)
+        if refused:
+            raise TwentyOneError(f"cannot reach the Dask scheduler at {address!r}: {refused}")
         try:
             return Client(address, timeout=10), None
         except OSError as e:
@@ -619,6 +622,26 @@ def _dask_client(address: str, n_workers: int) -> tuple[Any, Any]:
     for i, address in enumerate(sorted(client.scheduler_info()["workers"])):
         client.run(_pin_worker, i, sorted(allowed_cpus()), workers=[address])
     return client, cluster
+
+
+def _refused(address: str) -> str:
+    """Why a TCP scheduler ``address`` refuses a connection at once (nothing listens there: said now, not after the
+    client's 10 s of retries), or '' (it may be reached, or is not TCP: the client tries)."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, where = parse_address(address)
+        if scheme != "tcp":
+            return ""
+        host, port = parse_host_port(where)
+        socket.create_connection((host, int(port)), timeout=2).close()
+    except ConnectionRefusedError:
+        return "the connection was refused (is its scheduler running?)"
+    except (OSError, ValueError, TypeError):
+        return ""
+    return ""
 
 
 def _local_pool(workers: int) -> ProcessPoolExecutor:
