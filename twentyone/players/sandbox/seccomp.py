@@ -434,12 +434,12 @@ def _libseccomp_numbers() -> tuple[dict[str, int], int] | None:
     return numbers, int(lib.seccomp_arch_native())
 
 
-def _block(nr: int, body: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
-    """``if (nr == NR) { body }``: every path of ``body`` ends in a return, so it may reload A freely; the next
-    block must then reload the call's number."""
+def _block(nr: int, body: list[tuple[int, int, int, int]], reload: bool = True) -> list[tuple[int, int, int, int]]:
+    """``if (nr == NR) { body }``: every path of ``body`` ends in a return, so it may reload A freely; with ``reload``
+    the call's number is loaded again after it (as the chain has it; A still holds it where the block is skipped)."""
     if len(body) > 255:
         raise ValueError("a block of the filter is too long")
-    return [(_JEQ_K, 0, len(body), nr), *body, (_LD_W_ABS, 0, 0, _NR)]
+    return [(_JEQ_K, 0, len(body), nr), *body, *([(_LD_W_ABS, 0, 0, _NR)] if reload else [])]
 
 
 #: Calls a leaf of the filter's search tree tests one after another.
@@ -463,11 +463,7 @@ def _tree(entries: list[tuple[int, list[tuple[int, int, int, int]]]], deny: int)
     (80 with a filter of one instruction).  Each halving is ``jge pivot`` jumping over the lower half, or, where
     that half is longer than a conditional jump reaches (255 instructions), falling through to a ``ja`` over it."""
     if len(entries) <= _LEAF:
-        prog: list[tuple[int, int, int, int]] = []
-        for nr, body in entries:
-            if len(body) > 255:
-                raise ValueError("a block of the filter is too long")
-            prog += [(_JEQ_K, 0, len(body), nr), *body]  # a block always returns: A is still the number after it
+        prog = [insn for nr, body in entries for insn in _block(nr, body, reload=False)]
         return prog + [(_RET_K, 0, 0, deny)]
     half = len(entries) // 2
     low, high = _tree(entries[:half], deny), _tree(entries[half:], deny)
