@@ -194,6 +194,8 @@ def test_a_failed_write_is_one_line_and_keeps_what_was_stored(tmp_path: Path) ->
 
 #: Runs ``twentyone`` (argv[2:]) and kills itself with SIGKILL at the argv[1]-th call of a method of an SQLite
 #: connection (execute, executescript, commit ...): ``kill -9`` at an exact instant of the store's creation.
+#: The counting profile is installed when the first connection is opened (no such call comes before it): the
+#: command's start-up runs at full speed.
 _KILL_AT_CALL = r"""
 import os, signal, sqlite3, sys
 target, seen = int(sys.argv[1]), [0]
@@ -204,7 +206,13 @@ def profile(frame, event, arg):
         if seen[0] == target:
             os.kill(os.getpid(), signal.SIGKILL)
 
-sys.setprofile(profile)
+connect = sqlite3.connect
+
+def counted(*args, **kwargs):
+    sys.setprofile(profile)
+    return connect(*args, **kwargs)
+
+sqlite3.connect = counted
 from twentyone.cli import main
 sys.exit(main(sys.argv[2:]))
 """

@@ -25,22 +25,29 @@ __all__ = ["Optimal", "evs_of"]
 
 _TEN: Final = str.maketrans("JQK", "TTT")
 _MAX_DECKS: Final = 8
-#: (options, hand as sorted ranks, up rank) -> EV of stand, hit, double, split, surrender (None: not allowed).
-_CACHE: dict[tuple[AnalysisRules, str, str], tuple[float | None, ...]] = {}
+_Evs = tuple[float | None, ...]
+#: options -> (hand as sorted ranks, up rank) -> EV of stand, hit, double, split, surrender (None: not allowed).
+#: One table per options, so that a decision hashes two short strings, not the options' fractions.
+_CACHE: dict[AnalysisRules, dict[tuple[str, str], _Evs]] = {}
 
 
-def evs_of(opts: AnalysisRules, cards: str, up: str) -> tuple[float | None, ...]:
+def evs_of(opts: AnalysisRules, cards: str, up: str) -> _Evs:
     """The exact EVs (stand, hit, double, split, surrender) of ``cards`` against ``up``, cached."""
+    return _cached(_CACHE.setdefault(opts, {}), opts, cards, up)
+
+
+def _cached(table: dict[tuple[str, str], _Evs], opts: AnalysisRules, cards: str, up: str) -> _Evs:
+    """``evs_of`` with ``opts``' table of the cache already found."""
     hand = "".join(sorted(cards.translate(_TEN)))
     up = up.translate(_TEN)
-    key = (opts, hand, up)
-    got = _CACHE.get(key)
+    key = (hand, up)
+    got = table.get(key)
     if got is None:
         from twentyone.analysis.exact import decision_evs  # loads the compiled analyser on first use
 
         d = decision_evs(hand, up, opts)
         got = (d.stand, d.hit, d.double, d.split, d.surrender)
-        _CACHE[key] = got
+        table[key] = got
     return got
 
 
@@ -52,12 +59,15 @@ class Optimal(Strategy):
     def __init__(self) -> None:
         self._opts: AnalysisRules | None = None
         self._for: tuple[object, int] | None = None
+        self._table: dict[tuple[str, str], _Evs] = {}
 
     def _options(self, view: SeatView) -> AnalysisRules:
-        key = (view.rules, view.decks)
-        if self._opts is None or self._for != key:
-            self._opts = AnalysisRules.of(replace(view.rules, decks=min(view.decks, _MAX_DECKS)))
-            self._for = key
+        rules, decks = view.rules, view.decks
+        key = self._for
+        if self._opts is None or key is None or key[0] is not rules or key[1] != decks:
+            self._opts = AnalysisRules.of(replace(rules, decks=min(decks, _MAX_DECKS)))
+            self._for = (rules, decks)
+            self._table = _CACHE.setdefault(self._opts, {})
         return self._opts
 
     def decide(self, view: SeatView) -> str:
@@ -70,7 +80,8 @@ class Optimal(Strategy):
             return "p"  # a pair dealt to a split hand is split again whenever allowed
         allowed = (True, True, view.can_double, view.can_split and not split_hand,
                    view.can_surrender and not split_hand)
-        evs = evs_of(self._options(view), cards, view.up_card)
+        opts = self._options(view)
+        evs = _cached(self._table, opts, cards, view.up_card)
         best, best_v = 0, evs[0]
         for i in range(1, 5):
             v = evs[i]
