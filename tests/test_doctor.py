@@ -113,3 +113,36 @@ def test_the_verdict_is_kept_per_host_configuration(monkeypatch: pytest.MonkeyPa
     assert path.is_file() and json.loads(path.read_text())["host"] == v.host
     monkeypatch.setenv("TWENTYONE_USERNS", "0" if os.environ.get("TWENTYONE_USERNS", "1") != "0" else "1")
     assert doctor._verdict_file() != path
+
+
+# -- what the doctor sees from outside ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["kill", "ptrace", "prlimit", "fsetown", "write", "create", "connect"])
+def test_a_probe_that_gets_out_is_seen_from_outside(name: str) -> None:
+    """With every layer off, a probe aimed outside gets out, and the doctor sees its effect itself (the victim
+    ended, stopped, traced or limited; the file changed or made; the port reached), not only the box's word."""
+    program = probes.probe_program()
+    with probes.targets() as t:
+        outcome = probes._run(program, name, t, probes.ALL_LAYERS)
+        assert not outcome.held and outcome.how == "GOT OUT (seen from outside)", outcome
+
+
+@pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGTERM", "SIGSTOP", "SIGIO"])
+def test_the_victim_is_watched_until_it_has_taken_what_was_sent(signal_name: str) -> None:
+    """A signal sent to the victim just before the doctor looks is seen (the victim is not settled while it is
+    pending or being acted on); a victim left alone is settled, and nothing is seen."""
+    import signal as signals
+
+    with probes.targets() as t:
+        kill = probes._PROBES["kill"]
+        assert not probes._witnessed(kill, t) and t.victim_settled()
+        os.kill(t.victim.pid, getattr(signals, signal_name))
+        assert probes._witnessed(kill, t), signal_name
+
+
+def test_a_probe_with_nothing_outside_to_see_is_not_watched() -> None:
+    """read, env, fork ... have no outside effect: the doctor does not wait for one (their answer decides)."""
+    with probes.targets() as t:
+        for name in ("read", "env", "fork", "mem", "nap"):
+            assert probes._PROBES[name].escaped is None and not probes._witnessed(probes._PROBES[name], t)
