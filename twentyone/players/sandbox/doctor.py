@@ -28,8 +28,8 @@ from pathlib import Path
 from twentyone.errors import PlayerSpecError
 from twentyone.players.sandbox import landlock
 from twentyone.players.sandbox.box import Layers, landlock_cap, userns_allowed
-from twentyone.players.sandbox.probes import (LAYERS, LIMITS, Outcome, host_layers, layer_alone, observe, probe_program,
-                                              start_box, targets, every_probe)
+from twentyone.players.sandbox.probes import (LAYERS, LIMITS, Outcome, host_layers, layer_alone, observe,
+                                              probe_program, start_box, targets, every_probe)
 from twentyone.players.sandbox.seccomp import build_filter, filter_architecture
 
 __all__ = ["Verdict", "Row", "examine", "verdict", "layers_line", "main"]

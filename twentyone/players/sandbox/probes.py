@@ -203,6 +203,11 @@ class _Probe:
     inherit: bool = False
 
 
+def _reached(t: Targets) -> bool:
+    """The effect of a probe aimed at the victim process (``_witnessed`` waits for the victim to settle)."""
+    return t.victim_changed()
+
+
 _PROBES: dict[str, _Probe] = {
     "read": _Probe("read a file of the grader's", lambda t: f"read:{t.secret}"),
     "stat": _Probe("look up a file of the grader's by name", lambda t: f"stat:{t.secret}"),
@@ -210,17 +215,15 @@ _PROBES: dict[str, _Probe] = {
     "write": _Probe("change a file of the grader's", lambda t: f"write:{t.target}",
                     lambda t: t.target.read_text() != "unchanged"),
     "create": _Probe("create a file", lambda t: f"create:{t.created}", lambda t: t.created.exists()),
-    "kill": _Probe("signal another process", lambda t: f"kill:{t.victim.pid}", lambda t: t.victim_changed()),
+    "kill": _Probe("signal another process", lambda t: f"kill:{t.victim.pid}", _reached),
     "fsetown": _Probe("signal another process through a descriptor's owner (F_SETOWN, O_ASYNC)",
-                      lambda t: f"fsetown:{t.victim.pid}", lambda t: t.victim_changed(), kind="owner"),
-    "setownex": _Probe("the same through F_SETOWN_EX", lambda t: f"setownex:{t.victim.pid}",
-                       lambda t: t.victim_changed(), kind="owner"),
+                      lambda t: f"fsetown:{t.victim.pid}", _reached, kind="owner"),
+    "setownex": _Probe("the same through F_SETOWN_EX", lambda t: f"setownex:{t.victim.pid}", _reached, kind="owner"),
     "fioasync": _Probe("the same through ioctl FIOSETOWN and FIOASYNC", lambda t: f"fioasync:{t.victim.pid}",
-                       lambda t: t.victim_changed(), kind="owner"),
+                       _reached, kind="owner"),
     "engine": _Probe("signal its own engine through a descriptor's owner", kind="engine"),
-    "ptrace": _Probe("trace another process", lambda t: f"ptrace:{t.victim.pid}", lambda t: t.victim_changed()),
-    "prlimit": _Probe("change another process's limits", lambda t: f"prlimit:{t.victim.pid}",
-                      lambda t: t.victim_changed()),
+    "ptrace": _Probe("trace another process", lambda t: f"ptrace:{t.victim.pid}", _reached),
+    "prlimit": _Probe("change another process's limits", lambda t: f"prlimit:{t.victim.pid}", _reached),
     "mem": _Probe("open the grader's memory", lambda t: f"mem:{os.getpid()}"),
     "fork": _Probe("start a process", lambda t: "fork"),
     "exec": _Probe("run a program", lambda t: "exec:/bin/true"),
@@ -303,7 +306,7 @@ def _witnessed(probe: _Probe, targets: Targets) -> bool:
     escaped = probe.escaped
     if escaped is None:
         return False
-    on_victim = probe.attempt(targets).endswith(f":{targets.victim.pid}")
+    on_victim = escaped is _reached
     end = time.monotonic() + _WATCH
     while True:
         if escaped(targets):
