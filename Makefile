@@ -30,15 +30,17 @@ demo: install c-program
 TEST_WORKERS ?= $(shell echo $$(( 2 * $$(nproc) )))
 PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
-# The package is byte-compiled first (both targets): where PYTHONDONTWRITEBYTECODE is set (as on some CI hosts),
-# every command a test starts would otherwise compile each module it imports again (0.2-0.3 s a command, hundreds).
+# The package is byte-compiled first: where PYTHONDONTWRITEBYTECODE is set (as on some CI hosts), every command a
+# test starts would otherwise compile each module it imports again (0.2-0.3 s a command, hundreds of commands).
+BYTECODE := $(PY) -m compileall -q -j 0 twentyone mycodes
+
 test: install c-program
 	$(VENV)/bin/lint-imports
-	$(PY) -m compileall -q -j 0 twentyone mycodes
+	$(BYTECODE)
 	$(PYTEST)
 
 test-fast: install
-	$(PY) -m compileall -q -j 0 twentyone mycodes
+	$(BYTECODE)
 	$(PYTEST) -m "not slow"
 
 bench: install c-program

@@ -468,10 +468,12 @@ def make_class(folder: Path, n: int = 30, distinct: bool = False) -> list[Path]:
 def bench_grading(runs: int, seconds: float) -> None:
     """Grade 30 generated C submissions with the default budget (sandboxed); then pool vs Dask speed."""
     import os
+    import shutil
     import tempfile
 
     from twentyone.grading.config import GradingConfig
     from twentyone.grading.commands import Execution, grade
+    from twentyone.players.sandbox.doctor import verdict
 
     quiet = Execution(progress=False, warn=lambda m: None)
     with tempfile.TemporaryDirectory() as tmp:
@@ -481,8 +483,6 @@ def bench_grading(runs: int, seconds: float) -> None:
         # The doctor's proof of this host's sandbox is kept per host and version (beside the build cache): the
         # first command that runs unread code after an install finds it, every later grade reads it.  It is timed
         # on its own, and the grades below run with it known.
-        from twentyone.players.sandbox.doctor import verdict
-
         t = time.perf_counter()
         proved = verdict().ok
         print(f"the sandbox's proof on this host (doctor; once per host and version, before the first grade): "
@@ -494,14 +494,13 @@ def bench_grading(runs: int, seconds: float) -> None:
         print(f"grade 30 C submissions, default budget, sandboxed, {os.cpu_count()} workers: {took:.0f} s "
               f"({rep.matches:,} matches, {rep.rounds:,} rounds; target <= 300 s)")
         os.environ["TWENTYONE_CACHE"] = str(root / "cache-distinct")
-        import shutil
-
         shutil.copytree(root / "cache" / "doctor", root / "cache-distinct" / "doctor")  # the host's, not a build
         distinct = make_class(root / "distinct", 30, distinct=True)
         t = time.perf_counter()
         rep = grade(distinct, GradingConfig(seed=2026), root / "out-distinct", False, quiet)
         print(f"grade 30 distinct C submissions (the same, each chart with a cell of its own: 30 programs, not 21, "
-              f"every one compiled): {time.perf_counter() - t:.0f} s ({rep.matches:,} matches; issue 33 target <= 60 s)")
+              f"every one compiled): {time.perf_counter() - t:.0f} s ({rep.matches:,} matches; "
+              "issue 33 target <= 60 s)")
         bench_looper(subs, root, took)
         few = subs[:4]
         for label, ex in (("local pool, 2 workers", Execution(workers=2, progress=False, warn=lambda m: None)),

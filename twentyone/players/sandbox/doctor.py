@@ -28,7 +28,7 @@ from pathlib import Path
 from twentyone.errors import PlayerSpecError
 from twentyone.players.sandbox import landlock
 from twentyone.players.sandbox.box import Layers, landlock_cap, userns_allowed
-from twentyone.players.sandbox.probes import (LAYERS, LIMITS, Outcome, host_layers, layer_alone, observe,
+from twentyone.players.sandbox.probes import (LAYERS, LIMITS, SPINNING, Outcome, host_layers, layer_alone, observe,
                                               probe_program, start_box, targets, every_probe)
 from twentyone.players.sandbox.seccomp import build_filter, filter_architecture
 
@@ -227,7 +227,7 @@ def _layer_rows(program: Path, full: Layers, abi: int, available: Layers) -> lis
     from concurrent.futures import ThreadPoolExecutor
 
     own = LAYERS(abi)
-    spin = [layer for layer in _NAMES if layer in own and "cpu" in own[layer][1]]
+    spin = [layer for layer in _NAMES if layer in own and SPINNING & set(own[layer][1])]
     with ThreadPoolExecutor(max(1, len(spin))) as pool:
         beside = {layer: pool.submit(_layer_row, program, layer, full, abi, available) for layer in spin}
         rows = {layer: _layer_row(program, layer, full, abi, available) for layer in _NAMES if layer not in beside}

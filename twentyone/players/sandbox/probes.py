@@ -243,6 +243,9 @@ _PROBES: dict[str, _Probe] = {
     "statics": _Probe("carry memory from one match to the next", lambda t: "statics"),
 }
 
+#: The probes that spin for a second of CPU and aim at no target: run beside the others (``_run_all``).
+SPINNING = frozenset(name for name, probe in _PROBES.items() if probe.kind == "cpu")
+
 #: The full boxes' probes, in the order the doctor prints them.
 FULL = ("read", "stat", "rootdir", "write", "create", "kill", "fsetown", "setownex", "fioasync", "engine", "ptrace",
         "prlimit", "mem", "fork", "exec", "connect", "shm", "lock", "flock", "cpuclock", "env", "fds", "dup",
@@ -408,7 +411,7 @@ def every_probe(program: Path, names: tuple[str, ...] = FULL) -> list[Outcome]:
 def _run_all(program: Path, names: tuple[str, ...], targets: Targets, off: Layers = Layers(0)) -> list[Outcome]:
     """The probes ``names`` in turn, but a ``cpu`` probe (a second of spinning, judged by the kernel's count of
     its CPU time, not by a clock, and aimed at no target) runs beside the others, on a thread of its own."""
-    spin = [name for name in names if _PROBES[name].kind == "cpu"]
+    spin = [name for name in names if name in SPINNING]
     if not spin:
         return [_run(program, name, targets, off) for name in names]
     from concurrent.futures import ThreadPoolExecutor
