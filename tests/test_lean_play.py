@@ -99,3 +99,32 @@ def test_a_c_box_gets_the_same_bytes_packed_or_rebuilt(tmp_path: Path) -> None:
         outputs.append(b"".join(p.read_bytes() for p in sorted(out.iterdir())))
     assert outputs[0] == outputs[1]
     assert outputs[0].count(b"S ") > 50 and outputs[0].count(b"C ") > 5
+
+
+def test_a_c_box_answers_show_and_the_next_bet_in_one_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine sends show and the next bet together; the box writes both replies at once, and the engine takes
+    them in one read: a match costs one read per request written, not one per reply."""
+    import twentyone.players.sandbox.client as client
+
+    counts = {"read": 0, "write": 0, "pairs": 0}
+    real_read, real_write = client._read, client._write
+
+    def read(fd: int, n: int) -> bytes:
+        counts["read"] += 1
+        return real_read(fd, n)
+
+    def write(fd: int, data: bytes) -> int:
+        counts["write"] += 1
+        counts["pairs"] += data[:1] == b"S" and data[-16:-15] == b"B"  # a show request with a bet request after it
+        return real_write(fd, data)
+
+    s = make_strategy(str(ROOT / "c_src" / "mycodes.c") + ":1", sandbox=Limits())
+    try:
+        play_match([Seating("me", "mycodes.c", s), Seating("s", "stand", Stand())], 6, 3)  # box started, warm
+        monkeypatch.setattr(client, "_read", read)
+        monkeypatch.setattr(client, "_write", write)
+        result = play_match([Seating("me", "mycodes.c", s), Seating("s", "stand", Stand())], 6, 4)
+    finally:
+        s.close()
+    assert result.rounds > 50 and counts["pairs"] > 50  # shows with their bet were sent
+    assert counts["read"] <= counts["write"]

@@ -301,19 +301,30 @@ class SandboxFunctionSet:
         box = self._box
         if box is None:
             raise StrategyFault(Foul.CRASH, "the strategy's process is not running")
-        if not box.buf:
+        buf = box.buf
+        if not buf:
             self._inflight = self._seq
             try:
-                data = _read(box.rfd, 8)
+                # Two frames' worth: the replies of show and the bet sent with it come in one write, and so
+                # are taken in one read (what follows a reply waits in ``buf`` for the next call).
+                data = _read(box.rfd, 16)
             except OSError:
                 data = b""
-            if len(data) == 8 and data[0] == 82:  # one b"R" frame: the usual case
-                self._inflight = 0
-                return _unpack_reply(data)[1]  # type: ignore[no-any-return]
+            if data[:1] == b"R":  # a b"R" frame: the usual case
+                if len(data) == 8:
+                    self._inflight = 0
+                    return _unpack_reply(data)[1]  # type: ignore[no-any-return]
+                if len(data) == 16 and data[8] == 82:
+                    self._inflight = 0
+                    box.buf = data[8:]
+                    return _unpack_reply(data)[1]  # type: ignore[no-any-return]
             if not data:
                 self._inflight = 0
                 raise self._gone(box)
             box.buf = data
+        elif len(buf) == 8 and buf[0] == 82:  # the bet's reply, read with show's
+            box.buf = b""
+            return _unpack_reply(buf)[1]  # type: ignore[no-any-return]
         # A frame in pieces, a text frame, a crash report: still the call in flight, watched until it is whole.
         self._inflight = self._seq
         try:
