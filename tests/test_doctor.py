@@ -94,6 +94,36 @@ def test_a_command_refuses_unread_code_on_a_host_that_lacks_a_layer(force_off: o
     make_strategy(str(path), sandbox=None).close()
 
 
+def test_a_grade_builds_beside_the_proof_and_is_refused_whole_where_it_fails(force_off: object,
+                                                                             monkeypatch: pytest.MonkeyPatch,
+                                                                             tmp_path: Path) -> None:
+    """A grade's submissions are prepared (built) while the doctor proves the host, on a thread of its own; where
+    the proof fails, the grade is one line naming it and leaves no --out behind."""
+    import threading
+
+    from twentyone.grading import grader
+    from twentyone.grading.commands import Execution, grade
+    from twentyone.grading.config import GradingConfig
+
+    force_off(Layers.SECCOMP)  # type: ignore[operator]
+    proving: list[bool] = []
+    real = grader.prepare_entries
+
+    def prepare(*args: object, **kwargs: object) -> object:
+        proving.append(any(t.name == "sandbox-proof" and t.is_alive() for t in threading.enumerate()))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(grader, "prepare_entries", prepare)
+    src = tmp_path / "mycodes.c"
+    src.write_text((Path(__file__).resolve().parent.parent / "c_src" / "mycodes.c").read_text())
+    out = tmp_path / "out"
+    with pytest.raises(PlayerSpecError) as e:
+        grade([src], GradingConfig(seed=1), out, False, Execution(progress=False, warn=lambda m: None))
+    assert proving == [True]
+    assert "cannot confine unread code" in str(e.value) and "\n" not in str(e.value)
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("userns", ["1", "0"], ids=["user-namespace", "no-user-namespace"])
 @pytest.mark.slow
 def test_the_doctor_holds_for_an_ordinary_user(userns: str, ordinary_user: OrdinaryUser) -> None:

@@ -68,6 +68,35 @@ def sandbox_line(isolation: Isolation) -> str | None:
     return layers_line()
 
 
+def _sandbox_line_beside(isolation: Isolation) -> Callable[[], str | None]:
+    """``sandbox_line``, found on a thread while the caller goes on (preparing the submissions: the doctor's
+    first proof on a host waits mostly on its probes' boxes, and the builds use the CPUs meanwhile).  The function
+    returned waits for the line, and raises what ``sandbox_line`` raised."""
+    if isolation.trusted:
+        return lambda: None
+    import threading
+
+    found: list[str | None] = []
+    failed: list[BaseException] = []
+
+    def look() -> None:
+        try:
+            found.append(sandbox_line(isolation))
+        except BaseException as e:  # noqa: BLE001 - handed to the waiting caller
+            failed.append(e)
+
+    thread = threading.Thread(target=look, name="sandbox-proof", daemon=True)
+    thread.start()
+
+    def line() -> str | None:
+        thread.join()
+        if failed:
+            raise failed[0]
+        return found[0]
+
+    return line
+
+
 def _say(line: str | None, execution: Execution) -> None:
     if line is not None:
         execution.info(line)
@@ -337,11 +366,18 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
                 raise TwentyOneError(several)
         _refuse_existing(out)
         config = config or GradingConfig()
-        line = sandbox_line(config.isolation)
+        proved = _sandbox_line_beside(config.isolation)  # refuses the run below, before its store exists
         drawn = config.seed is None
         config = config.seeded()  # a secret seed unless one is pinned (RULES.md, secret_seed)
         with _nothing_left_if_refused(out):
-            entries = prepare_entries(submissions, out / FILES, config, warn=None)
+            try:
+                entries = prepare_entries(submissions, out / FILES, config, warn=None)
+            except KeyboardInterrupt:
+                raise
+            except BaseException:
+                proved()  # a host that cannot confine them is named first
+                raise
+            line = proved()
             entries += reference_entries(config, len(entries))
             graded = len(entries) - len(config.reference)
             store = _new_run(out, "grade", f"Grading of {graded} submission{'s' if graded != 1 else ''}",
