@@ -94,6 +94,32 @@ def test_a_command_refuses_unread_code_on_a_host_that_lacks_a_layer(force_off: o
     make_strategy(str(path), sandbox=None).close()
 
 
+def test_threads_that_ask_for_the_verdict_at_once_share_one_look(force_off: object,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A proof is seconds of probes: threads that ask while one looks (a grade's proof beside a Python hand-in's
+    check) wait for that look instead of starting their own, whatever it finds (here a failing one, never kept)."""
+    import threading
+
+    force_off(Layers.SECCOMP)  # type: ignore[operator]
+    looks: list[int] = []
+    real = doctor.examine
+
+    def examine(warn: object = None) -> doctor.Verdict:
+        looks.append(1)
+        return real(warn)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(doctor, "examine", examine)
+    got: list[doctor.Verdict] = []
+    threads = [threading.Thread(target=lambda: got.append(doctor.verdict())) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 3 and not got[0].minimum
+    assert got[1] is got[0] and got[2] is got[0]
+    assert len(looks) == 1
+
+
 def test_a_grade_builds_beside_the_proof_and_is_refused_whole_where_it_fails(force_off: object,
                                                                              monkeypatch: pytest.MonkeyPatch,
                                                                              tmp_path: Path) -> None:

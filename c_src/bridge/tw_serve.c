@@ -16,7 +16,8 @@
  *   reply     8 bytes { char tag = 'R'; char pad[3]; int value; }, one per request.  A reply is written as
  *            soon as its call returns, unless the next request is in the buffer already (the engine sends
  *            show and the next bet together): then the replies go out together, in one write, once the
- *            buffer is drained; a crash or a call past its CPU limit writes the pending replies first
+ *            buffer is drained (the engine takes both in one read); a crash or a call past its CPU limit
+ *            writes the pending replies first
  *            (tw_box_flush, from tw_box.c's handler), so the engine always knows which call it belongs to.
  *
  * Anything else from the engine ends the child (exit status 7).  The strategy only ever sees the

@@ -21,6 +21,7 @@ import os
 import platform
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -257,16 +258,53 @@ def _verdict_file() -> Path:
     return cache_dir().parent / "doctor" / f"{_key()}.json"
 
 
+#: The looks in progress in this process, by verdict file: a second asker waits for the first's (``verdict``).
+_LOOKS: dict[Path, tuple[threading.Event, list[Verdict]]] = {}
+_LOOKS_LOCK = threading.Lock()
+
+
 def verdict(warn: Warn | None = None, fresh: bool = False) -> Verdict:
-    """This host's verdict: kept from an earlier look at the same configuration, or found now and kept."""
+    """This host's verdict: kept from an earlier look at the same configuration, or found now and kept.
+
+    Threads that ask while one of them looks (``grade`` proves the host while it builds the hand-ins, and a
+    Python hand-in's check asks too) wait for that look, and share it: one proof at a time, never two at once."""
     path = _verdict_file()
-    if not fresh:
-        try:
-            data = json.loads(path.read_text())
-            return Verdict(data["host"], [Row(**r) for r in data["rows"]], [Outcome(**o) for o in data["probes"]],
-                           data["minimum"], data["words"])
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
+    if fresh:
+        return _look(path, warn)
+    kept = _kept(path)
+    if kept is not None:
+        return kept
+    with _LOOKS_LOCK:
+        pending = _LOOKS.get(path)
+        first = pending is None
+        if pending is None:
+            pending = _LOOKS[path] = (threading.Event(), [])
+    done, found = pending
+    if not first:
+        done.wait()
+        if found:
+            return found[0]
+        return _look(path, warn)  # the look it waited for ended in an exception: its own look says why
+    try:
+        found.append(_kept(path) or _look(path, warn))
+        return found[0]
+    finally:
+        with _LOOKS_LOCK:
+            del _LOOKS[path]
+        done.set()
+
+
+def _kept(path: Path) -> Verdict | None:
+    try:
+        data = json.loads(path.read_text())
+        return Verdict(data["host"], [Row(**r) for r in data["rows"]], [Outcome(**o) for o in data["probes"]],
+                       data["minimum"], data["words"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _look(path: Path, warn: Warn | None) -> Verdict:
+    """The host examined now; the verdict kept at ``path`` when everything held."""
     v = examine(warn)
     if not v.ok and v.minimum:
         # A probe that got out on a loaded machine (a CPU figure late, a box slow to start) is looked at again
