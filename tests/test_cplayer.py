@@ -386,7 +386,9 @@ def test_match_writes_c_output_to_the_default_folder(tmp_path: Path) -> None:
     """Without --output-dir a C player's printing goes to a per-match file under the cache, not the terminal."""
     import os
 
-    env = dict(os.environ, TWENTYONE_CACHE=str(tmp_path / "cache"))
+    from tests.handins import with_verdict
+
+    env = dict(os.environ, TWENTYONE_CACHE=str(with_verdict(tmp_path / "cache")))
     r = subprocess.run(CLI + ["match", "-p", str(STUDENTS / "person_on.c"), "-p", "basic"], capture_output=True,
                        text=True, timeout=120, env=env)
     assert r.returncode == 0 and "first_action1" not in r.stdout
