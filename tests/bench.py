@@ -493,6 +493,12 @@ def bench_grading(runs: int, seconds: float) -> None:
         took = time.perf_counter() - t
         print(f"grade 30 C submissions, default budget, sandboxed, {os.cpu_count()} workers: {took:.0f} s "
               f"({rep.matches:,} matches, {rep.rounds:,} rounds; target <= 300 s)")
+        # The first grade on a host: nothing built, no verdict; the proof runs beside the builds.
+        os.environ["TWENTYONE_CACHE"] = str(root / "cache-first")
+        t = time.perf_counter()
+        grade(subs, GradingConfig(seed=2026), root / "out-first", False, quiet)
+        print(f"the same grade as a host's first (nothing built, the proof not known: it runs beside the builds): "
+              f"{time.perf_counter() - t:.0f} s")
         os.environ["TWENTYONE_CACHE"] = str(root / "cache-distinct")
         shutil.copytree(root / "cache" / "doctor", root / "cache-distinct" / "doctor")  # the host's, not a build
         distinct = make_class(root / "distinct", 30, distinct=True)
