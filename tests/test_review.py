@@ -94,9 +94,29 @@ def test_analyser_results_are_cached() -> None:
     """Pricing a match twice asks the analyser nothing new the second time."""
     match = read_log(GOLDEN / "h17.jsonl")
     review_match(match, 1)
-    misses = _values.cache_info().misses
+    misses = _values.misses
     review_match(match, 1)
-    assert _values.cache_info().misses == misses
+    assert _values.misses == misses
+
+
+def test_a_review_hashes_its_analysis_options_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The options' Fractions are hashed and compared once a review, not for every decision priced (the cache
+    looks the options' table up by identity)."""
+    from twentyone.analysis.options import AnalysisRules
+
+    match = read_log(GOLDEN / "h17.jsonl")
+    review = review_match(match, 1)
+    hashed = [0]
+    real = AnalysisRules.__hash__
+
+    def counted(self: AnalysisRules) -> int:
+        hashed[0] += 1
+        return real(self)
+
+    monkeypatch.setattr(AnalysisRules, "__hash__", counted)
+    again = review_match(match, 1)
+    assert again.priced == review.priced and len(review.priced) > 20
+    assert hashed[0] <= 1
 
 
 def test_review_text(capsys: pytest.CaptureFixture[str]) -> None:

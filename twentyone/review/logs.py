@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -17,11 +18,12 @@ from twentyone.safetext import visible
 from twentyone.rules import Rules, get_rules
 
 __all__ = ["LogError", "SeatInfo", "LoggedRound", "LoggedMatch", "read_log", "parse_log", "parse_records",
-           "rank_counts", "rank_of", "course_interface", "plain", "RANKS", "MAX_TEXT"]
+           "rank_counts", "rank_of", "course_interface", "plain", "RANKS", "RANK_INDEX", "MAX_TEXT"]
 
 #: The analyser's ranks, in its index order: ace, two .. nine, ten-valued (J, Q and K count as T).
 RANKS: Final = "A23456789T"
-_RANK_INDEX: Final = {**{c: i for i, c in enumerate(RANKS)}, "J": 9, "Q": 9, "K": 9}
+#: A card's rank index (A, 2 .. 9, T), as ``rank_counts`` counts it.
+RANK_INDEX: Final = {**{c: i for i, c in enumerate(RANKS)}, "J": 9, "Q": 9, "K": 9}
 #: Most characters of a name or a fault's text a review keeps (they are the students' data).
 MAX_TEXT: Final = 200
 
@@ -39,17 +41,18 @@ def plain(text: object) -> str:
 
 def rank_of(card: str) -> str:
     """A card's rank as the analyser names it (J, Q and K are T)."""
-    return RANKS[_RANK_INDEX[card]]
+    return RANKS[RANK_INDEX[card]]
 
 
 def rank_counts(cards: str) -> tuple[int, ...]:
     """Counts by rank index (A, 2 .. 9, T) of ``cards``."""
     counts = [0] * 10
     for c in cards:
-        counts[_RANK_INDEX[c]] += 1
+        counts[RANK_INDEX[c]] += 1
     return tuple(counts)
 
 
+@lru_cache(maxsize=1024)
 def course_interface(player: str) -> bool:
     """True when a seat's player SPEC names a C or C++ file: a course function set, which never splits nor uses
     the Changer (its interface has neither)."""

@@ -24,7 +24,7 @@ from twentyone.analysis.shoe import Shoe
 from twentyone.errors import TwentyOneError
 from twentyone.i18n import _
 from twentyone.review.costs import Priced, bet_note, BetNote, per_100, situation, true_count
-from twentyone.review.logs import LogError, LoggedMatch, rank_counts, rank_of
+from twentyone.review.logs import RANK_INDEX, LogError, LoggedMatch, rank_of
 from twentyone.review.rounds import Decision, RoundPlay, replay_round
 from twentyone.rules import Rules
 
@@ -72,10 +72,41 @@ def analysis_rules(rules: Rules) -> AnalysisRules:
     return AnalysisRules.of(rules, decks=min(rules.decks, MAX_OPTION_DECKS))
 
 
-@lru_cache(maxsize=200_000)
-def _values(opts: AnalysisRules, shoe: tuple[int, ...], hand: str, up: str) -> DecisionEVs:
-    """The analyser's values for ``hand`` (sorted ranks) against ``up`` off ``shoe`` (cached)."""
-    return decision_evs(hand, up, opts, Shoe(shoe))
+class _Values:
+    """The analyser's values for ``hand`` (sorted ranks) against ``up`` off ``shoe`` under ``opts``, cached: a
+    table per analysis options, then by (shoe, hand, up).  The options of a review are one object, so a decision
+    looks its table up by identity and never hashes or compares the options' Fractions again."""
+
+    #: Entries a table keeps; a full table starts afresh.
+    MAX = 200_000
+
+    def __init__(self) -> None:
+        #: Values the analyser was asked for (not found in a table).
+        self.misses = 0
+        self._tables: dict[AnalysisRules, dict[tuple[tuple[int, ...], str, str], DecisionEVs]] = {}
+        self._last: tuple[AnalysisRules | None, dict[tuple[tuple[int, ...], str, str], DecisionEVs]] = (None, {})
+
+    def __call__(self, opts: AnalysisRules, shoe: tuple[int, ...], hand: str, up: str) -> DecisionEVs:
+        last, table = self._last
+        if opts is not last:
+            table = self._tables.setdefault(opts, {})
+            self._last = (opts, table)
+        key = (shoe, hand, up)
+        ev = table.get(key)
+        if ev is None:
+            if len(table) >= self.MAX:
+                table.clear()
+            self.misses += 1
+            ev = table[key] = decision_evs(hand, up, opts, Shoe(shoe))
+        return ev
+
+    def cache_clear(self) -> None:
+        """Forget every value (a benchmark times the analyser afresh)."""
+        self._tables.clear()
+        self._last = (None, {})
+
+
+_values = _Values()
 
 
 @lru_cache(maxsize=64)
@@ -91,21 +122,24 @@ def _ranks(cards: str) -> str:
 def price(d: Decision, rules: Rules, opts: AnalysisRules, decks: int) -> Priced:
     """Price decision ``d`` of a match played under ``rules`` with ``decks`` decks."""
     full = _full(decks)
-    remaining = tuple(f - s for f, s in zip(full, d.seen))
-    if min(remaining) < 0 or sum(remaining) < 1:
+    remaining = [f - s for f, s in zip(full, d.seen)]
+    unseen = sum(remaining)
+    if min(remaining) < 0 or unseen < 1:
         raise LogError(f"round {d.round}: seat {d.seat} has seen more cards than a shoe of {decks} decks holds")
     seen = sum(d.seen)
     if d.kind == "insurance":
-        return _insurance(d, rules, remaining, seen)
+        return _insurance(d, rules, tuple(remaining), seen)
     sit = situation(d.cards, rules.split)
-    if sum(remaining) < MIN_UNSEEN:
+    if unseen < MIN_UNSEEN:
         return Priced(d.round, d.seat, d.index, d.step, d.kind, d.hand, d.cards, d.up, sit,
                       tuple((a, None) for a in d.options), d.taken, d.foul, "", None, seen, d.bet,
                       _("not priced: only {unseen} cards unseen, the shoe may be refilled before the round "
-                        "ends").format(unseen=sum(remaining)))
+                        "ends").format(unseen=unseen))
     up = rank_of(d.up)
     hand = _ranks(d.cards)
-    shoe = tuple(r + h + u for r, h, u in zip(remaining, rank_counts(hand), rank_counts(up)))
+    for c in hand + up:  # the hand and the up card back in the shoe the analyser deals them from
+        remaining[RANK_INDEX[c]] += 1
+    shoe = tuple(remaining)
     ev = _values(opts, shoe, hand, up)
     values: dict[str, float | None] = {"s": ev.stand, "h": ev.hit, "d": ev.double, "p": ev.split,
                                        "u": ev.surrender, "c": None}

@@ -24,7 +24,7 @@ from twentyone.cards import TENS, VALUE, hand_total
 from twentyone.i18n import N_, _
 from twentyone.legality import (FAULTS, change_problem, double_amount, double_problem, insurance_problem,
                                 split_problem, surrender_problem)
-from twentyone.review.logs import LogError, LoggedMatch, LoggedRound, course_interface, plain, rank_counts
+from twentyone.review.logs import RANK_INDEX, LogError, LoggedMatch, LoggedRound, course_interface, plain
 from twentyone.storedtext import fault_name, retold
 
 __all__ = ["Decision", "Step", "RoundPlay", "replay_round", "rounds_of"]
@@ -138,7 +138,9 @@ class _Replay:
         self.steps: list[Step] = []
         self.events: list[tuple[Any, ...]] = []
         self.decisions: list[Decision] = []
-        self.shown: list[tuple[str, int]] = []  # face-up cards of this round and the shoe part they came from
+        #: Face-up cards of this round by rank index, for each part of the shoe they came from (before a refill,
+        #: after).
+        self.shown: tuple[list[int], list[int]] = ([0] * 10, [0] * 10)
         self.hole = ""
         self.up = ""
         names = {s.seat: s.name for s in match.seats}
@@ -150,7 +152,8 @@ class _Replay:
         for p in self.rec["players"]:
             seat = int(p["seat"])
             bet = int(p["bet"])
-            s = _Seat(p, seat, names.get(seat, _("seat {seat}").format(seat=seat)),
+            name = names.get(seat)
+            s = _Seat(p, seat, _("seat {seat}").format(seat=seat) if name is None else name,
                       course_interface(players.get(seat, "")),
                       int(p["account_before"]) - bet, _Hand([], bet, tape=str(p["actions"])),
                       foul=str(p["foul"] or ""), fault=self.show_faults.get(seat, ""))
@@ -169,12 +172,12 @@ class _Replay:
         return c
 
     def face_up(self, c: str) -> None:
-        self.shown.append((c, 1 if 0 <= self.rnd.refill_at < self.dealt else 0))
+        self.shown[1 if 0 <= self.rnd.refill_at < self.dealt else 0][RANK_INDEX[c]] += 1
 
     def seen(self) -> tuple[int, ...]:
         part = self._part()
-        now = rank_counts("".join(c for c, p in self.shown if p == part))
-        return tuple(a + b for a, b in zip(now, self.rnd.seen_before)) if part == 0 else now
+        now = self.shown[part]
+        return tuple(a + b for a, b in zip(now, self.rnd.seen_before)) if part == 0 else tuple(now)
 
     def step(self, text: str, seat: int = 0, decision: int = -1) -> None:
         self.steps.append(Step(text, tuple(self.events), seat, decision))
