@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from operator import add
 from typing import Any, Final
 
 from twentyone.cards import TENS, VALUE, hand_total
@@ -98,7 +99,7 @@ class _Hand:
     pos: int = 0
 
     def total(self) -> int:
-        return hand_total(sum(VALUE[c] for c in self.cards), "A" in self.cards)
+        return hand_total(sum(map(VALUE.__getitem__, self.cards)), "A" in self.cards)
 
     def next(self) -> str:
         if self.pos < len(self.tape):
@@ -177,7 +178,7 @@ class _Replay:
     def seen(self) -> tuple[int, ...]:
         part = self._part()
         now = self.shown[part]
-        return tuple(a + b for a, b in zip(now, self.rnd.seen_before)) if part == 0 else tuple(now)
+        return tuple(map(add, now, self.rnd.seen_before)) if part == 0 else tuple(now)
 
     def step(self, text: str, seat: int = 0, decision: int = -1) -> None:
         self.steps.append(Step(text, tuple(self.events), seat, decision))
