@@ -220,7 +220,8 @@ def test_the_costliest_decisions_come_costliest_first() -> None:
     review = review_match(read_log(GOLDEN / "demo5.jsonl"), 2)
     worst = costliest(review.priced)
     assert worst[0].loss == max(x.loss or 0.0 for x in review.priced)
-    assert [x.loss for x in worst] == sorted((x.loss for x in worst), reverse=True)
+    losses = [x.loss for x in worst]
+    assert None not in losses and losses == sorted((x.loss or 0.0 for x in worst), reverse=True)
 
 
 def test_a_fault_at_settlement_says_what_it_was() -> None:
