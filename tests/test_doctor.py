@@ -120,31 +120,36 @@ def test_threads_that_ask_for_the_verdict_at_once_share_one_look(force_off: obje
     assert len(looks) == 1
 
 
-def test_a_grade_builds_beside_the_proof_and_is_refused_whole_where_it_fails(force_off: object,
-                                                                             monkeypatch: pytest.MonkeyPatch,
-                                                                             tmp_path: Path) -> None:
-    """A grade's submissions are prepared (built) while the doctor proves the host, on a thread of its own; where
-    the proof fails, the grade is one line naming it and leaves no --out behind."""
+@pytest.mark.parametrize("command", ["grade", "tournament"])
+def test_a_run_builds_beside_the_proof_and_is_refused_whole_where_it_fails(command: str, force_off: object,
+                                                                            monkeypatch: pytest.MonkeyPatch,
+                                                                            tmp_path: Path) -> None:
+    """A grade's or tournament's submissions are prepared (built) while the doctor proves the host, on a thread of
+    its own; where the proof fails, the run is one line naming it and leaves no --out behind."""
     import threading
 
-    from twentyone.grading import grader
-    from twentyone.grading.commands import Execution, grade
-    from twentyone.grading.config import GradingConfig
+    from twentyone.grading import commands, grader
+    from twentyone.grading.config import GradingConfig, Isolation
 
     force_off(Layers.SECCOMP)  # type: ignore[operator]
     proving: list[bool] = []
-    real = grader.prepare_entries
+    module, name = (grader, "prepare_entries") if command == "grade" else (commands, "tournament_entries")
+    real = getattr(module, name)
 
     def prepare(*args: object, **kwargs: object) -> object:
         proving.append(any(t.name == "sandbox-proof" and t.is_alive() for t in threading.enumerate()))
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(grader, "prepare_entries", prepare)
+    monkeypatch.setattr(module, name, prepare)
     src = tmp_path / "mycodes.c"
     src.write_text((Path(__file__).resolve().parent.parent / "c_src" / "mycodes.c").read_text())
     out = tmp_path / "out"
+    quiet = commands.Execution(progress=False, warn=lambda m: None)
     with pytest.raises(PlayerSpecError) as e:
-        grade([src], GradingConfig(seed=1), out, False, Execution(progress=False, warn=lambda m: None))
+        if command == "grade":
+            commands.grade([src], GradingConfig(seed=1), out, False, quiet)
+        else:
+            commands.tournament([str(src), "basic"], 2, 1, "table5", 6, "course", out, False, Isolation(), quiet)
     assert proving == [True]
     assert "cannot confine unread code" in str(e.value) and "\n" not in str(e.value)
     assert not out.exists()

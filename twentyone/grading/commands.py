@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from twentyone.errors import TwentyOneError
 from twentyone.grading.config import GradingConfig, Isolation, config_from_dict, draw_seed, stored_config
@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Execution", "grade", "tournament", "report", "summary_table", "seed_line", "tournament_entries", "FILES",
            "RunInterrupted", "entry_notes", "sandbox_line"]
+
+_T = TypeVar("_T")
 
 #: The folder of ``--out`` that keeps what the matches need on disk: a zip's strategy file (and the headers
 #: and main.c beside it), or a copy of a file whose path is not UTF-8, in ``files/NAME/``.
@@ -68,12 +70,12 @@ def sandbox_line(isolation: Isolation) -> str | None:
     return layers_line()
 
 
-def _sandbox_line_beside(isolation: Isolation) -> Callable[[], str | None]:
-    """``sandbox_line``, found on a thread while the caller goes on (preparing the submissions: the doctor's
-    first proof on a host waits mostly on its probes' boxes, and the builds use the CPUs meanwhile).  The function
-    returned waits for the line, and raises what ``sandbox_line`` raised."""
+def _while_proving(isolation: Isolation, work: Callable[[], _T]) -> tuple[_T, str | None]:
+    """``work()`` (preparing the submissions: their builds) and ``sandbox_line``, found on a thread meanwhile: a
+    host's first proof waits mostly on its probes' boxes while the builds use the CPUs.  A host that cannot confine
+    them refuses the run all the same, named first when ``work`` failed too; Ctrl-C does not wait for the proof."""
     if isolation.trusted:
-        return lambda: None
+        return work(), None
     import threading
 
     found: list[str | None] = []
@@ -94,7 +96,14 @@ def _sandbox_line_beside(isolation: Isolation) -> Callable[[], str | None]:
             raise failed[0]
         return found[0]
 
-    return line
+    try:
+        made = work()
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        line()
+        raise
+    return made, line()
 
 
 def _say(line: str | None, execution: Execution) -> None:
@@ -366,18 +375,11 @@ def grade(submissions: Sequence[Path], config: GradingConfig | None, out: Path, 
                 raise TwentyOneError(several)
         _refuse_existing(out)
         config = config or GradingConfig()
-        proved = _sandbox_line_beside(config.isolation)  # refuses the run below, before its store exists
         drawn = config.seed is None
-        config = config.seeded()  # a secret seed unless one is pinned (RULES.md, secret_seed)
+        config = seeded = config.seeded()  # a secret seed unless one is pinned (RULES.md, secret_seed)
         with _nothing_left_if_refused(out):
-            try:
-                entries = prepare_entries(submissions, out / FILES, config, warn=None)
-            except KeyboardInterrupt:
-                raise
-            except BaseException:
-                proved()  # a host that cannot confine them is named first
-                raise
-            line = proved()
+            entries, line = _while_proving(config.isolation,
+                                           lambda: prepare_entries(submissions, out / FILES, seeded, warn=None))
             entries += reference_entries(config, len(entries))
             graded = len(entries) - len(config.reference)
             store = _new_run(out, "grade", f"Grading of {graded} submission{'s' if graded != 1 else ''}",
@@ -491,9 +493,9 @@ def tournament(specs: Sequence[str], matches: int, seed: int | None, fmt: str, d
         if len(specs) < 2:
             raise TwentyOneError(f"a tournament needs at least 2 players, got {len(specs)}")
         _refuse_existing(out)
-        line = sandbox_line(isolation)
         with _nothing_left_if_refused(out):
-            entries = tournament_entries(specs, out / FILES, limits_of(isolation))
+            entries, line = _while_proving(isolation, lambda: tournament_entries(specs, out / FILES,
+                                                                                 limits_of(isolation)))
             _show_entries(entries, execution.warn)
             if sum(e.error is None for e in entries) < 2:
                 raise TwentyOneError("fewer than 2 players can play: nothing to do")
