@@ -146,16 +146,20 @@ class Targets:
         except OSError:
             return 0
 
+    def _victim_status(self) -> dict[str, str]:
+        """The victim's ``/proc/PID/status`` fields (OSError once it is gone)."""
+        status = Path(f"/proc/{self.victim.pid}/status").read_text()
+        return dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+
     def victim_changed(self) -> bool:
         """The victim has been reached: it ended, is stopped, traced, or has lost its limits."""
         if self.victim.poll() is not None:
             return True
         try:
-            status = Path(f"/proc/{self.victim.pid}/status").read_text()
+            fields = self._victim_status()
             limits = Path(f"/proc/{self.victim.pid}/limits").read_text()
         except OSError:
             return True
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
         stopped = fields.get("State", "").split()[:1] in (["T"], ["t"], ["Z"], ["X"])
         traced = fields.get("TracerPid", "0").strip() != "0"
         no_files = any(line.startswith("Max open files") and line.split()[3] == "0" for line in limits.splitlines())
@@ -165,10 +169,9 @@ class Targets:
         """The victim sleeps with no signal pending: whatever was sent to it before now has been acted on (a
         signal is pending from the moment it is sent until the victim takes it, and running in between)."""
         try:
-            status = Path(f"/proc/{self.victim.pid}/status").read_text()
+            fields = self._victim_status()
         except OSError:
             return False
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
         return (fields.get("State", "").split()[:1] == ["S"]
                 and int(fields.get("SigPnd", "1"), 16) == 0 and int(fields.get("ShdPnd", "1"), 16) == 0)
 
