@@ -13,7 +13,7 @@ all: install
 
 $(STAMP): setup.py pyproject.toml twentyone/_core_build.py c_src/tw_rng.c c_src/tw_rng.h c_src/twentyone.c c_src/twentyone.h \
           c_src/bridge/tw_core.c c_src/bridge/tw_core.h $(wildcard c_src/analysis/*.c c_src/analysis/*.h) \
-          c_src/box/tw_confine.c c_src/box/tw_confine.h $(wildcard twentyone/i18n/locale/*/LC_MESSAGES/*.po)
+          c_src/box/tw_confine.c c_src/box/tw_confine.h c_src/fast/tw_fast.c c_src/fast/tw_fast.h $(wildcard twentyone/i18n/locale/*/LC_MESSAGES/*.po)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -e '.[test,reports,dask]'

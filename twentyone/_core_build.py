@@ -16,8 +16,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 C_SRC = ROOT / "c_src"
 HEADERS = [C_SRC / "tw_rng.h", C_SRC / "bridge" / "tw_core.h", C_SRC / "analysis" / "tw_ca.h",
-           C_SRC / "box" / "tw_confine.h"]
+           C_SRC / "box" / "tw_confine.h", C_SRC / "fast" / "tw_fast.h"]
 SOURCES = [C_SRC / "tw_rng.c", C_SRC / "twentyone.c", C_SRC / "bridge" / "tw_core.c", C_SRC / "box" / "tw_confine.c",
+           C_SRC / "fast" / "tw_fast.c",
            *(C_SRC / "analysis" / name for name in ("tw_ca.c", "tw_ca_dealer.c", "tw_ca_basic.c"))]
 
 
@@ -31,9 +32,10 @@ ffi = FFI()
 ffi.cdef("\n".join(cdef_of(h) for h in HEADERS))
 ffi.set_source(
     "twentyone._core",
-    '#include "tw_rng.h"\n#include "tw_core.h"\n#include "tw_ca.h"\n#include "tw_confine.h"\n',
+    '#include "tw_rng.h"\n#include "tw_core.h"\n#include "tw_ca.h"\n#include "tw_confine.h"\n#include "tw_fast.h"\n',
     sources=[str(p.relative_to(ROOT)) for p in SOURCES],
-    include_dirs=[str(p.relative_to(ROOT)) for p in (C_SRC, C_SRC / "compat", C_SRC / "bridge", C_SRC / "analysis", C_SRC / "box")],
+    include_dirs=[str(p.relative_to(ROOT)) for p in (C_SRC, C_SRC / "compat", C_SRC / "bridge", C_SRC / "analysis", C_SRC / "box",
+                                                                   C_SRC / "fast")],
     extra_compile_args=["-O2", "-std=c99"],
 )
 

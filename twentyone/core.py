@@ -15,10 +15,12 @@ from twentyone.errors import BadCardsError
 from twentyone.rules import MAX_SEED
 
 __all__ = ["Generator", "StackedGenerator", "new_shoe", "init_cards", "shuffle_cards", "c_calculate", "MAX_SEED",
-           "ca_ffi", "ca_lib", "confine", "landlock_abi"]
+           "ca_ffi", "ca_lib", "fast_ffi", "fast_lib", "confine", "landlock_abi"]
 
 #: The exact analyser's C functions (``c_src/analysis/tw_ca.c``), bound in ``twentyone.analysis._ca``.
 ca_ffi, ca_lib = ffi, lib
+#: A plain match's rounds in C (``c_src/fast/tw_fast.c``), played by ``twentyone.grading.fast``.
+fast_ffi, fast_lib = ffi, lib
 
 
 class Generator:

@@ -93,8 +93,11 @@ def play_match(
     log: RoundLog | None = None,
     generator: Generator | StackedGenerator | None = None,
     history: bool = False,
+    token: object | None = None,
 ) -> MatchResult:
-    """Play one match of ``seatings`` with ``decks`` decks from ``seed`` and return the ranking."""
+    """Play one match of ``seatings`` with ``decks`` decks from ``seed`` and return the ranking.  ``token``: the
+    match's token (``Strategy.start_match``) when its strategies were started already, by a first try at playing it
+    that set up nothing (``twentyone.grading.fast``)."""
     gen = generator if generator is not None else Generator(seed)
     table = Table([(p.name, p.spec, p.strategy) for p in seatings], decks, gen, rules,
                   log.shuffle if log is not None else None)
@@ -104,7 +107,8 @@ def play_match(
             "type": "match", "seed": seed, "rules": rules.name, "decks": decks,
             "seats": [{"seat": i + 1, "name": p.name, "player": p.spec} for i, p in enumerate(seatings)],
         })
-    token = object()  # this match, for strategies that set up once per table (Strategy.start_match)
+    if token is None:
+        token = object()  # this match, for strategies that set up once per table (Strategy.start_match)
     for i, p in enumerate(seatings):
         p.strategy.start_match(token, decks, n, i + 1)
     fouls = [0] * n

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twentyone.errors import TwentyOneError
+from twentyone.grading import fast
 from twentyone.grading.outcome import Incident, MatchOutcome
 from twentyone.grading.plan import MatchJob
 from twentyone.legality import Foul
@@ -98,7 +99,10 @@ def play_job(job: MatchJob) -> MatchOutcome:
     # The whole log only where a page shows it (a traced or sample match) or its decisions are priced; else the
     # rounds with a foul, all that the incidents and the kept log read.
     log = RoundLog(keep=True, fouls_only=not (job.trace or job.bankroll or job.priced))
-    result = play_match(seatings, job.decks, job.seed, get_rules(job.rules), log=log, history=job.bankroll)
+    result, token = fast.play(job, seatings) if fast.eligible(job) else (None, None)
+    if result is None:  # the Python engine, the reference: any match the C table did not play whole
+        result = play_match(seatings, job.decks, job.seed, get_rules(job.rules), log=log, history=job.bankroll,
+                            token=token)
     by_seat = {s.seat: s for s in result.ranking}
     ev_lost, ev_hands = _priced(log, n) if job.priced else ([], [])
     return MatchOutcome(

@@ -24,7 +24,7 @@ from twentyone.strategy import Strategy
 if TYPE_CHECKING:
     from twentyone.analysis import Chart
 
-__all__ = ["Stand", "Basic", "HiLo", "Mimic", "BUILTINS", "basic_chart", "dealer_decision"]
+__all__ = ["Stand", "Basic", "HiLo", "Mimic", "BUILTINS", "basic_chart", "basic_tables", "dealer_decision"]
 
 UP: Final = "23456789TA"
 _COL: Final = {c: UP.index("T" if c in "JQK" else c) for c in "A23456789TJQK"}
@@ -91,6 +91,21 @@ def _lookup(rules: Rules, decks: int) -> _Lookup:
                                                 r, u)) for u in UP) for r in range(10)}
     return _Lookup(chart, rows(Kind.HARD, 4, 2), rows(Kind.SOFT, 12, 2), rows(Kind.HARD, 4, 3),
                    rows(Kind.SOFT, 12, 3), pairs)
+
+
+@lru_cache(maxsize=16)
+def basic_tables(decks: int) -> tuple[bytes, bytes]:
+    """``basic``'s decisions under the course rules with ``decks`` decks as ``c_src/fast/tw_fast.c`` reads them (cards
+    and up cards indexed A, 2 .. 9, ten): the first decision on two cards, double and surrender allowed and no split,
+    by up card and both cards (1,000 bytes); then a decision on three cards or more, by softness, total (0 .. 31)
+    and up card (640 bytes; totals of 21 or more stand)."""
+    basic = Basic()
+    basic.new_match(decks, 1, 1)
+    ranks = "A23456789T"
+    first = "".join(basic.decide(a + b, up, True, True, False) for up in ranks for a in ranks for b in ranks)
+    later = "".join(rows[total][_COL[up]][0][0] if total < 21 and total in rows else "s"
+                    for rows in (basic._h3, basic._s3) for total in range(32) for up in ranks)
+    return first.encode("ascii"), later.encode("ascii")
 
 
 #: The cell of a total of 21 or more: stand whatever is allowed.

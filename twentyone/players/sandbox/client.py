@@ -561,6 +561,24 @@ class SandboxFunctionSet:
         # The previous match's box has left by now, or it is stopped: it gets no time beside this match's.
         self._reap_retired(kill=False)  # what has not left yet is the watchdog's (``_look``)
 
+    # -- a match whose rounds the engine plays in C (``twentyone.grading.fast``) -------------------------------------
+    def plays_alone(self) -> bool:
+        """Whether this set's match can be played in C: a compiled file's set in a box of its own, whose output
+        nobody reads."""
+        return self._c and self._lead is self and len(self._members) == 1 and self.capture_dir is None
+
+    def match_pipes(self) -> tuple[int, int, int] | None:
+        """After ``reset``: the box's request and reply descriptors and a reply's wall-clock wait in ms; None when
+        the match has no box (it is lost to the fault that kept it from starting, at its first call)."""
+        box = self._box
+        if box is None or self._overdue or box.buf or self._ahead is not None:
+            return None
+        return box.wfd, box.rfd, max(1, round(self._decision * 1000))
+
+    def abandon(self) -> None:
+        """End the match's box: the match is played again from its start, by the Python engine in a new box."""
+        self._kill()
+
     def bet(self, N: int) -> int:
         ahead = self._ahead
         if ahead is not None:
