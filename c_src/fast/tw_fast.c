@@ -30,6 +30,10 @@ typedef struct {
     char state;                 /* the latest action, 0 before the first */
     int bet, insurance, insured, surrendered, done, bj;
     int ahead, ahead_bet;       /* the next round's bet, fetched with show */
+    int ahead_first;            /* the next first_action's answer, fetched with the bet: its value and request */
+    int first_value;
+    char first_req[16 + 2 + 2 * 8];
+    size_t first_len;
 } seat_t;
 
 typedef struct {
@@ -73,6 +77,8 @@ static char getcard(table_t *t)
     if (t->pos >= t->size) shuffle(t);  /* the shoe ran out in the middle of a round */
     return t->shoe[t->pos++];
 }
+
+static int needs_shuffle(const table_t *t) { return t->size - t->pos < t->m->threshold; }
 
 static void take(seat_t *s, char c)
 {
@@ -137,7 +143,7 @@ static int call(table_t *t, int i, const char *req, size_t len, int replies, int
     do w = write(how->wfd, req, len); while (w < 0 && errno == EINTR);
     if (w != (ssize_t)len) return fail(t, i, w < 0 && errno != EAGAIN ? TW_FAST_ENDED : TW_FAST_FULL);
     t->m->calls++;
-    char buf[16];
+    char buf[24];
     size_t have = 0, need = (size_t)8 * replies;
     while (have < need) {
         struct pollfd p = { how->rfd, POLLIN, 0 };
@@ -164,6 +170,78 @@ static int action(table_t *t, int i, int v, char *a)
 }
 
 /* -- the decisions ---------------------------------------------------------------------------------------- */
+/* The 'F' request of box seat i: tmpcards made of the up card and each seat's first two cards (dealt), '-' for a
+ * seat not in the round (in); its length. */
+static size_t first_request(const table_t *t, int i, char up, char dealt[][2], const int *in, char *req)
+{
+    int k = t->seat[i].how->k, who[8] = { 0 }, n = order(t, i, k, who);
+    char *p = req + 16;
+    *p++ = up;
+    *p++ = 'X';
+    for (int j = 0; j < n; j++) {
+        if (who[j] < 0 || !in[who[j]]) { *p++ = '-'; *p++ = '-'; }
+        else { *p++ = dealt[who[j]][0]; *p++ = dealt[who[j]][1]; }
+    }
+    header(req, 'F', 2 + 2 * n, k, 2 + 2 * n, 0, 0);
+    return (size_t)(p - req);
+}
+
+/* When a deal is foreseen: while this round's bets are placed, or at the end of a round for the next (after a new
+ * shoe, or not). */
+enum { DURING_BETS, NEXT, NEXT_NEW_SHOE };
+
+/* A deal worked out before it is made (nothing changes): who is in it, their first two cards and the up card, from
+ * the shoe as it will be (refilled if it runs out).  Returns whether the first actions will be asked: not when a ten
+ * is up over an A. */
+static int next_deal(const table_t *t, int when, char dealt[][2], int *in, char *up)
+{
+    int reshuffle = when == NEXT_NEW_SHOE;
+    char fresh[MAX_DECKS * 52];
+    tw_rng rng = t->rng;
+    const char *shoe = t->shoe;
+    int pos = t->pos;
+    if (reshuffle) {
+        tw_init_cards(fresh, t->m->decks);
+        tw_shuffle(&rng, fresh, t->size);
+        shoe = fresh;
+        pos = 0;
+    }
+    char deal[2 * TW_FAST_MAX_SEATS + 2];
+    int need = 2;
+    for (int j = 0; j < t->n; j++) {
+        /* in this round: every seat still in the game bets; in the next, those that can pay the minimum */
+        in[j] = t->seat[j].in_game && (when == DURING_BETS || t->seat[j].account >= t->m->min_bet);
+        need += 2 * in[j];
+    }
+    for (int c = 0; c < need; c++) {
+        if (pos >= t->size) {  /* refilled in the middle of the deal: never twice, a shoe holds 52 cards at least */
+            tw_init_cards(fresh, t->m->decks);
+            tw_shuffle(&rng, fresh, t->size);
+            shoe = fresh;
+            pos = 0;
+        }
+        deal[c] = shoe[pos++];
+    }
+    int c = 0;
+    for (int j = 0; j < t->n; j++)
+        if (in[j]) { dealt[j][0] = deal[c++]; dealt[j][1] = deal[c++]; }
+    *up = deal[c];
+    return !(is_ten(deal[c]) && deal[c + 1] == 'A');
+}
+
+/* Append box seat i's first_action of the deal to come to a request being made (its answer comes with the others),
+ * when that call is sure to be the seat's next; how many bytes were added. */
+static size_t prefetch_first(table_t *t, int i, int when, char *at)
+{
+    char dealt[TW_FAST_MAX_SEATS][2], up;
+    int in[TW_FAST_MAX_SEATS];
+    seat_t *s = &t->seat[i];
+    if (!next_deal(t, when, dealt, in, &up) || !in[i]) return 0;
+    s->first_len = first_request(t, i, up, dealt, in, s->first_req);
+    memcpy(at, s->first_req, s->first_len);
+    return s->first_len;
+}
+
 static int ask_bet(table_t *t, int i, int *bet)
 {
     seat_t *s = &t->seat[i];
@@ -176,9 +254,16 @@ static int ask_bet(table_t *t, int i, int *bet)
         *bet = s->ahead_bet;
         return 0;
     }
-    char req[16];
+    /* the match's first bet, and the first_action that follows it */
+    char req[16 + sizeof s->first_req];
+    int v[2];
     header(req, 'B', 0, s->how->k, t->m->decks, 0, 0);
-    return call(t, i, req, sizeof req, 1, bet);
+    size_t more = prefetch_first(t, i, DURING_BETS, req + 16);
+    if (call(t, i, req, 16 + more, more ? 2 : 1, v)) return -1;
+    *bet = v[0];
+    s->ahead_first = more > 0;
+    s->first_value = v[1];
+    return 0;
 }
 
 static char basic_later(const table_t *t, const seat_t *s)
@@ -198,19 +283,20 @@ static int ask_first(table_t *t, int i, char *a)
            : t->m->basic_first[((value(t->up) - 1) * 10 + value(s->cards[0]) - 1) * 10 + value(s->cards[1]) - 1];
         return 0;
     }
-    int k = s->how->k, who[8] = { 0 }, n = order(t, i, k, who);
-    char req[16 + 2 + 2 * 8];
-    char *p = req + 16;
-    *p++ = t->up;
-    *p++ = 'X';
-    for (int j = 0; j < n; j++) {
-        const seat_t *o = who[j] < 0 ? NULL : &t->seat[who[j]];
-        if (o == NULL || !o->in_round) { *p++ = '-'; *p++ = '-'; }
-        else { *p++ = o->cards[0]; *p++ = o->cards[1]; }
+    char req[sizeof s->first_req], dealt[TW_FAST_MAX_SEATS][2];
+    int in[TW_FAST_MAX_SEATS], v;
+    for (int j = 0; j < t->n; j++) {
+        in[j] = t->seat[j].in_round;
+        dealt[j][0] = t->seat[j].cards[0];
+        dealt[j][1] = t->seat[j].cards[1];
     }
-    header(req, 'F', 2 + 2 * n, k, 2 + 2 * n, 0, 0);
-    int v;
-    if (call(t, i, req, (size_t)(p - req), 1, &v)) return -1;
+    size_t len = first_request(t, i, t->up, dealt, in, req);
+    if (s->ahead_first) {  /* answered already: to exactly this request, or the match is handed back */
+        s->ahead_first = 0;
+        if (len != s->first_len || memcmp(req, s->first_req, len)) return fail(t, i, TW_FAST_UNSUPPORTED);
+        return action(t, i, s->first_value, a);
+    }
+    if (call(t, i, req, len, 1, &v)) return -1;
     return action(t, i, v, a);
 }
 
@@ -232,8 +318,10 @@ static int ask_continue(table_t *t, int i, char *a)
     return action(t, i, v, a);
 }
 
-/* showK at the end of the round, and the next bet in the same round trip when it is sure to be asked. */
-static int show(table_t *t, int i, int bet_follows)
+/* showK at the end of the round, and in the same round trip the next bet when it is sure to be asked, and the
+ * next first_action when that is sure to be the seat's next call (the cards it will see are in the shoe already;
+ * `reshuffle`: a new shoe comes first).  The box answers them in order, as the course program would call them. */
+static int show(table_t *t, int i, int bet_follows, int reshuffle)
 {
     seat_t *s = &t->seat[i];
     if (s->how->kind != TW_FAST_BOX) return 0;
@@ -244,7 +332,7 @@ static int show(table_t *t, int i, int bet_follows)
     } else {
         n = order(t, i, k, who);
     }
-    char req[16 + BANKER_SIZE + 8 * PLAYER_SIZE + 16];
+    char req[16 + BANKER_SIZE + 8 * PLAYER_SIZE + 16 + sizeof s->first_req];
     char *b = req + 16;
     int count = t->ndealer, points, hard = 0, ace = 0;
     for (int j = 0; j < t->ndealer; j++) {
@@ -261,12 +349,15 @@ static int show(table_t *t, int i, int bet_follows)
     int pnum = (t->n > k ? t->n : k) + 1;
     header(req, 'S', n, k, pnum, t->m->decks, t->pos);
     size_t len = 16 + BANKER_SIZE + (size_t)n * PLAYER_SIZE;
-    int v[2];
+    int v[3];
     if (!bet_follows) return call(t, i, req, len, 1, v);
     header(req + len, 'B', 0, k, t->m->decks, 0, 0);
-    if (call(t, i, req, len + 16, 2, v)) return -1;
+    size_t more = prefetch_first(t, i, reshuffle ? NEXT_NEW_SHOE : NEXT, req + len + 16);
+    if (call(t, i, req, len + 16 + more, more ? 3 : 2, v)) return -1;
     s->ahead = 1;
     s->ahead_bet = v[1];
+    s->ahead_first = more > 0;
+    s->first_value = v[2];
     return 0;
 }
 
@@ -411,6 +502,8 @@ static int play_round(table_t *t, int *active, int na)
             if (take_effect(t, i, a)) return -1;
         }
     }
+    for (int q = 0; q < na; q++)  /* a first_action answered ahead and never asked: a deal foreseen wrong */
+        if (t->seat[active[q]].ahead_first) return fail(t, active[q], TW_FAST_UNSUPPORTED);
     int hard = value(up) + value(hole), ace = up == 'A' || hole == 'A';
     t->hole_shown = 1;
     t->dealer[t->ndealer++] = hole;
@@ -441,7 +534,6 @@ static int play_round(table_t *t, int *active, int na)
     return 0;
 }
 
-static int needs_shuffle(const table_t *t) { return t->size - t->pos < t->m->threshold; }
 
 int tw_fast_play(tw_fast_match *m, const tw_fast_seat *seats)
 {
@@ -486,7 +578,8 @@ int tw_fast_play(tw_fast_match *m, const tw_fast_seat *seats)
                    || t.shuffles > max_shoes || (needs_shuffle(&t) && t.shuffles >= max_shoes);
         for (int i = 0; i < t.n; i++) {
             seat_t *s = &t.seat[i];
-            if (show(&t, i, !last && s->in_game && s->account >= m->min_bet)) return m->handover;
+            if (show(&t, i, !last && s->in_game && s->account >= m->min_bet, !last && needs_shuffle(&t)))
+                return m->handover;
         }
         if (t.round_no >= max_rounds) { m->reason = TW_FAST_ROUNDS; break; }
         int any = 0;
