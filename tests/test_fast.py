@@ -168,3 +168,28 @@ def test_only_plain_course_matches_are_tried_in_c() -> None:
                                      {"rules": "course-h17"}, {"limits": None}, {"decks": 9}]
     for change in changes:
         assert not fast.eligible(replace(job, **change)), change
+
+
+def test_a_round_costs_a_box_one_round_trip(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """show, the next bet and the next first_action travel together (the deal they see is in the shoe already): a
+    file that always stands is asked the whole match in one round trip a round, plus the first bet's."""
+    src = tmp_path / "mycodes.c"
+    src.write_text('#include "mycodes.h"\nint bet1(int N) { return 10; }\n'
+                   "char first_action1(char *t, int n) { return 's'; }\n"
+                   "char continue_action1(Player (*p)[]) { return 's'; }\n"
+                   "void show1(Banker *b, Player (*p)[], int pNum, int N, int pos) { }\n", encoding="utf-8")
+    trips: list[tuple[int, int]] = []
+
+    class Trips(_Counted):
+        def tw_fast_play(self, m: Any, seats: Any) -> int:
+            why = super().tw_fast_play(m, seats)
+            trips.append((m.calls, m.rounds))
+            return why
+
+    graded, python, counted = _both(monkeypatch, [replace(j, specs=(f"{src}:1", "stand"))
+                                                  for j in _jobs(("x",), range(20, 30))])
+    assert graded == python and counted.whole == 10
+    monkeypatch.setattr(fast, "fast_lib", Trips())
+    for job in _jobs((f"{src}:1", "stand"), range(20, 30)):
+        runner.play_job(job)
+    assert len(trips) == 10 and all(calls == rounds + 1 for calls, rounds in trips), trips
