@@ -35,6 +35,22 @@ def _rounds_per_second(make_seats: Callable[[], list[Seating]], seconds: float, 
     return rounds / (time.perf_counter() - start)
 
 
+def _graded_rounds_per_second(specs: tuple[str, ...], limits: Any, seconds: float) -> float:
+    """Rounds/s of plain criterion jobs of ``specs`` (sandboxed under ``limits``, or in process with None), played as
+    a grade plays them (``runner.play_job``)."""
+    from twentyone.grading.outcome import JobInfo
+    from twentyone.grading.plan import MatchJob
+    from twentyone.grading.runner import play_job
+
+    start = time.perf_counter()
+    rounds = seed = 0
+    while time.perf_counter() - start < seconds:
+        info = JobInfo("beat_stand", "bench", seed, seed, specs, 1)
+        rounds += play_job(MatchJob("bench", specs, seed, info, 6, "course", limits=limits, bankroll=False)).rounds
+        seed += 1
+    return rounds / (time.perf_counter() - start)
+
+
 def median_of(runs: int, f: Callable[[], float]) -> float:
     """The median of ``runs`` calls of ``f``."""
     return statistics.median(f() for _ in range(runs))
@@ -355,6 +371,19 @@ def bench_sandbox(runs: int, seconds: float) -> None:
     print(f"engine, 2 C basic players (two submissions): sandboxed {rates['sandboxed']:,.0f} rounds/s, in process "
           f"{rates['in process']:,.0f}: {rates['sandboxed'] / rates['in process']:.2f} (target >= 0.6); one "
           f"submission's two sets, one box serving both as the course program does: {rates['one box']:,.0f} rounds/s")
+    graded = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        other_c = str(Path(tmp) / "basic_copy.c")
+        shutil.copy(basic_c, other_c)
+        for label, specs in (("two", (basic_c + ":1", other_c + ":1")), ("stand", (basic_c + ":1", "stand"))):
+            for where, limits in (("sandboxed", Limits()), ("in process", None)):
+                graded[label, where] = median_of(runs, lambda: _graded_rounds_per_second(specs, limits, seconds))
+    two, one = (graded["two", "sandboxed"] / graded["two", "in process"],
+                graded["stand", "sandboxed"] / graded["stand", "in process"])
+    print(f"the same as a grade plays a plain match (runner.play_job: sandboxed, the C table; in process, the Python "
+          f"engine): {graded['two', 'sandboxed']:,.0f} / {graded['two', 'in process']:,.0f} rounds/s = {two:.2f} "
+          f"(target >= 0.6); one of them against stand: {graded['stand', 'sandboxed']:,.0f} / "
+          f"{graded['stand', 'in process']:,.0f} = {one:.2f}")
     py = ROOT / "tests" / "fixtures" / "py" / "stand_py.py"
 
     def four_hundred(limits: Limits | None) -> float:
