@@ -26,6 +26,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 
 from twentyone.errors import PlayerSpecError, strategy_text
@@ -464,10 +465,8 @@ class SandboxFunctionSet:
         self._drop()
         away = away_cpus() if self._pin else set()
         if away:
-            try:
+            with suppress(OSError):
                 os.sched_setaffinity(box.pid, away)
-            except OSError:
-                pass
         try:
             os.write(box.wfd, wire.QUIT)
         except OSError:
@@ -502,9 +501,7 @@ class SandboxFunctionSet:
             if box.pidfd >= 0:
                 os.close(box.pidfd)
                 box.pidfd = -1
-        self._box = None
-        self._spare = None
-        self._retired = []
+        self._box, self._spare, self._retired = None, None, []
         self._owner = os.getpid()
         _WATCHDOG.watch(self)
         self._cpu = engine_cpu() if self._pin else -1
@@ -547,10 +544,8 @@ class SandboxFunctionSet:
                 return
             box.ready = True
         if self._cpu >= 0:
-            try:
+            with suppress(OSError):
                 os.sched_setaffinity(box.pid, {self._cpu})
-            except OSError:
-                pass
         self._box = box
         os.set_blocking(box.wfd, False)  # a request the box does not read never blocks the engine (``_call``)
         self._overdue = False
@@ -563,20 +558,18 @@ class SandboxFunctionSet:
 
     # -- a match whose rounds the engine plays in C (``twentyone.grading.fast``) -------------------------------------
     def plays_alone(self) -> bool:
-        """Whether this set's match can be played in C: a compiled file's set in a box of its own, whose output
-        nobody reads."""
+        """Whether its matches can be played in C: a compiled file's set, a box of its own, its output unread."""
         return self._c and self._lead is self and len(self._members) == 1 and self.capture_dir is None
 
     def match_pipes(self) -> tuple[int, int, int] | None:
         """After ``reset``: the box's request and reply descriptors and a reply's wall-clock wait in ms; None when
         the match has no box (it is lost to the fault that kept it from starting, at its first call)."""
         box = self._box
-        if box is None or self._overdue or box.buf or self._ahead is not None:
-            return None
-        return box.wfd, box.rfd, max(1, round(self._decision * 1000))
+        ok = box is not None and not (self._overdue or box.buf or self._ahead is not None)
+        return (box.wfd, box.rfd, max(1, round(self._decision * 1000))) if box is not None and ok else None
 
     def abandon(self) -> None:
-        """End the match's box: the match is played again from its start, by the Python engine in a new box."""
+        """End the match's box: the Python engine plays the match again from its start, in a new box."""
         self._kill()
 
     def bet(self, N: int) -> int:
@@ -653,9 +646,8 @@ class SandboxFunctionSet:
         self._ahead = None
         lead = self._lead
         lead._members.discard(self.k)
-        if lead._members:
-            return
-        lead._close_box()
+        if not lead._members:
+            lead._close_box()
 
     def _close_box(self) -> None:
         for group in _GROUPS.values():
@@ -663,9 +655,7 @@ class SandboxFunctionSet:
                 group.remove(self)
         if os.getpid() != self._owner:
             # A forked copy of the engine (a process pool) must not end the original's processes.
-            self._box = None
-            self._spare = None
-            self._retired = []
+            self._box, self._spare, self._retired = None, None, []
             return
         self._retire()
         spare, self._spare = self._spare, None
@@ -685,7 +675,6 @@ class SandboxFunctionSet:
             self.close()
         except Exception:  # noqa: BLE001 - best effort at interpreter exit
             pass
-
 
 
 #: The sandboxed sets of this process, by submission: one box per submission per table (``_join``).
