@@ -193,3 +193,14 @@ def test_a_round_costs_a_box_one_round_trip(monkeypatch: pytest.MonkeyPatch, tmp
     for job in _jobs((f"{src}:1", "stand"), range(20, 30)):
         runner.play_job(job)
     assert len(trips) == 10 and all(calls == rounds + 1 for calls, rounds in trips), trips
+
+
+def test_two_boxes_at_a_table_play_as_in_the_python_engine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Two files at one table, each in its own box: every box is shown the round before any reply is read, and each
+    still sees its own calls in the course's order, so the outcomes are the Python engine's."""
+    other = tmp_path / "mycodes.c"
+    other.write_bytes(Path(HASHER).read_bytes())
+    jobs = _jobs((f"{HASHER}:4", "basic", f"{other}:2"), range(700, 724), decks=(1, 6))
+    graded, python, counted = _both(monkeypatch, jobs)
+    assert graded == python
+    assert counted.whole == len(jobs) and not counted.handed

@@ -32,6 +32,7 @@ typedef struct {
     int ahead, ahead_bet;       /* the next round's bet, fetched with show */
     int ahead_first;            /* the next first_action's answer, fetched with the bet: its value and request */
     int first_value;
+    int shown;                  /* replies of show (and what came with it) not read yet */
     char first_req[16 + 2 + 2 * 8];
     size_t first_len;
 } seat_t;
@@ -135,14 +136,21 @@ static int fail(table_t *t, int seat, int why)
     return -1;
 }
 
-/* Send a request and read `replies` values; -1 (the match is handed over) on anything but whole 'R' frames. */
-static int call(table_t *t, int i, const char *req, size_t len, int replies, int *values)
+/* Send a request; -1 (the match is handed over) when the box does not take it whole. */
+static int send_request(table_t *t, int i, const char *req, size_t len)
 {
     const tw_fast_seat *how = t->seat[i].how;
     ssize_t w;
     do w = write(how->wfd, req, len); while (w < 0 && errno == EINTR);
     if (w != (ssize_t)len) return fail(t, i, w < 0 && errno != EAGAIN ? TW_FAST_ENDED : TW_FAST_FULL);
     t->m->calls++;
+    return 0;
+}
+
+/* Read `replies` values; -1 (the match is handed over) on anything but whole 'R' frames. */
+static int read_replies(table_t *t, int i, int replies, int *values)
+{
+    const tw_fast_seat *how = t->seat[i].how;
     char buf[24];
     size_t have = 0, need = (size_t)8 * replies;
     while (have < need) {
@@ -160,6 +168,13 @@ static int call(table_t *t, int i, const char *req, size_t len, int replies, int
         memcpy(&values[r], buf + 8 * r + 4, 4);
     }
     return 0;
+}
+
+/* A round trip: the request, then its `replies` values. */
+static int call(table_t *t, int i, const char *req, size_t len, int replies, int *values)
+{
+    if (send_request(t, i, req, len)) return -1;
+    return read_replies(t, i, replies, values);
 }
 
 static int action(table_t *t, int i, int v, char *a)
@@ -349,14 +364,29 @@ static int show(table_t *t, int i, int bet_follows, int reshuffle)
     int pnum = (t->n > k ? t->n : k) + 1;
     header(req, 'S', n, k, pnum, t->m->decks, t->pos);
     size_t len = 16 + BANKER_SIZE + (size_t)n * PLAYER_SIZE;
-    int v[3];
-    if (!bet_follows) return call(t, i, req, len, 1, v);
+    if (!bet_follows) {
+        s->shown = 1;
+        return send_request(t, i, req, len);
+    }
     header(req + len, 'B', 0, k, t->m->decks, 0, 0);
     size_t more = prefetch_first(t, i, reshuffle ? NEXT_NEW_SHOE : NEXT, req + len + 16);
-    if (call(t, i, req, len + 16 + more, more ? 3 : 2, v)) return -1;
-    s->ahead = 1;
-    s->ahead_bet = v[1];
-    s->ahead_first = more > 0;
+    s->shown = more ? 3 : 2;
+    return send_request(t, i, req, len + 16 + more);
+}
+
+/* The replies to show (and to the bet and first_action sent with it). */
+static int shown(table_t *t, int i)
+{
+    seat_t *s = &t->seat[i];
+    int v[3], n = s->shown;
+    if (!n) return 0;
+    s->shown = 0;
+    if (read_replies(t, i, n, v)) return -1;
+    if (n >= 2) {
+        s->ahead = 1;
+        s->ahead_bet = v[1];
+    }
+    s->ahead_first = n == 3;
     s->first_value = v[2];
     return 0;
 }
@@ -581,6 +611,8 @@ int tw_fast_play(tw_fast_match *m, const tw_fast_seat *seats)
             if (show(&t, i, !last && s->in_game && s->account >= m->min_bet, !last && needs_shuffle(&t)))
                 return m->handover;
         }
+        for (int i = 0; i < t.n; i++)  /* every box shows at once; then their replies */
+            if (shown(&t, i)) return m->handover;
         if (t.round_no >= max_rounds) { m->reason = TW_FAST_ROUNDS; break; }
         int any = 0;
         for (int i = 0; i < t.n; i++) any |= t.seat[i].in_game && t.seat[i].account >= m->min_bet;
