@@ -5,14 +5,14 @@
  * on every 17, a Black Jack gets 3 x the bet back, insurance 3 x its stake.  What a box is sent is what the
  * Python client sends (twentyone/players/sandbox/client.py, twentyone/view.py): fresh records of every seat in
  * the order its function set K expects, this seat moved to index K-1.  tests/test_fast.py plays the same
- * matches both ways and compares them.
+ * matches both ways and compares them.  A box's reply is read as the client reads it, blocking, with the calls in
+ * flight numbered where the engine's watchdog looks (tw_fast_seat.flight).
  */
 #define _GNU_SOURCE
 #include "tw_fast.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 #include "tw_rng.h"
@@ -141,6 +141,9 @@ static int send_request(table_t *t, int i, const char *req, size_t len)
 {
     const tw_fast_seat *how = t->seat[i].how;
     ssize_t w;
+    int seq = how->flight[1] + 1;
+    __atomic_store_n(&how->flight[1], seq, __ATOMIC_RELAXED);
+    __atomic_store_n(&how->flight[0], seq, __ATOMIC_RELAXED);  /* the write too: a box that never reads is watched */
     do w = write(how->wfd, req, len); while (w < 0 && errno == EINTR);
     if (w != (ssize_t)len) return fail(t, i, w < 0 && errno != EAGAIN ? TW_FAST_ENDED : TW_FAST_FULL);
     t->m->calls++;
@@ -153,16 +156,13 @@ static int read_replies(table_t *t, int i, int replies, int *values)
     const tw_fast_seat *how = t->seat[i].how;
     char buf[24];
     size_t have = 0, need = (size_t)8 * replies;
-    while (have < need) {
-        struct pollfd p = { how->rfd, POLLIN, 0 };
-        int r = poll(&p, 1, how->timeout_ms * replies);
-        if (r < 0) return fail(t, i, errno == EINTR ? TW_FAST_INTERRUPTED : TW_FAST_ENDED);
-        if (r == 0) return fail(t, i, TW_FAST_SLOW);
+    while (have < need) {  /* blocking: the watchdog ends a box that does not answer, and the read meets its end */
         ssize_t got = read(how->rfd, buf + have, need - have);
         if (got < 0 && errno == EINTR) return fail(t, i, TW_FAST_INTERRUPTED);
         if (got <= 0) return fail(t, i, TW_FAST_ENDED);
         have += (size_t)got;
     }
+    __atomic_store_n(&how->flight[0], 0, __ATOMIC_RELAXED);
     for (int r = 0; r < replies; r++) {
         if (buf[8 * r] != 'R') return fail(t, i, TW_FAST_REPLY);
         memcpy(&values[r], buf + 8 * r + 4, 4);

@@ -4,8 +4,9 @@
  * the one case a grade plays thousands of times: a match that keeps no log, at a table of the built-in players
  * stand and basic and sandboxed compiled files, each in its own box.  A box is never in this process: its seat
  * sends it the frames twentyone/players/sandbox/wire.py lays out, on its pipes, exactly as the Python client
- * does.  Anything that is not a plain round (a foul, a reply that is not a value, a box that ends or is slow to
- * answer, a pipe that is full, an interrupt) stops the match at once with TW_FAST_HANDOVER set: the engine then
+ * does, and reads its replies as the client does (blocking; the engine's watchdog ends a box that is blocked or
+ * past its limit).  Anything that is not a plain round (a foul, a reply that is not a value, a box that ends, a
+ * pipe that is full, an interrupt) stops the match at once, its cause in tw_fast_match.handover: the engine then
  * plays the whole match again in Python, in new boxes, and that result is the one that counts.  So this file
  * only ever gives the result the Python engine would give, or none.
  */
@@ -18,14 +19,15 @@ enum { TW_FAST_STAND = 0, TW_FAST_BASIC = 1, TW_FAST_BOX = 2 };
 /* tw_fast_match.reason */
 enum { TW_FAST_BROKE = 0, TW_FAST_ROUNDS = 1, TW_FAST_SHUFFLES = 2 };
 /* tw_fast_match.handover: why the match was handed back (0: it was not) */
-enum { TW_FAST_FOUL = 1, TW_FAST_REPLY = 2, TW_FAST_ENDED = 3, TW_FAST_SLOW = 4, TW_FAST_FULL = 5,
-       TW_FAST_INTERRUPTED = 6, TW_FAST_UNSUPPORTED = 7 };
+enum { TW_FAST_FOUL = 1, TW_FAST_REPLY = 2, TW_FAST_ENDED = 3, TW_FAST_FULL = 5, TW_FAST_INTERRUPTED = 6,
+       TW_FAST_UNSUPPORTED = 7 };
 
 typedef struct {
     int kind;            /* TW_FAST_STAND, TW_FAST_BASIC or TW_FAST_BOX */
     int k;               /* a box: the function set it plays (1 .. 5) */
-    int wfd, rfd;        /* a box: its request pipe (non-blocking) and its reply pipe */
-    int timeout_ms;      /* a box: the wall-clock wait for one reply before the match is handed over */
+    int wfd, rfd;        /* a box: its request pipe (non-blocking) and its reply pipe (read blocking) */
+    int *flight;         /* a box: [the call in flight (0: none), the last call], read by the engine's watchdog,
+                          * which ends a box that is blocked or past its limit (the read then meets its end) */
     char name[20];       /* the seat's name as Player.name holds it (at most 19 bytes, NUL-padded) */
 } tw_fast_seat;
 

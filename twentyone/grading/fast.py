@@ -7,8 +7,8 @@ Python; here ``tw_fast_play`` plays them, sending each box the same frames as th
 the built-in players are in C, in this process.
 
 The Python engine stays the reference.  The C table plays only rounds it is sure of: at a foul, a reply that is not
-a value, a box that ends, a pipe that is full, a reply slower than the decision's wall-clock limit, or an interrupt,
-it stops and hands the match back: the match is played again from its start by ``match.play_match`` in new boxes,
+a value, a box that ends (or that the watchdog ends: blocked, or past its limit), a pipe that is full, or an
+interrupt, it stops and hands the match back: the match is played again from its start by ``match.play_match`` in new boxes,
 and that result is the one kept (a box keeps state between calls, so the match is never continued half-way).  A
 file handed back once is played in Python for the rest of the process's matches.  ``tests/test_fast.py`` plays the
 same matches both ways, and students that decide by every byte they are shown.
@@ -73,17 +73,22 @@ def play(job: MatchJob, seatings: Sequence[Seating]) -> tuple[MatchResult | None
         s.strategy.start_match(token, job.decks, n, i + 1)
     seats = fast_ffi.new("tw_fast_seat[]", n)
     boxes: list[SandboxFunctionSet] = []
+    flights = []
     for i, (s, kind) in enumerate(zip(seatings, kinds)):
         seat = seats[i]
         name = s.name.encode("utf-8")[:19]
         fast_ffi.memmove(seat.name, name, len(name))
         if isinstance(kind, SandboxFunctionSet):
-            pipes = kind.match_pipes()
+            flight = fast_ffi.new("int[2]")
+            pipes = kind.fly(flight)
             if pipes is None:
+                for fs in boxes:
+                    fs.land(True)  # nothing was asked of them: the Python engine plays the match as it began
                 return None, token
             boxes.append(kind)
-            seat.kind, seat.k = fast_lib.TW_FAST_BOX, kind.k
-            seat.wfd, seat.rfd, seat.timeout_ms = pipes
+            flights.append(flight)
+            seat.kind, seat.k, seat.flight = fast_lib.TW_FAST_BOX, kind.k, flight
+            seat.wfd, seat.rfd = pipes
         else:
             seat.kind = kind
     first, later = basic_tables(job.decks)
@@ -93,15 +98,13 @@ def play(job: MatchJob, seatings: Sequence[Seating]) -> tuple[MatchResult | None
     m.start_money, m.min_bet, m.threshold = rules.start_money, rules.min_bet, rules.reshuffle_threshold(job.decks)
     m.rounds_per_seat, m.max_shoes = rules.rounds_per_seat or 0, rules.max_shoes or 0
     m.basic_first, m.basic_later = keep
+    handed = -1
     try:
         handed = fast_lib.tw_fast_play(m, seats)
-    except BaseException:
+    finally:
         for fs in boxes:
-            fs.abandon()
-        raise
+            fs.land(handed == 0)
     if handed:
-        for fs in boxes:
-            fs.abandon()
         if handed != fast_lib.TW_FAST_INTERRUPTED and m.handover_seat:
             HANDED_BACK.add(seatings[m.handover_seat - 1].spec)
         return None, None

@@ -36,6 +36,7 @@ from twentyone.players.sandbox.box import (BLOCKED, SLICE, Box, BoxStartError, L
                                            private_output, program_zygote, python_argv, spawn, zygote, capture_file)
 from twentyone.players.sandbox.cpus import away_cpus, engine_cpu
 from twentyone.players.sandbox.ends import CRASHES, at_cpu_limit, describe_status
+from twentyone.players.sandbox.flight import Flight
 from twentyone.players.sandbox.limits import Limits
 from twentyone.players.sandbox.settings import settings
 from twentyone.players.sandbox.watchdog import WATCHDOG as _WATCHDOG
@@ -65,8 +66,9 @@ _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
 LOAD_SECONDS = 1.0
 
 
-class SandboxFunctionSet:
-    """A course function set K played in a box per match; implements ``twentyone.strategy.FunctionSet``.
+class SandboxFunctionSet(Flight):
+    """A course function set K played in a box per match; implements ``twentyone.strategy.FunctionSet``; its
+    matches may be played by the table in C (``Flight``).
 
     ``kind`` is ``c`` (``target``: the built module, whose box program lies beside it) or ``py``
     (``target``: the ``.py`` file, whose ``source`` the engine has read).
@@ -362,7 +364,7 @@ class SandboxFunctionSet:
                         old.kill()
                 except OSError:
                     pass
-        box, seq = self._box, self._inflight
+        box, seq = self._box, self._in_flight()
         if box is None or box.status is not None:
             self._first = None
             return
@@ -401,7 +403,7 @@ class SandboxFunctionSet:
             elif now > self._deadline:
                 fault = StrategyFault(Foul.TIMEOUT, f"the match took longer than its wall-clock backstop of "
                                                     f"{_MATCH_BACKSTOP * self.limits.match_timeout:g} s", wall=True)
-        if fault is not None and self._inflight == seq:
+        if fault is not None and self._in_flight() == seq:
             self._watched = (seq, fault)
             box.kill()
 
@@ -555,22 +557,6 @@ class SandboxFunctionSet:
         self._spare = self._start()  # started while this match plays
         # The previous match's box has left by now, or it is stopped: it gets no time beside this match's.
         self._reap_retired(kill=False)  # what has not left yet is the watchdog's (``_look``)
-
-    # -- a match whose rounds the engine plays in C (``twentyone.grading.fast``) -------------------------------------
-    def plays_alone(self) -> bool:
-        """Whether its matches can be played in C: a compiled file's set, a box of its own, its output unread."""
-        return self._c and self._lead is self and len(self._members) == 1 and self.capture_dir is None
-
-    def match_pipes(self) -> tuple[int, int, int] | None:
-        """After ``reset``: the box's request and reply descriptors and a reply's wall-clock wait in ms; None when
-        the match has no box (it is lost to the fault that kept it from starting, at its first call)."""
-        box = self._box
-        ok = box is not None and not (self._overdue or box.buf or self._ahead is not None)
-        return (box.wfd, box.rfd, max(1, round(self._decision * 1000))) if box is not None and ok else None
-
-    def abandon(self) -> None:
-        """End the match's box: the Python engine plays the match again from its start, in a new box."""
-        self._kill()
 
     def bet(self, N: int) -> int:
         ahead = self._ahead
