@@ -400,6 +400,22 @@ def bench_sandbox(runs: int, seconds: float) -> None:
     print(f"400 matches of a .py file against stand: sandboxed {boxed:.2f} s, --trusted {trusted:.2f} s: "
           f"{trusted / boxed:.2f} (target >= 0.5)")
 
+    def graded_four_hundred(limits: Limits | None) -> float:
+        from twentyone.grading.outcome import JobInfo
+        from twentyone.grading.plan import MatchJob
+        from twentyone.grading.runner import play_job
+
+        specs = (str(py) + ":1", "stand")
+        t = time.perf_counter()
+        for seed in range(400):
+            play_job(MatchJob("bench", specs, seed, JobInfo("beat_stand", "bench", seed, seed, specs, 1), 6, "course",
+                              limits=limits, bankroll=False))
+        return time.perf_counter() - t
+
+    boxed, trusted = graded_four_hundred(Limits()), graded_four_hundred(None)
+    print(f"the same as a grade plays a plain match (runner.play_job: sandboxed, the C table): sandboxed {boxed:.2f} s, "
+          f"--trusted {trusted:.2f} s: {trusted / boxed:.2f} (target >= 0.5)")
+
 
 _CLASS_HEAD = r"""#include "mycodes.h"
 /* generated class member {i}: hit below {stand}, double {dbl}, surrender {sur}, bets {bets} */

@@ -21,6 +21,7 @@
 #define MAX_CARDS 24
 #define PLAYER_SIZE 64
 #define BANKER_SIZE 32
+#define PY_RECORD (2 + 3 * (5 + MAX_CARDS) + 5 * 5)  /* a Player tuple in marshal data, at most */
 
 typedef struct {
     const tw_fast_seat *how;
@@ -115,6 +116,37 @@ static void record(const table_t *t, int j, char *p)
     memcpy(p + 52, &s->bet, 4);
     memcpy(p + 56, &points, 4);
     memcpy(p + 60, &s->rounds, 4);
+}
+
+/* -- a Python box's bodies: marshal data (wire.py_players, wire.py_show), written as marshal.loads reads them --- */
+static char *m_int(char *p, int v) { *p++ = 'i'; memcpy(p, &v, 4); return p + 4; }
+
+static char *m_str(char *p, const char *text, int n)
+{
+    *p++ = 'u';  /* UTF-8 */
+    memcpy(p, &n, 4);
+    memcpy(p + 4, text, (size_t)n);
+    return p + 4 + n;
+}
+
+/* wire._py_player of seat j (a seat of none, j < 0: Player()'s defaults). */
+static char *py_record(const table_t *t, int j, char *p)
+{
+    *p++ = ')';
+    *p++ = 8;
+    if (j < 0) {
+        for (int f = 0; f < 8; f++) p = f == 0 || f == 2 || f == 4 ? m_str(p, "", 0) : m_int(p, 0);
+        return p;
+    }
+    const seat_t *s = &t->seat[j];
+    p = m_str(p, s->how->name, (int)strnlen(s->how->name, 19));
+    p = m_int(p, s->account);
+    p = m_str(p, s->cards, s->ncards);
+    p = m_int(p, s->ncards);
+    p = m_str(p, &s->state, s->state ? 1 : 0);
+    p = m_int(p, s->bet);
+    p = m_int(p, best(s->hard, s->ace));
+    return m_int(p, s->rounds);
 }
 
 /* The seats in the order function set k expects, this seat (index i) at k-1: seat indices, -1 for none. */
@@ -324,12 +356,23 @@ static int ask_continue(table_t *t, int i, char *a)
         *a = basic_later(t, s);
         return 0;
     }
-    int k = s->how->k, who[8] = { 0 }, n = order(t, i, k, who);
-    char req[16 + 8 * PLAYER_SIZE];
-    for (int j = 0; j < n; j++) record(t, j == 0 ? i : who[j], req + 16 + j * PLAYER_SIZE);
-    header(req, 'C', n, k, 0, 0, 0);
-    int v;
-    if (call(t, i, req, 16 + (size_t)n * PLAYER_SIZE, 1, &v)) return -1;
+    int k = s->how->k, who[8] = { 0 }, n = order(t, i, k, who), v;
+    char req[16 + 8 * PY_RECORD];
+    size_t len;
+    if (s->how->py) {  /* a list of Player tuples */
+        char *p = req + 16;
+        *p++ = '[';
+        memcpy(p, &n, 4);
+        p += 4;
+        for (int j = 0; j < n; j++) p = py_record(t, j == 0 ? i : who[j], p);
+        len = (size_t)(p - req);
+        header(req, 'C', 0, k, (int)(len - 16), 0, 0);
+    } else {
+        for (int j = 0; j < n; j++) record(t, j == 0 ? i : who[j], req + 16 + j * PLAYER_SIZE);
+        len = 16 + (size_t)n * PLAYER_SIZE;
+        header(req, 'C', n, k, 0, 0, 0);
+    }
+    if (call(t, i, req, len, 1, &v)) return -1;
     return action(t, i, v, a);
 }
 
@@ -347,23 +390,45 @@ static int show(table_t *t, int i, int bet_follows, int reshuffle)
     } else {
         n = order(t, i, k, who);
     }
-    char req[16 + BANKER_SIZE + 8 * PLAYER_SIZE + 16 + sizeof s->first_req];
-    char *b = req + 16;
+    char req[16 + 64 + 8 * PY_RECORD + 32 + 16 + sizeof s->first_req];
+    char *b = req + 16, state = t->hole_shown ? 'l' : 'd';
     int count = t->ndealer, points, hard = 0, ace = 0;
     for (int j = 0; j < t->ndealer; j++) {
         hard += value(t->dealer[j]);
         ace |= t->dealer[j] == 'A';
     }
     points = count ? best(hard, ace) : 0;
-    memset(b, 0, BANKER_SIZE);
-    memcpy(b, t->dealer, count < 19 ? (size_t)count : 19);
-    memcpy(b + 20, &count, 4);
-    b[24] = t->hole_shown ? 'l' : 'd';
-    memcpy(b + 28, &points, 4);
-    for (int j = 0; j < n; j++) record(t, who[j], req + 16 + BANKER_SIZE + j * PLAYER_SIZE);
     int pnum = (t->n > k ? t->n : k) + 1;
-    header(req, 'S', n, k, pnum, t->m->decks, t->pos);
-    size_t len = 16 + BANKER_SIZE + (size_t)n * PLAYER_SIZE;
+    size_t len;
+    if (s->how->py) {  /* ((mycards, count, state, points), [Player tuples], pNum, N, pos) */
+        char *p = b;
+        *p++ = ')';
+        *p++ = 5;
+        *p++ = ')';
+        *p++ = 4;
+        p = m_str(p, t->dealer, count);
+        p = m_int(p, count);
+        p = m_str(p, &state, 1);
+        p = m_int(p, points);
+        *p++ = '[';
+        memcpy(p, &n, 4);
+        p += 4;
+        for (int j = 0; j < n; j++) p = py_record(t, who[j], p);
+        p = m_int(p, pnum);
+        p = m_int(p, t->m->decks);
+        p = m_int(p, t->pos);
+        len = (size_t)(p - req);
+        header(req, 'S', 0, k, (int)(len - 16), 0, 0);
+    } else {
+        memset(b, 0, BANKER_SIZE);
+        memcpy(b, t->dealer, count < 19 ? (size_t)count : 19);
+        memcpy(b + 20, &count, 4);
+        b[24] = state;
+        memcpy(b + 28, &points, 4);
+        for (int j = 0; j < n; j++) record(t, who[j], req + 16 + BANKER_SIZE + j * PLAYER_SIZE);
+        header(req, 'S', n, k, pnum, t->m->decks, t->pos);
+        len = 16 + BANKER_SIZE + (size_t)n * PLAYER_SIZE;
+    }
     if (!bet_follows) {
         s->shown = 1;
         return send_request(t, i, req, len);

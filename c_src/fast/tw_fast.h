@@ -25,6 +25,7 @@ enum { TW_FAST_FOUL = 1, TW_FAST_REPLY = 2, TW_FAST_ENDED = 3, TW_FAST_FULL = 5,
 typedef struct {
     int kind;            /* TW_FAST_STAND, TW_FAST_BASIC or TW_FAST_BOX */
     int k;               /* a box: the function set it plays (1 .. 5) */
+    int py;              /* a box: a Python file's (its continue_action and show bodies are marshal data) */
     int wfd, rfd;        /* a box: its request pipe (non-blocking) and its reply pipe (read blocking) */
     int *flight;         /* a box: [the call in flight (0: none), the last call], read by the engine's watchdog,
                           * which ends a box that is blocked or past its limit (the read then meets its end) */

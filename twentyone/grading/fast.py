@@ -1,7 +1,7 @@
 """A plain match's rounds played in C in the engine's process (``c_src/fast/tw_fast.c``); the Python engine decides.
 
-Most of a grade is criterion matches that keep nothing but their result: a compiled hand-in in its box against
-``stand`` or ``basic``, no log, no trace, no bankroll.  Their rounds are the engine's own work, about 20 us each in
+Most of a grade is criterion matches that keep nothing but their result: a hand-in in its box against ``stand``
+or ``basic``, no log, no trace, no bankroll.  Their rounds are the engine's own work, about 20 us each in
 Python; here ``tw_fast_play`` plays them, sending each box the same frames as the Python client does
 (``twentyone.players.sandbox.wire``) on the same pipes.  The student's code stays in its box: only the table and
 the built-in players are in C, in this process.
@@ -65,8 +65,8 @@ def play(job: MatchJob, seatings: Sequence[Seating]) -> tuple[MatchResult | None
     if rules != COURSE:
         return None, None
     kinds = [_seat(s.strategy) for s in seatings]
-    if any(k is None for k in kinds):
-        return None, None
+    if any(k is None for k in kinds) or any(len(s.name.encode("utf-8")) > 19 for s in seatings):
+        return None, None  # (a Python box is shown a seat's whole name; the C table holds 19 bytes of it)
     n = len(seatings)
     token = object()
     for i, s in enumerate(seatings):
@@ -87,7 +87,7 @@ def play(job: MatchJob, seatings: Sequence[Seating]) -> tuple[MatchResult | None
                 return None, token
             boxes.append(kind)
             flights.append(flight)
-            seat.kind, seat.k, seat.flight = fast_lib.TW_FAST_BOX, kind.k, flight
+            seat.kind, seat.k, seat.flight, seat.py = fast_lib.TW_FAST_BOX, kind.k, flight, kind.kind == "py"
             seat.wfd, seat.rfd = pipes
         else:
             seat.kind = kind

@@ -27,7 +27,6 @@ class Flight:
     """Mixed into ``client.SandboxFunctionSet``: what the C table asks of a set."""
 
     _box: Box | None
-    _c: bool
     _lead: Any
     _members: set[int]
     capture_dir: Path | None
@@ -41,8 +40,8 @@ class Flight:
     _flight: Any = None
 
     def plays_alone(self) -> bool:
-        """Whether its matches can be played in C: a compiled file's set, a box of its own, its output unread."""
-        return self._c and self._lead is self and len(self._members) == 1 and self.capture_dir is None
+        """Whether its matches can be played in C: a box of its own, its output unread."""
+        return self._lead is self and len(self._members) == 1 and self.capture_dir is None
 
     def fly(self, flight: Any) -> tuple[int, int] | None:
         """After ``reset``: the box's request and reply descriptors, its calls numbered in ``flight`` from now on
