@@ -43,7 +43,7 @@ def eligible(job: MatchJob) -> bool:
 
 
 def _seat(strategy: Strategy) -> int | SandboxFunctionSet | None:
-    """What plays ``strategy`` in C: a built-in's kind, a compiled file's set, or None (only Python can)."""
+    """What plays ``strategy`` in C: a built-in's kind, a file's set in a box of its own, or None (only Python can)."""
     inner = getattr(strategy, "inner", None)  # a file player's ``runner.Answers``
     if inner is not None and type(inner) is FunctionSetStrategy:
         fs = inner.functions
