@@ -73,7 +73,7 @@ def play(job: MatchJob, seatings: Sequence[Seating]) -> tuple[MatchResult | None
         s.strategy.start_match(token, job.decks, n, i + 1)
     seats = fast_ffi.new("tw_fast_seat[]", n)
     boxes: list[SandboxFunctionSet] = []
-    flights = []
+    flights = []  # the seats' flight counters: kept alive here while C holds pointers to them
     for i, (s, kind) in enumerate(zip(seatings, kinds)):
         seat = seats[i]
         name = s.name.encode("utf-8")[:19]
@@ -92,7 +92,7 @@ def play(job: MatchJob, seatings: Sequence[Seating]) -> tuple[MatchResult | None
         else:
             seat.kind = kind
     first, later = basic_tables(job.decks)
-    keep = (fast_ffi.from_buffer(first), fast_ffi.from_buffer(later))
+    keep = (fast_ffi.from_buffer(first), fast_ffi.from_buffer(later))  # alive while C reads them, as ``flights``
     m = fast_ffi.new("tw_fast_match *")
     m.seats, m.decks, m.seed = n, job.decks, job.seed
     m.start_money, m.min_bet, m.threshold = rules.start_money, rules.min_bet, rules.reshuffle_threshold(job.decks)
