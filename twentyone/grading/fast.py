@@ -8,8 +8,9 @@ the built-in players are in C, in this process.
 
 The Python engine stays the reference.  The C table plays only rounds it is sure of: at a foul, a reply that is not
 a value, a box that ends (or that the watchdog ends: blocked, or past its limit), a pipe that is full, or an
-interrupt, it stops and hands the match back: the match is played again from its start by ``match.play_match`` in new boxes,
-and that result is the one kept (a box keeps state between calls, so the match is never continued half-way).  A
+interrupt, it stops and hands the match back: the match is played again from its start by ``match.play_match`` in
+new boxes, and that result is the one kept (a box keeps state between calls, so a match is never continued
+half-way).  A
 file handed back once is played in Python for the rest of the process's matches.  ``tests/test_fast.py`` plays the
 same matches both ways, and students that decide by every byte they are shown.
 """
